@@ -1,0 +1,332 @@
+"""Array creation and transfer (NumPy reference: "Array creation routines").
+
+Arrays whose values follow from a formula NumPy defines step by step (arange, linspace,
+eye, ...) are computed by NumPy on the host and copied over once, so their values are
+NumPy's bit for bit; constant fills run on the device.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import _backends
+from .._array import _fill, _shape_tuple, empty_array, from_host, ndarray
+from .._dtypes import normalize
+
+__all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy",
+           "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+           "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity",
+           "tri", "tril", "triu", "diag", "diagflat", "meshgrid", "indices", "frombuffer",
+           "fromfile", "load", "save", "asnumpy", "from_dlpack", "fromiter", "fromstring"]
+
+
+def _order(order):
+    if order in (None, "C", "K", "A"):
+        return "C"
+    if order == "F":
+        return "F"
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _check_shape(shape):
+    shape = _shape_tuple(shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("negative dimensions are not allowed")
+    return shape
+
+
+def _default_dtype(dtype, fallback=np.float64):
+    return normalize(fallback if dtype is None else dtype)
+
+
+# from existing data -----------------------------------------------------------------------
+def _foreign_device_array(obj):
+    return (not isinstance(obj, (np.ndarray, ndarray)) and
+            (hasattr(obj, "__cuda_array_interface__") or
+             (hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__")
+              and _dlpack_on_gpu(obj))))
+
+
+def _dlpack_on_gpu(obj):
+    try:
+        return obj.__dlpack_device__()[0] in (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
+    except Exception:
+        return False
+
+
+def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """``copy``: True always copies, None copies only when needed, False never copies."""
+    if isinstance(obj, ndarray) or _foreign_device_array(obj):
+        out = obj if isinstance(obj, ndarray) else from_dlpack(obj)
+        dt = out.dtype if dtype is None else normalize(dtype)
+        layout_ok = (order in ("K", "A", None) or (order == "C" and out._c_contig)
+                     or (order == "F" and out._f_contig))
+        if copy is True or dt != out.dtype or not layout_ok:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            out = out.astype(dt, order=order or "K")
+    else:
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating a cupynum array from host data.")
+        host = np.array(obj, dtype=dtype, order=order if order in ("C", "F") else "K")
+        out = from_host(host)  # raises TypeError naming an unsupported dtype
+    if ndmin > out.ndim:
+        out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return array(a, dtype, copy=copy, order=order)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return asarray(a, dtype, order, copy=copy)
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    out = asarray(a, dtype, order="C")
+    return out.reshape(1) if out.ndim == 0 else out
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    out = asarray(a, dtype, order="F")
+    return out.reshape(1) if out.ndim == 0 else out
+
+
+def copy(a, order="K", subok=False):
+    return asarray(a).copy(order=order)
+
+
+def asnumpy(a, stream=None, order="C", out=None):
+    """A NumPy array holding a's values (a copy to the host)."""
+    if isinstance(a, ndarray):
+        return a.get(order=order, out=out)
+    return np.asarray(a, order=order)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    from .._interop import from_dlpack as _from
+
+    return _from(x, device=device, copy=copy)
+
+
+# from shape or value ----------------------------------------------------------------------
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    return empty_array(_check_shape(shape), _default_dtype(dtype), _order(order))
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None:
+        if isinstance(fill_value, ndarray):
+            dtype = fill_value.dtype
+        else:
+            dtype = np.asarray(fill_value).dtype
+    out = empty_array(_check_shape(shape), normalize(dtype), _order(order))
+    if isinstance(fill_value, ndarray) and fill_value.ndim:
+        out[...] = fill_value
+    else:
+        _fill(out, fill_value.item() if isinstance(fill_value, ndarray) else fill_value,
+              casting="unsafe")
+    return out
+
+
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    return full(shape, 0, _default_dtype(dtype), order)
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    return full(shape, 1, _default_dtype(dtype), order)
+
+
+def _like_args(a, dtype, order, shape):
+    a = asarray(a)
+    dt = a.dtype if dtype is None else normalize(dtype)
+    if order == "K" or order == "A":
+        order = "F" if a._f_contig and not a._c_contig else "C"
+    return (a.shape if shape is None else _check_shape(shape)), dt, order
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dt, order = _like_args(prototype, dtype, order, shape)
+    return empty_array(shape, dt, _order(order))
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dt, order = _like_args(a, dtype, order, shape)
+    return full(shape, 0, dt, order)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dt, order = _like_args(a, dtype, order, shape)
+    return full(shape, 1, dt, order)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dt, order = _like_args(a, dtype, order, shape)
+    return full(shape, fill_value, dt, order)
+
+
+# numerical ranges and matrices: NumPy's own values, copied over once -------------------
+def _host_scalar(x):
+    return x.item() if isinstance(x, ndarray) and x.ndim == 0 else x
+
+
+def _via_host(np_func, *args, **kwargs):
+    args = [_host_scalar(a) if not isinstance(a, ndarray) or a.ndim == 0 else a.get()
+            for a in args]
+    kwargs = {k: (_host_scalar(v) if not isinstance(v, ndarray) or v.ndim == 0 else v.get())
+              for k, v in kwargs.items()}
+    result = np_func(*args, **kwargs)
+    if isinstance(result, tuple):
+        return tuple(from_host(np.asarray(r)) for r in result)
+    return from_host(np.asarray(result))
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    return _via_host(np.arange, start, stop, step, dtype=dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    result = np.linspace(_host_arg(start), _host_arg(stop), num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return from_host(np.asarray(result[0])), result[1]
+    return from_host(result)
+
+
+def _host_arg(x):
+    return x.get() if isinstance(x, ndarray) else x
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    return from_host(np.logspace(_host_arg(start), _host_arg(stop), num, endpoint,
+                                 _host_arg(base), dtype, axis))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    return from_host(np.geomspace(_host_arg(start), _host_arg(stop), num, endpoint, dtype, axis))
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    return from_host(np.eye(N, M, k, dtype=dtype, order=order))
+
+
+def identity(n, dtype=None, *, like=None):
+    return from_host(np.identity(n, dtype=dtype))
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    return from_host(np.tri(N, M, k, dtype=dtype))
+
+
+def _tri_mask(m, k, upper):
+    from .elementwise import where
+
+    m = asarray(m)
+    if m.ndim < 2:
+        raise ValueError("input array must be at least 2-d")
+    rows, cols = m.shape[-2:]
+    keep = np.tri(rows, cols, k - 1 if upper else k, dtype=bool)
+    if upper:
+        keep = ~keep
+    return where(from_host(keep), m, m.dtype.type(0))
+
+
+def tril(m, k=0):
+    return _tri_mask(m, operator.index(k), upper=False)
+
+
+def triu(m, k=0):
+    return _tri_mask(m, operator.index(k), upper=True)
+
+
+def diag(v, k=0):
+    v = asarray(v)
+    if v.ndim == 1:
+        n = v.shape[0] + abs(k)
+        out = zeros((n, n), v.dtype)
+        if v.size:
+            diagonal_view(out, k)[...] = v
+        return out
+    if v.ndim == 2:
+        return diagonal_view(v, k).copy()
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def diagonal_view(a, k=0):
+    """The k-th diagonal of the last two axes as a strided view."""
+    from .._array import _make
+
+    rows, cols = a.shape[-2:]
+    s0, s1 = a.strides[-2:]
+    if k >= 0:
+        n, offset = max(0, min(rows, cols - k)), k * s1
+    else:
+        n, offset = max(0, min(rows + k, cols)), -k * s0
+    return _make(a._buf, a._offset + (offset if n else 0), a.shape[:-2] + (n,),
+                 a.strides[:-2] + (s0 + s1,), a.dtype, a._root())
+
+
+def diagflat(v, k=0):
+    return diag(asarray(v).ravel(), k)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    from .._array import broadcast_view
+
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    arrays = [asarray(x).ravel() for x in xi]
+    ndim = len(arrays)
+    shapes = []
+    for i, x in enumerate(arrays):
+        shape = [1] * ndim
+        shape[i] = x.size
+        shapes.append(shape)
+    if indexing == "xy" and ndim > 1:
+        for s in shapes:
+            s[0], s[1] = s[1], s[0]
+    outs = [x.reshape(s) for x, s in zip(arrays, shapes)]
+    if not sparse:
+        full_shape = tuple(max(s[d] for s in shapes) for d in range(ndim))
+        outs = [broadcast_view(o, full_shape) for o in outs]
+    if copy:
+        outs = [o.copy() for o in outs]
+    return tuple(outs)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    result = np.indices(dimensions, dtype=dtype, sparse=sparse)
+    if sparse:
+        return tuple(from_host(r) for r in result)
+    return from_host(result)
+
+
+# files and buffers (through the host) -----------------------------------------------------
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    return from_host(np.frombuffer(buffer, dtype, count, offset))
+
+
+def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
+    return from_host(np.fromfile(file, dtype, count, sep, offset))
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):
+    return from_host(np.fromiter(iter, dtype, count))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep, like=None):
+    return from_host(np.fromstring(string, dtype, count, sep=sep))
+
+
+def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="ASCII", **kw):
+    result = np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle,
+                     fix_imports=fix_imports, encoding=encoding, **kw)
+    if isinstance(result, np.ndarray):
+        return from_host(np.asarray(result))
+    return result  # an NpzFile: its members are NumPy arrays, as with numpy.load
+
+
+def save(file, arr, allow_pickle=True, fix_imports=True):
+    np.save(file, arr.get() if isinstance(arr, ndarray) else arr, allow_pickle=allow_pickle)

@@ -1,0 +1,720 @@
+"""The ndarray: a backend buffer, a byte offset, shape, byte strides and a numpy.dtype.
+
+Views (basic indexing, reshape when strides allow, transpose, ``view``, real/imag) share
+the buffer and launch nothing.  Every read of the data goes through ``_host()`` (host copy)
+or the backend, so a later lazy array has one place to materialise itself.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from . import _backends
+from ._dtypes import normalize
+from ._indexing import AdvancedIndex, basic_view, normalize_axis
+
+
+def _contiguity(shape, strides, itemsize):
+    """(C-contiguous, F-contiguous) as NumPy defines them (size-1 axes are ignored)."""
+    c = f = True
+    expected = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True, True
+        if n != 1:
+            if s != expected:
+                c = False
+            expected *= n
+    expected = itemsize
+    for n, s in zip(shape, strides):
+        if n != 1:
+            if s != expected:
+                f = False
+            expected *= n
+    return c, f
+
+
+def _c_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _f_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in shape:
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(strides)
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class _Flags:
+    """The subset of numpy.ndarray.flags that applies (read-only snapshot)."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata", "writeable")
+
+    def __init__(self, a):
+        self.c_contiguous = a._c_contig
+        self.f_contiguous = a._f_contig
+        self.owndata = a._base is None
+        self.writeable = True
+
+    def __getitem__(self, name):
+        key = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "c_contiguous",
+               "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "FORTRAN": "f_contiguous",
+               "OWNDATA": "owndata", "O": "owndata", "WRITEABLE": "writeable", "W": "writeable"}
+        return getattr(self, key[name.upper()])
+
+    @property
+    def contiguous(self):
+        return self.c_contiguous
+
+    def __repr__(self):
+        return "\n".join(f"  {k.upper()} : {getattr(self, k)}" for k in self.__slots__)
+
+
+class _Data:
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class ndarray:
+    """An N-dimensional array in device memory (host memory on the host backend)."""
+
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
+                 "_f_contig", "_base", "__weakref__")
+    __array_priority__ = 100
+
+    # construction ---------------------------------------------------------------------
+    def __new__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order="C"):
+        shape = _shape_tuple(shape)
+        dt = normalize(dtype)
+        if buffer is not None:
+            if not isinstance(buffer, ndarray):
+                raise TypeError("buffer must be a cupynum ndarray")
+            if strides is None:
+                strides = _c_strides(shape, dt.itemsize) if order != "F" else _f_strides(shape, dt.itemsize)
+            return _make(buffer._buf, buffer._offset + offset, shape, tuple(strides), dt, buffer)
+        return empty_array(shape, dt, order)
+
+    # attributes -----------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    @shape.setter
+    def shape(self, value):
+        new = self.reshape(value)
+        if not _shares_layout_view(self, new):
+            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` "
+                                 "to make a copy with the desired shape.")
+        self._shape, self._strides = new._shape, new._strides
+        self._c_contig, self._f_contig = new._c_contig, new._f_contig
+
+    @property
+    def strides(self):
+        return self._strides
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def size(self):
+        return self._size
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._size * self.dtype.itemsize
+
+    @property
+    def base(self):
+        return self._base
+
+    @property
+    def flags(self):
+        return _Flags(self)
+
+    @property
+    def data(self):
+        return _Data(self._buf.ptr + self._offset)
+
+    @property
+    def device(self):
+        from ._device import current_device
+
+        return current_device()
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return self.swapaxes(-1, -2)
+
+    @property
+    def real(self):
+        if self.dtype.kind != "c":
+            return self
+        return self._component(0)
+
+    @real.setter
+    def real(self, value):
+        self.real[...] = value
+
+    @property
+    def imag(self):
+        if self.dtype.kind != "c":
+            out = _zeros_like_nocheck(self)
+            return out
+        return self._component(1)
+
+    @imag.setter
+    def imag(self, value):
+        if self.dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self.imag[...] = value
+
+    def _component(self, which):
+        part = np.dtype(self.dtype.char.lower())
+        return _make(self._buf, self._offset + which * part.itemsize, self._shape, self._strides,
+                     part, self._root())
+
+    def _root(self):
+        return self if self._base is None else self._base
+
+    # host conversion --------------------------------------------------------------------
+    def _host(self) -> np.ndarray:
+        """A C-contiguous NumPy copy of the values (waits for the device)."""
+        return _backends.get().to_host(self)
+
+    def get(self, stream=None, order="C", out=None):
+        host = self._host()
+        if order == "F" or (order == "A" and self._f_contig and not self._c_contig):
+            host = np.asfortranarray(host)
+        if out is not None:
+            out[...] = host
+            return out
+        return host
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("a cupynum array cannot be converted to a NumPy array without a copy")
+        host = self._host()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def item(self, *args):
+        return self._host().item(*args)
+
+    def tobytes(self, order="C"):
+        return self._host().tobytes(order)
+
+    def __bool__(self):
+        if self._size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()" if self._size else
+                             "The truth value of an empty array is ambiguous. Use `array.size > 0` "
+                             "to check that an array is not empty.")
+        return bool(self._host().reshape(()))
+
+    def __int__(self):
+        return int(self._scalar_host("int"))
+
+    def __float__(self):
+        return float(self._scalar_host("float"))
+
+    def __complex__(self):
+        return complex(self._scalar_host("complex"))
+
+    def __index__(self):
+        if self.ndim != 0 or self.dtype.kind not in "iub":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        if self.dtype.kind == "b":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._host())
+
+    def _scalar_host(self, kind):
+        if self.ndim != 0 and self._size != 1:
+            raise TypeError(f"only length-1 arrays can be converted to Python scalars")
+        if self.ndim != 0:
+            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars")
+        return self._host()[()]
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __repr__(self):
+        return repr(self._host())
+
+    def __str__(self):
+        return str(self._host())
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self._host()[()], spec)
+        return format(self._host(), spec)
+
+    def __reduce__(self):
+        return (_rebuild, (self._host(),))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    # views ------------------------------------------------------------------------------
+    def view(self, dtype=None, type=None):
+        if dtype is None:
+            return _make(self._buf, self._offset, self._shape, self._strides, self.dtype,
+                         self._root())
+        if isinstance(dtype, builtins.type) and issubclass(dtype, ndarray):
+            return self.view()
+        dt = normalize(dtype)
+        old = self.dtype.itemsize
+        if dt.itemsize == old or self.ndim == 0 and dt.itemsize == old:
+            return _make(self._buf, self._offset, self._shape, self._strides, dt, self._root())
+        if self.ndim == 0:
+            raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize "
+                             "is unchanged")
+        if self._strides[-1] != old and self._shape[-1] != 1:
+            raise ValueError("To change to a dtype of a different size, the last axis must be "
+                             "contiguous")
+        last = self._shape[-1] * old
+        if last % dt.itemsize:
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                             "total size in bytes of the last axis of the array.")
+        shape = self._shape[:-1] + (last // dt.itemsize,)
+        strides = self._strides[:-1] + (dt.itemsize,)
+        return _make(self._buf, self._offset, shape, strides, dt, self._root())
+
+    def transpose(self, *axes):
+        if not axes or (len(axes) == 1 and axes[0] is None):
+            axes = tuple(range(self.ndim))[::-1]
+        elif len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+            axes = tuple(axes[0])
+        axes = tuple(normalize_axis(a, self.ndim) for a in axes)
+        if len(axes) != self.ndim or len(set(axes)) != self.ndim:
+            raise ValueError("axes don't match array")
+        return _make(self._buf, self._offset, tuple(self._shape[a] for a in axes),
+                     tuple(self._strides[a] for a in axes), self.dtype, self._root())
+
+    def swapaxes(self, axis1, axis2):
+        a1, a2 = normalize_axis(axis1, self.ndim), normalize_axis(axis2, self.ndim)
+        order = list(range(self.ndim))
+        order[a1], order[a2] = order[a2], order[a1]
+        return self.transpose(order)
+
+    def reshape(self, *shape, order="C", copy=None):
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        if order not in ("C", "F", "A", None):
+            raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
+        if order == "A":
+            order = "F" if self._f_contig and not self._c_contig else "C"
+        shape = _fill_reshape(_shape_tuple(shape), self._size)
+        if shape == self._shape and copy is not True:
+            return self.view()
+        strides = None if copy is True else _reshape_strides(self, shape, order or "C")
+        if strides is not None:
+            return _make(self._buf, self._offset, shape, strides, self.dtype, self._root())
+        if copy is False:
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+        src = self.copy(order=order or "C")
+        return _make(src._buf, src._offset, shape, _reshape_strides(src, shape, order or "C"),
+                     self.dtype, src)
+
+    def ravel(self, order="C"):
+        return self.reshape(-1, order=order)
+
+    def flatten(self, order="C"):
+        return self.copy(order=order).reshape(-1, order=order)
+
+    def squeeze(self, axis=None):
+        if axis is None:
+            axes = [i for i, n in enumerate(self._shape) if n == 1]
+        else:
+            axes = [normalize_axis(a, self.ndim) for a in (axis if isinstance(axis, tuple) else (axis,))]
+            for a in axes:
+                if self._shape[a] != 1:
+                    raise ValueError("cannot select an axis to squeeze out which has size not "
+                                     "equal to one")
+        keep = [i for i in range(self.ndim) if i not in axes]
+        return _make(self._buf, self._offset, tuple(self._shape[i] for i in keep),
+                     tuple(self._strides[i] for i in keep), self.dtype, self._root())
+
+    # copies -----------------------------------------------------------------------------
+    def copy(self, order="C"):
+        if order == "K":
+            order = "F" if self._f_contig and not self._c_contig else "C"
+        out = empty_array(self._shape, self.dtype, _resolve_order(order, self))
+        if self._size:
+            _backends.get().copy(self, out)
+        return out
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        dt = normalize(dtype)
+        if not np.can_cast(self.dtype, dt, casting=casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to "
+                            f"the rule {casting!r}")
+        if dt == self.dtype and not copy:
+            return self
+        out = empty_array(self._shape, dt, _resolve_order(order, self))
+        if self._size:
+            _backends.get().copy(self, out)
+        return out
+
+    def fill(self, value):
+        _fill(self, value)
+
+    # indexing ---------------------------------------------------------------------------
+    def __getitem__(self, key):
+        if type(key) is slice and self._shape:  # the common case, written out flat
+            return self._slice0(key, self if self._base is None else self._base)
+        try:
+            offset, shape, strides = basic_view(self._offset, self._shape, self._strides, key)
+        except AdvancedIndex:
+            from ._api import indexing
+
+            return indexing.getitem_advanced(self, key)
+        return _make(self._buf, offset, shape, strides, self.dtype, self._root())
+
+    def _slice0(self, key, base):
+        """``self[key]`` for a slice along the first axis (the hot path of slicing)."""
+        n, s = self._shape[0], self._strides[0]
+        start, stop, step = key.indices(n)
+        length = len(range(start, stop, step))
+        a = object.__new__(ndarray)
+        a._buf = self._buf
+        a._offset = self._offset + start * s if length else self._offset
+        a.dtype = self.dtype
+        a._base = base
+        if len(self._shape) == 1:
+            a._shape = (length,)
+            a._strides = (s * step,)
+            a._size = length
+            a._c_contig = a._f_contig = step == 1 and self._c_contig or length < 2 or (
+                s * step == self.dtype.itemsize)
+            return a
+        a._shape = (length,) + self._shape[1:]
+        a._strides = (s * step,) + self._strides[1:]
+        a._size = length * (self._size // n) if n else 0
+        a._c_contig, a._f_contig = _contiguity(a._shape, a._strides, self.dtype.itemsize)
+        return a
+
+    def __setitem__(self, key, value):
+        if type(key) is slice and self._shape:
+            target = self._slice0(key, self)
+            if type(value) is ndarray and value._shape == target._shape and (
+                    value._buf is not self._buf):
+                if target._size:  # no broadcasting, no overlap: one copy
+                    _backends._backend.copy(value, target)
+                return
+        else:
+            try:
+                offset, shape, strides = basic_view(self._offset, self._shape, self._strides, key)
+            except AdvancedIndex:
+                from ._api import indexing
+
+                return indexing.setitem_advanced(self, key, value)
+            target = _make(self._buf, offset, shape, strides, self.dtype, self)
+        assign(target, value)
+
+    # protocols --------------------------------------------------------------------------
+    def __array_namespace__(self, api_version=None):
+        import cupynum
+
+        return cupynum
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._dispatch import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from ._dispatch import array_function
+
+        return array_function(func, types, args, kwargs)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from ._interop import to_dlpack
+
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device,
+                         copy=copy)
+
+    def __dlpack_device__(self):
+        from ._interop import dlpack_device
+
+        return dlpack_device(self)
+
+    @property
+    def __cuda_array_interface__(self):
+        if _backends.get().name != "cuda":
+            raise AttributeError("__cuda_array_interface__ exists only on the CUDA backend")
+        ptr = self._buf.ptr + self._offset if self._size else 0
+        return {"shape": self._shape, "typestr": self.dtype.str, "data": (ptr, False),
+                "version": 3, "strides": None if self._c_contig else self._strides,
+                "stream": 1}
+
+
+# ------------------------------------------------------------------------------------------
+def _make(buf, offset, shape, strides, dtype, base):
+    """A new array object over ``buf`` (no allocation, no copy)."""
+    a = object.__new__(ndarray)
+    a._buf = buf
+    a._offset = offset
+    a._shape = shape
+    a._strides = strides
+    a.dtype = dtype
+    size = 1
+    for n in shape:
+        size *= n
+    a._size = size
+    a._c_contig, a._f_contig = _contiguity(shape, strides, dtype.itemsize)
+    a._base = base
+    return a
+
+
+def empty_array(shape, dtype, order="C"):
+    """A new uninitialised array (shape a tuple of ints, dtype a canonical numpy.dtype)."""
+    size = 1
+    for n in shape:
+        size *= n
+    nbytes = size * dtype.itemsize
+    buf = _backends.get().alloc(nbytes)
+    strides = _f_strides(shape, dtype.itemsize) if order == "F" else _c_strides(shape, dtype.itemsize)
+    a = object.__new__(ndarray)
+    a._buf = buf
+    a._offset = 0
+    a._shape = shape
+    a._strides = strides
+    a.dtype = dtype
+    a._size = size
+    a._c_contig, a._f_contig = _contiguity(shape, strides, dtype.itemsize)
+    a._base = None
+    return a
+
+
+def from_host(host: np.ndarray):
+    """A new device array holding a copy of the NumPy array ``host``."""
+    dt = normalize(host.dtype)
+    if host.dtype != dt:
+        host = host.astype(dt)
+    f_only = host.flags.f_contiguous and not host.flags.c_contiguous
+    if f_only:
+        src = host.T  # F-order data is the C-order data of the transpose
+        buf = _backends.get().from_host(np.ascontiguousarray(src))
+        return _make(buf, 0, host.shape, _f_strides(host.shape, dt.itemsize), dt, None)
+    buf = _backends.get().from_host(np.ascontiguousarray(host))
+    return _make(buf, 0, host.shape, _c_strides(host.shape, dt.itemsize), dt, None)
+
+
+def _rebuild(host):
+    return from_host(host)
+
+
+def _zeros_like_nocheck(a):
+    out = empty_array(a._shape, a.dtype)
+    if out._size:
+        _backends.get().fill(out, a.dtype.type(0))
+    return out
+
+
+def _resolve_order(order, a):
+    if order in ("C", None):
+        return "C"
+    if order == "F":
+        return "F"
+    if order in ("A", "K"):
+        return "F" if a._f_contig and not a._c_contig else "C"
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        shape = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
+    return shape
+
+
+def _fill_reshape(shape, size):
+    unknown = [i for i, n in enumerate(shape) if n == -1]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if any(n < -1 for n in shape):
+        raise ValueError("negative dimensions not allowed")
+    if unknown:
+        known = _prod(n for n in shape if n != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{_shape_str(shape)}")
+        shape = shape[: unknown[0]] + (size // known,) + shape[unknown[0] + 1 :]
+    if _prod(shape) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_str(shape)}")
+    return shape
+
+
+def _shape_str(shape):
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _reshape_strides(a, new_shape, order):
+    """Strides giving ``new_shape`` over a's memory without a copy, or None (NumPy's rule)."""
+    itemsize = a.dtype.itemsize
+    if a._size == 0 or a._size == 1:
+        return _f_strides(new_shape, itemsize) if order == "F" else _c_strides(new_shape, itemsize)
+    if order == "C" and a._c_contig:
+        return _c_strides(new_shape, itemsize)
+    if order == "F" and a._f_contig:
+        return _f_strides(new_shape, itemsize)
+    old = [(n, s) for n, s in zip(a._shape, a._strides) if n != 1]
+    old_shape = [n for n, _ in old]
+    old_strides = [s for _, s in old]
+    new = list(new_shape)
+    if order == "F":
+        old_shape, old_strides, new = old_shape[::-1], old_strides[::-1], new[::-1]
+    new_strides = [0] * len(new)
+    oi = ni = 0
+    while oi < len(old_shape) and ni < len(new):
+        np_, op_ = new[ni], old_shape[oi]
+        nj, oj = ni + 1, oi + 1
+        while np_ != op_:
+            if np_ < op_:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op_ *= old_shape[oj]
+                oj += 1
+        for k in range(oi, oj - 1):
+            if old_strides[k] != old_shape[k + 1] * old_strides[k + 1]:
+                return None
+        new_strides[nj - 1] = old_strides[oj - 1]
+        for k in range(nj - 1, ni, -1):
+            new_strides[k - 1] = new_strides[k] * new[k]
+        ni, oi = nj, oj
+    last = new_strides[ni - 1] if ni > 0 else itemsize
+    for k in range(ni, len(new)):  # trailing size-1 axes
+        new_strides[k] = last
+    if order == "F":
+        new_strides = new_strides[::-1]
+    return tuple(new_strides)
+
+
+def _shares_layout_view(a, b):
+    return b._buf is a._buf
+
+
+def _byte_extent(a):
+    lo = hi = a._offset
+    for n, s in zip(a._shape, a._strides):
+        if n == 0:
+            return a._offset, a._offset
+        if s > 0:
+            hi += (n - 1) * s
+        else:
+            lo += (n - 1) * s
+    return lo, hi + a.dtype.itemsize
+
+
+def may_overlap(a, b) -> bool:
+    """Whether arrays a and b may share memory (same buffer and overlapping byte range)."""
+    if a._buf is not b._buf or not a._size or not b._size:
+        return False
+    lo1, hi1 = _byte_extent(a)
+    lo2, hi2 = _byte_extent(b)
+    return lo1 < hi2 and lo2 < hi1
+
+
+def broadcast_view(a, shape):
+    """A view of ``a`` broadcast to ``shape`` (zero strides); ValueError if impossible."""
+    if a._shape == shape:
+        return a
+    nd = len(shape)
+    src_shape, src_strides = a._shape, a._strides
+    if len(src_shape) > nd:  # NumPy lets extra leading 1-dims go
+        extra = len(src_shape) - nd
+        if any(n != 1 for n in src_shape[:extra]):
+            raise ValueError(f"could not broadcast input array from shape {_shape_str(a._shape)} "
+                             f"into shape {_shape_str(shape)}")
+        src_shape, src_strides = src_shape[extra:], src_strides[extra:]
+    pad = nd - len(src_shape)
+    strides = []
+    for i, n in enumerate(shape):
+        j = i - pad
+        if j < 0:
+            strides.append(0)
+        elif src_shape[j] == n:
+            strides.append(src_strides[j] if n != 1 else 0)
+        elif src_shape[j] == 1:
+            strides.append(0)
+        else:
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{_shape_str(a._shape)} into shape {_shape_str(shape)}")
+    return _make(a._buf, a._offset, tuple(shape), tuple(strides), a.dtype, a._root())
+
+
+def _fill(dst, value, casting=None):
+    """Fill dst with a scalar: setitem's conversion rules, or ``numpy.copyto``'s with
+    ``casting`` (as numpy.full uses); NumPy itself converts, so its errors are ours."""
+    host = np.empty((), dst.dtype)
+    if casting is None:
+        host[()] = value
+    else:
+        np.copyto(host, value, casting=casting)
+    if dst._size:
+        _backends.get().fill(dst, host[()])
+
+
+def assign(dst, value):
+    """``dst[...] = value`` with NumPy's broadcasting and casting of the value."""
+    if isinstance(value, ndarray):
+        src = value
+    elif isinstance(value, (int, float, complex, bool, np.generic)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biufc"
+    ):
+        return _fill(dst, value)
+    else:
+        host = np.asarray(value)
+        if host.dtype.kind not in "biufc":
+            host = np.asarray(value, dtype=dst.dtype)  # NumPy's error for bad values
+        src = from_host(host)
+    if not dst._size:
+        broadcast_view(src, dst._shape)  # still raises on bad shapes
+        return
+    src = broadcast_view(src, dst._shape)
+    if may_overlap(src, dst):
+        src = src.copy()
+    _backends.get().copy(src, dst)

@@ -1,0 +1,67 @@
+"""The backend boundary.
+
+The frontend (ndarray, ufuncs, the ``_api`` modules) owns every NumPy semantic: type
+resolution, broadcasting, output allocation, axis and index normalisation.  A backend
+receives operations that are already resolved and only moves and computes bytes.
+
+An array, as a backend sees it, is a cupynum ``ndarray`` whose fields it may read:
+``_buf`` (the backend's own buffer object), ``_offset`` (bytes), ``_shape``, ``_strides``
+(bytes, may be 0 or negative), ``dtype`` (a ``numpy.dtype``), ``_size``, ``_c_contig``.
+
+Elementwise work is described by an ``ElementwiseOp``: which table op (a NumPy ufunc
+name plus the C++ functor computing it), the loop dtypes NumPy resolved, and the dtypes
+of the operands as they are stored.  Operands are arrays already broadcast to the output
+shape (zero strides) or NumPy scalars of the loop dtype (passed by value).
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol, Sequence
+
+import numpy as np
+
+
+class ElementwiseOp(NamedTuple):
+    """One elementwise launch: ``outs = functor(*ins)`` computed in the loop dtypes.
+
+    ``ufunc``   NumPy ufunc name (host backend calls ``numpy.<ufunc>``); ``None`` for a cast.
+    ``functor`` C++ functor in namespace ``cpn`` (kernels/), e.g. ``"add"``.
+    ``loop``    tuple of loop dtype chars, inputs then outputs, as in ``numpy.add.types``
+                (``"ff->f"`` becomes ``('f', 'f', 'f')``).
+    ``nin``     number of inputs.
+    """
+
+    ufunc: str | None
+    functor: str
+    loop: tuple[str, ...]
+    nin: int
+
+
+class Backend(Protocol):
+    name: str  # "host" or "cuda"
+
+    # memory and transfer ----------------------------------------------------------
+    def alloc(self, nbytes: int) -> Any:
+        """A new buffer of ``nbytes`` bytes (contents undefined)."""
+
+    def from_host(self, host: np.ndarray) -> Any:
+        """A new buffer holding the bytes of the C-contiguous host array ``host``."""
+
+    def to_host(self, a) -> np.ndarray:
+        """A new C-contiguous NumPy array with the values of array ``a``."""
+
+    def write_host(self, a, host: np.ndarray) -> None:
+        """Copy the C-contiguous host array (same shape and dtype) into array ``a``."""
+
+    def copy(self, src, dst) -> None:
+        """``dst[...] = src``: same shape (src may have zero strides), any dtypes, unsafe cast."""
+
+    def fill(self, dst, value: np.generic) -> None:
+        """Set every element of ``dst`` to ``value`` (a NumPy scalar of dst's dtype)."""
+
+    # compute ----------------------------------------------------------------------
+    def elementwise(self, op: ElementwiseOp, ins: Sequence, outs: Sequence) -> None:
+        """Run ``op``; ``ins`` are arrays (broadcast to the outputs' shape) or NumPy
+        scalars of the loop dtype; ``outs`` are arrays of the output shape."""
+
+    def synchronize(self) -> None:
+        """Wait until all queued work on the current stream is done."""

@@ -1,0 +1,18 @@
+"""Settings read from the environment once, at import."""
+from __future__ import annotations
+
+import os
+
+_BACKENDS = ("auto", "cuda", "host")
+_FALLBACK_MODES = ("warn", "silent", "error")
+
+
+def _choice(var: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(var, choices[0]).strip().lower() or choices[0]
+    if value not in choices:
+        raise ValueError(f"{var}={value!r}: expected one of {', '.join(choices)}")
+    return value
+
+
+BACKEND = _choice("CUPYNUM_BACKEND", _BACKENDS)
+FALLBACK = _choice("CUPYNUM_FALLBACK", _FALLBACK_MODES)
