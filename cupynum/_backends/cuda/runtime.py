@@ -1,0 +1,487 @@
+"""CUDA runtime layer: context, thread-local current stream, modules, launches, events.
+
+Built directly on ``cuda.bindings.driver`` (no cuda.core objects on hot paths): every
+binding call returns a tuple whose first item is a ``CUresult`` (an int subclass, so a plain
+truth test detects failure).
+
+Context.  cupynum uses the *primary context of device 0*, the same one the CUDA runtime (and
+so cuBLAS, cuFFT, CuPy, PyTorch) uses, so handles and pointers interoperate.  A CUDA context is
+current per *thread*: ``_ThreadState`` is a ``threading.local`` whose ``__init__`` runs on the
+first access from each thread and binds the context there (``cuCtxSetCurrent``).  Every entry
+point that talks to the driver reads ``_tls`` first, which makes that binding automatic.
+
+Streams.  Handles are plain ints (``CUstream`` addresses).  The default current stream is the
+legacy default stream ``0``, as in CuPy: it orders against every blocking stream, which keeps
+``with Stream():`` semantics simple and correct.  The current stream is thread-local;
+``current_stream()`` is one attribute read.  ``stream_owner`` rides along: the Python object
+(if any) that owns the stream, which buffers keep alive so a stream is never destroyed while
+memory is still queued for release on it (see memory.py).
+
+Launch.  ``launch`` takes the address of a prepacked ``void*[]`` (``ParamBlock.address``):
+cuda.bindings passes an int ``kernelParams`` straight through as ``void**`` (see
+``_HelperKernelParams`` in cuda/bindings/_lib/utils.pxi), the cheapest form per launch.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from . import driver as _drv
+from .driver import CUDAError, check
+
+_d = None  # cuda.bindings.driver once init() ran
+_dev = None  # CUdevice of device 0
+_ctx = None  # its primary CUcontext
+_ready = False
+_init_lock = threading.Lock()
+_cuLaunchKernel = None
+_NOT_READY = 600  # CUDA_ERROR_NOT_READY
+
+
+def _bindings():
+    """cuda.bindings.driver, after checking the probe (never touch it without a driver)."""
+    if _d is not None:
+        return _d
+    if not _drv.available():
+        raise RuntimeError(f"CUDA is not available: {_drv.reason() or 'no driver'}")
+    from cuda.bindings import driver
+
+    return driver
+
+
+class _ThreadState(threading.local):
+    """Per-thread state; ``__init__`` runs once in each thread, on its first access."""
+
+    def __init__(self):
+        (err,) = _d.cuCtxSetCurrent(_ctx)
+        check(err, "cuCtxSetCurrent")
+        self.stream = 0  # legacy default stream
+        self.stream_owner = None
+        self.cur = (0, None)  # (stream, owner) in one read, for the allocator's hot path
+
+
+class _NotInitialised:
+    """Stands in for ``_tls`` until ``init()``: the first read initialises the runtime."""
+
+    @property
+    def stream(self):
+        init()
+        return _tls.stream
+
+    @property
+    def stream_owner(self):
+        init()
+        return _tls.stream_owner
+
+    @property
+    def cur(self):
+        init()
+        return _tls.cur
+
+
+_tls = _NotInitialised()
+
+
+def init() -> None:
+    """Retain device 0's primary context and make it current in this thread (idempotent).
+
+    Raises RuntimeError when no usable driver/GPU exists (see ``driver.reason()``).
+    """
+    global _d, _dev, _ctx, _tls, _ready, _cuLaunchKernel
+    if _ready:
+        return
+    with _init_lock:
+        if _ready:
+            return
+        d = _bindings()
+        err, dev = d.cuDeviceGet(0)
+        check(err, "cuDeviceGet")
+        err, ctx = d.cuDevicePrimaryCtxRetain(dev)
+        check(err, "cuDevicePrimaryCtxRetain")
+        _d, _dev, _ctx = d, dev, ctx
+        _cuLaunchKernel = d.cuLaunchKernel
+        _tls = _ThreadState()  # binds the context in this thread
+        _ready = True
+
+
+def is_initialized() -> bool:
+    return _ready
+
+
+def ensure_thread() -> None:
+    """Bind the context in the calling thread (no-op after the first call per thread)."""
+    _tls.stream
+
+
+def rebind() -> bool:
+    """Error-path helper: make our context current in this thread if it is not (a thread
+    whose first driver call skipped ``_tls``, or code that switched contexts).  Returns
+    True when it changed something, i.e. when retrying the failed call makes sense."""
+    init()
+    err, cur = _d.cuCtxGetCurrent()
+    if not err and int(cur) == int(_ctx):
+        return False
+    _tls.stream  # this thread's first touch binds the context
+    err, cur = _d.cuCtxGetCurrent()
+    if err or int(cur) != int(_ctx):
+        (err,) = _d.cuCtxSetCurrent(_ctx)
+        if err:
+            return False
+    return True
+
+
+# --- streams -----------------------------------------------------------------------
+
+
+def current_stream() -> int:
+    """This thread's current stream handle (0 = legacy default stream)."""
+    return _tls.stream
+
+
+def current_stream_owner():
+    """The object that owns the current stream (a cupynum.cuda.Stream), or None."""
+    return _tls.stream_owner
+
+
+def set_current_stream(handle: int, owner=None) -> None:
+    """Make ``handle`` this thread's current stream; ``owner`` keeps its object alive."""
+    if not _ready:
+        init()
+    t = _tls
+    t.stream = handle = int(handle)
+    t.stream_owner = owner
+    t.cur = (handle, owner)
+
+
+def create_stream(non_blocking: bool = False) -> int:
+    """A new stream handle; non-blocking streams do not sync with the legacy stream."""
+    ensure_thread()
+    flags = 1 if non_blocking else 0  # CU_STREAM_NON_BLOCKING / CU_STREAM_DEFAULT
+    err, s = _d.cuStreamCreate(flags)
+    check(err, "cuStreamCreate")
+    return int(s)
+
+
+def destroy_stream(handle: int) -> None:
+    ensure_thread()
+    (err,) = _d.cuStreamDestroy(handle)
+    check(err, "cuStreamDestroy")
+
+
+def synchronize_stream(handle: int | None = None) -> None:
+    """Wait for all work queued on ``handle`` (default: the current stream)."""
+    h = _tls.stream if handle is None else handle
+    (err,) = _d.cuStreamSynchronize(h)
+    check(err, "cuStreamSynchronize")
+
+
+def stream_query(handle: int) -> bool:
+    """True when all work queued on the stream has completed."""
+    ensure_thread()
+    (err,) = _d.cuStreamQuery(handle)
+    if err == _NOT_READY:
+        return False
+    check(err, "cuStreamQuery")
+    return True
+
+
+def synchronize() -> None:
+    """Wait for all work on the device (every stream of the context)."""
+    ensure_thread()
+    (err,) = _d.cuCtxSynchronize()
+    check(err, "cuCtxSynchronize")
+
+
+# --- events ------------------------------------------------------------------------
+
+
+def create_event(timing: bool = True, blocking: bool = False, interprocess: bool = False) -> int:
+    ensure_thread()
+    flags = 0
+    if blocking:
+        flags |= 1  # CU_EVENT_BLOCKING_SYNC
+    if not timing:
+        flags |= 2  # CU_EVENT_DISABLE_TIMING (cheaper record/wait)
+    if interprocess:
+        flags |= 4 | 2  # CU_EVENT_INTERPROCESS requires DISABLE_TIMING
+    err, ev = _d.cuEventCreate(flags)
+    check(err, "cuEventCreate")
+    return int(ev)
+
+
+def destroy_event(ev: int) -> None:
+    ensure_thread()
+    (err,) = _d.cuEventDestroy(ev)
+    check(err, "cuEventDestroy")
+
+
+def record_event(ev: int, stream: int | None = None) -> None:
+    s = _tls.stream if stream is None else stream
+    (err,) = _d.cuEventRecord(ev, s)
+    check(err, "cuEventRecord")
+
+
+def synchronize_event(ev: int) -> None:
+    ensure_thread()
+    (err,) = _d.cuEventSynchronize(ev)
+    check(err, "cuEventSynchronize")
+
+
+def event_query(ev: int) -> bool:
+    """True when the work captured by the event has completed (or it was never recorded)."""
+    ensure_thread()
+    (err,) = _d.cuEventQuery(ev)
+    if err == _NOT_READY:
+        return False
+    check(err, "cuEventQuery")
+    return True
+
+
+def elapsed_time(start: int, end: int) -> float:
+    """Milliseconds between two recorded, completed timing events."""
+    ensure_thread()
+    err, ms = _d.cuEventElapsedTime(start, end)
+    check(err, "cuEventElapsedTime")
+    return float(ms)
+
+
+def stream_wait_event(stream: int, ev: int) -> None:
+    """Make future work on ``stream`` wait for ``ev`` (device-side, the host does not block)."""
+    ensure_thread()
+    (err,) = _d.cuStreamWaitEvent(stream, ev, 0)
+    check(err, "cuStreamWaitEvent")
+
+
+# --- modules and launch ------------------------------------------------------------
+
+
+class Module:
+    """A loaded cubin (a context-independent ``CUlibrary``) and its kernels by name.
+
+    Libraries are never unloaded: launchers cache raw kernel handles, which an unload would
+    leave dangling.  Kernels are cached compiled code, so the cost is small.
+    """
+
+    __slots__ = ("_lib", "_cubin", "_funcs", "_lock")
+
+    def __init__(self, lib, cubin: bytes):
+        self._lib = lib
+        self._cubin = cubin  # keep the image alive for the library's lifetime
+        self._funcs = {}
+        self._lock = threading.Lock()
+
+    def get_function(self, name: str):
+        """The kernel ``name`` (mangled/lowered name, or an ``extern "C"`` name) as a
+        ``CUkernel``, which ``launch`` accepts as its ``func``."""
+        f = self._funcs.get(name)
+        if f is None:
+            ensure_thread()
+            err, f = _d.cuLibraryGetKernel(self._lib, name.encode())
+            check(err, f"cuLibraryGetKernel({name!r})")
+            with self._lock:
+                f = self._funcs.setdefault(name, f)
+        return f
+
+    __getitem__ = get_function
+
+
+def load_module(cubin: bytes) -> Module:
+    """Load a cubin with ``cuLibraryLoadData``; get kernels with ``Module.get_function``."""
+    init()
+    ensure_thread()
+    cubin = bytes(cubin)
+    err, lib = _d.cuLibraryLoadData(cubin, None, None, 0, None, None, 0)
+    check(err, "cuLibraryLoadData")
+    return Module(lib, cubin)
+
+
+def get_function(cubin: bytes, name: str):
+    """Load ``cubin`` and return its kernel ``name`` (convenience for one-kernel cubins)."""
+    return load_module(cubin).get_function(name)
+
+
+def _dim3(t):
+    n = len(t)
+    return (t[0], t[1] if n > 1 else 1, t[2] if n > 2 else 1)
+
+
+def launch(func, grid, block, shmem: int, stream: int, params: int) -> None:
+    """``cuLaunchKernel``.  ``grid``/``block``: an int or a 1-3 tuple; ``params``: the int
+    address of a ``void*[]`` (``ParamBlock.address``), or 0 for a kernel without arguments."""
+    if grid.__class__ is int:
+        gx = grid
+        gy = gz = 1
+    else:
+        gx, gy, gz = _dim3(grid)
+    if block.__class__ is int:
+        bx = block
+        by = bz = 1
+    else:
+        bx, by, bz = _dim3(block)
+    (err,) = _cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shmem, stream, params, 0)
+    if err:
+        if rebind():  # first driver call from a fresh thread (or another context current)
+            (err,) = _cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shmem, stream, params, 0)
+        check(err, f"cuLaunchKernel(grid=({gx}, {gy}, {gz}), block=({bx}, {by}, {bz}))")
+
+
+def kernel_attribute(func, name: str, dev: int = 0) -> int:
+    """A ``CU_FUNC_ATTRIBUTE_<name>`` of a kernel, e.g. ``'MAX_THREADS_PER_BLOCK'``."""
+    ensure_thread()
+    attr = getattr(_d.CUfunction_attribute, "CU_FUNC_ATTRIBUTE_" + name)
+    err, v = _d.cuKernelGetAttribute(attr, func, _device(dev))
+    check(err, "cuKernelGetAttribute")
+    return int(v)
+
+
+def set_kernel_attribute(func, name: str, value: int, dev: int = 0) -> None:
+    """Set a ``CU_FUNC_ATTRIBUTE_<name>``, e.g. ``MAX_DYNAMIC_SHARED_SIZE_BYTES`` (> 48 KiB)."""
+    ensure_thread()
+    attr = getattr(_d.CUfunction_attribute, "CU_FUNC_ATTRIBUTE_" + name)
+    (err,) = _d.cuKernelSetAttribute(attr, int(value), func, _device(dev))
+    check(err, "cuKernelSetAttribute")
+
+
+class ParamBlock:
+    """Kernel arguments laid out once in a byte buffer, plus a ``void*[]`` pointing at each
+    slot, so a launch only rewrites slot values and passes ``address`` to ``launch``.
+
+    ``ParamBlock(dtypes)``: one NumPy dtype per kernel parameter, in order (``np.uintp``
+    for pointers, ``np.int64`` for sizes, the loop dtype for by-value scalars, a subarray
+    or structured dtype for a by-value struct such as ``np.dtype((np.int64, 4))``).
+    The driver copies the values at launch, so a block can be refilled right after
+    ``launch`` returns; it must not be filled from two threads at once.
+    """
+
+    __slots__ = ("dtypes", "offsets", "views", "address", "_data", "_ptrs", "_u64", "_word")
+
+    def __init__(self, dtypes):
+        self.dtypes = tuple(np.dtype(t) for t in dtypes)
+        offsets, off = [], 0
+        for dt in self.dtypes:
+            align = 16 if dt.alignment >= 16 else 8  # every slot 8-aligned: set_ptr/set_i64
+            off = -(-off // align) * align
+            offsets.append(off)
+            off += dt.itemsize
+        self.offsets = tuple(offsets)
+        size = -(-max(off, 8) // 16) * 16
+        self._data = np.zeros(size // 8, np.uint64)  # 8-byte aligned storage
+        raw = self._data.view(np.uint8)
+        self._u64 = self._data
+        self._word = tuple(o // 8 for o in offsets)
+        self.views = tuple(
+            np.ndarray((1,), dt, buffer=raw, offset=o) for dt, o in zip(self.dtypes, offsets)
+        )
+        base = self._data.ctypes.data
+        self._ptrs = np.array([base + o for o in offsets] or [0], np.uint64)
+        self.address = int(self._ptrs.ctypes.data) if offsets else 0
+
+    def __len__(self):
+        return len(self.dtypes)
+
+    def set(self, i: int, value) -> None:
+        """Store ``value`` in slot ``i``, converted to the slot's dtype."""
+        self.views[i][0] = value
+
+    def set_ptr(self, i: int, ptr: int) -> None:
+        """Store a device pointer (any 8-byte slot)."""
+        self._u64[self._word[i]] = ptr
+
+    def set_i64(self, i: int, v: int) -> None:
+        """Store a signed 64-bit value (a slot declared int64)."""
+        self.views[i][0] = v
+
+    def set_values(self, values) -> None:
+        """Store every slot from a sequence (convenience, not the fastest)."""
+        for view, v in zip(self.views, values):
+            view[0] = v
+
+    def tobytes(self) -> bytes:
+        return self._data.tobytes()
+
+
+# --- device properties (cached; need cuInit only, not a context) -------------------
+
+_props: dict = {}
+
+
+def _device(dev: int = 0):
+    if dev == 0 and _dev is not None:
+        return _dev
+    d = _bindings()
+    err, h = d.cuDeviceGet(dev)
+    check(err, "cuDeviceGet")
+    return h
+
+
+def device_count() -> int:
+    if not _drv.available():
+        return 0
+    err, n = _bindings().cuDeviceGetCount()
+    check(err, "cuDeviceGetCount")
+    return int(n)
+
+
+def device_attribute(name: str, dev: int = 0) -> int:
+    """``CU_DEVICE_ATTRIBUTE_<name>`` of device ``dev``, cached."""
+    key = (name, dev)
+    v = _props.get(key)
+    if v is None:
+        d = _bindings()
+        attr = getattr(d.CUdevice_attribute, "CU_DEVICE_ATTRIBUTE_" + name)
+        err, v = d.cuDeviceGetAttribute(attr, _device(dev))
+        check(err, f"cuDeviceGetAttribute({name})")
+        v = _props[key] = int(v)
+    return v
+
+
+def compute_capability(dev: int = 0) -> tuple[int, int]:
+    return (
+        device_attribute("COMPUTE_CAPABILITY_MAJOR", dev),
+        device_attribute("COMPUTE_CAPABILITY_MINOR", dev),
+    )
+
+
+def multiprocessor_count(dev: int = 0) -> int:
+    return device_attribute("MULTIPROCESSOR_COUNT", dev)
+
+
+def device_name(dev: int = 0) -> str:
+    key = ("name", dev)
+    v = _props.get(key)
+    if v is None:
+        err, raw = _bindings().cuDeviceGetName(256, _device(dev))
+        check(err, "cuDeviceGetName")
+        v = _props[key] = bytes(raw).split(b"\0", 1)[0].decode(errors="replace")
+    return v
+
+
+def total_memory(dev: int = 0) -> int:
+    key = ("total_mem", dev)
+    v = _props.get(key)
+    if v is None:
+        err, v = _bindings().cuDeviceTotalMem(_device(dev))
+        check(err, "cuDeviceTotalMem")
+        v = _props[key] = int(v)
+    return v
+
+
+def mem_info() -> tuple[int, int]:
+    """(free, total) bytes on the device now (not cached)."""
+    init()
+    ensure_thread()
+    err, free, total = _d.cuMemGetInfo()
+    check(err, "cuMemGetInfo")
+    return int(free), int(total)
+
+
+__all__ = [
+    "CUDAError", "Module", "ParamBlock", "compute_capability", "create_event",
+    "create_stream", "current_stream", "current_stream_owner", "destroy_event",
+    "destroy_stream", "device_attribute", "device_count", "device_name", "elapsed_time",
+    "ensure_thread", "event_query", "rebind", "get_function", "init", "kernel_attribute", "launch",
+    "load_module", "mem_info", "multiprocessor_count", "record_event", "set_current_stream",
+    "set_kernel_attribute", "stream_query", "stream_wait_event", "synchronize",
+    "synchronize_event", "synchronize_stream", "total_memory",
+]
