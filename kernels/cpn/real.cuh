@@ -1,0 +1,599 @@
+// cupynum kernels: functors for every table ufunc over bool, integer and float loops.
+//
+// Convention (see kernels/README.md and cupynum/_ops.py):
+//   * one struct per table row, named like the row's `functor`, in namespace cpn;
+//   * nout == 1:  `out = cpn::f{}(in0[, in1])`, computed in the loop's types; the caller
+//     converts the result to the output array's dtype with cpn::cast;
+//   * nout == 2:  `cpn::f{}(in0[, in1], out0&, out1&)` (divmod, frexp, modf);
+//   * float16 loops call the float overload (the caller converts half <-> float), except
+//     rows flagged half_native, whose functors also take and return cpn::half;
+//   * complex loops resolve to the `complex<T>` overloads declared here and defined in
+//     cpn/complex.cuh, which complex kernels include instead of this header.
+// Integer arithmetic wraps (computed in unsigned types, never signed overflow UB).
+#pragma once
+#include "common.cuh"
+#include "half.cuh"
+#include "cast.cuh"
+
+namespace cpn {
+
+namespace detail {
+template <class T> using uw = tt::wide_unsigned_t<T>;
+template <class T> CPN_INLINE T iadd(T a, T b) { return (T)(uw<T>(a) + uw<T>(b)); }
+template <class T> CPN_INLINE T isub(T a, T b) { return (T)(uw<T>(a) - uw<T>(b)); }
+template <class T> CPN_INLINE T imul(T a, T b) { return (T)(uw<T>(a) * uw<T>(b)); }
+template <class T> CPN_INLINE T ineg(T a) { return (T)(uw<T>(0) - uw<T>(a)); }
+// |a| as an unsigned value (|INT_MIN| = 2**(bits-1)).
+template <class T> CPN_INLINE uw<T> iabs_u(T a) {
+  if constexpr (tt::int_info<T>::is_signed) {
+    return a < 0 ? (uw<T>)(uw<T>(0) - uw<T>(a)) : uw<T>(a);
+  } else {
+    return uw<T>(a);
+  }
+}
+
+CPN_INLINE int popcount32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+CPN_INLINE int popcount64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popcll((unsigned long long)x);
+#else
+  return __builtin_popcountll(x);
+#endif
+}
+
+// Comparisons that are exact when one operand is signed and the other unsigned
+// (NumPy's 'qQ->?' loops); otherwise the built-in operators.
+template <class A, class B>
+constexpr bool mixed_sign_v = tt::is_int_v<A> && tt::is_int_v<B> &&
+                              (tt::int_info<A>::is_signed != tt::int_info<B>::is_signed);
+template <class A, class B> CPN_INLINE bool lt(A a, B b) {
+  if constexpr (mixed_sign_v<A, B>) {
+    if constexpr (tt::int_info<A>::is_signed) {
+      return a < 0 || (unsigned long long)a < (unsigned long long)b;
+    } else {
+      return b >= 0 && (unsigned long long)a < (unsigned long long)b;
+    }
+  } else {
+    return a < b;
+  }
+}
+template <class A, class B> CPN_INLINE bool le(A a, B b) {
+  if constexpr (mixed_sign_v<A, B>) {
+    return !lt(b, a);
+  } else {
+    return a <= b;
+  }
+}
+template <class A, class B> CPN_INLINE bool eq(A a, B b) {
+  if constexpr (mixed_sign_v<A, B>) {
+    if constexpr (tt::int_info<A>::is_signed) {
+      return a >= 0 && (unsigned long long)a == (unsigned long long)b;
+    } else {
+      return b >= 0 && (unsigned long long)a == (unsigned long long)b;
+    }
+  } else {
+    return a == b;
+  }
+}
+
+// NumPy's npy_divmod (Python semantics for floats): returns the floored quotient.
+template <class T> CPN_INLINE T fdivmod(T a, T b, T& modulus) {
+  T mod = math::fmod(a, b);
+  if (!b) {
+    modulus = mod;
+    return a / b;
+  }
+  T div = (a - mod) / b;
+  if (mod) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= T(1);
+    }
+  } else {
+    mod = math::copysign(T(0), b);
+  }
+  T floordiv;
+  if (div) {
+    floordiv = math::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+  } else {
+    floordiv = math::copysign(T(0), a / b);
+  }
+  modulus = mod;
+  return floordiv;
+}
+
+// Integer floor division / remainder with NumPy's rules: x // 0 == 0, x % 0 == 0,
+// MIN // -1 == MIN (wraps), MIN % -1 == 0.
+template <class T> CPN_INLINE T ifloordiv(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (tt::int_info<T>::is_signed) {
+    if (b == T(-1)) return ineg(a);
+    T q = (T)(a / b);
+    if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) q = (T)(q - 1);
+    return q;
+  } else {
+    return (T)(a / b);
+  }
+}
+template <class T> CPN_INLINE T iremainder(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (tt::int_info<T>::is_signed) {
+    if (b == T(-1)) return T(0);
+    T r = (T)(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);
+    return r;
+  } else {
+    return (T)(a % b);
+  }
+}
+
+// float spacing as NumPy: nextafter(x, away from zero) - x; +0/-0 give the smallest
+// subnormal; inf and nan give nan.
+template <class T> CPN_INLINE T fspacing(T x) {
+  if (is_inf(x) || is_nan(x)) return nan_v<T>();
+  T away = sign_bit(x) && x != T(0) ? -inf_v<T>() : inf_v<T>();
+  return math::nextafter(x, away) - x;
+}
+
+template <class T> CPN_INLINE T log2_1p(T x) { return consts<T>::log2e * math::log1p(x); }
+}  // namespace detail
+
+#define CPN_CX_UNARY template <class T> CPN_HD complex<T> operator()(complex<T> z) const;
+#define CPN_CX_PRED template <class T> CPN_HD bool operator()(complex<T> z) const;
+#define CPN_CX_BINARY \
+  template <class T> CPN_HD complex<T> operator()(complex<T> a, complex<T> b) const;
+#define CPN_CX_CMP template <class T> CPN_HD bool operator()(complex<T> a, complex<T> b) const;
+
+// =======================================================================================
+// Arithmetic
+// =======================================================================================
+struct add {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_bool_v<T>) return a || b;
+    else if constexpr (tt::is_int_v<T>) return detail::iadd(a, b);
+    else return a + b;  // float; complex via cpn::operator+ in complex.cuh
+  }
+};
+struct subtract {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_int_v<T>) return detail::isub(a, b);
+    else return a - b;
+  }
+};
+struct multiply {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_bool_v<T>) return a && b;
+    else if constexpr (tt::is_int_v<T>) return detail::imul(a, b);
+    else return a * b;
+  }
+  CPN_CX_BINARY
+};
+struct divide {  // true division: float and complex loops only
+  template <class T> CPN_HD T operator()(T a, T b) const { return a / b; }
+};
+struct floor_divide {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_int_v<T>) {
+      return detail::ifloordiv(a, b);
+    } else {
+      if (!b) return a / b;
+      T mod;
+      return detail::fdivmod(a, b, mod);
+    }
+  }
+};
+struct remainder {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_int_v<T>) {
+      return detail::iremainder(a, b);
+    } else {
+      if (!b) return math::fmod(a, b);
+      T mod;
+      detail::fdivmod(a, b, mod);
+      return mod;
+    }
+  }
+};
+struct divmod {  // nout == 2
+  template <class T> CPN_HD void operator()(T a, T b, T& q, T& r) const {
+    if constexpr (tt::is_int_v<T>) {
+      q = detail::ifloordiv(a, b);
+      r = detail::iremainder(a, b);
+    } else {
+      q = detail::fdivmod(a, b, r);
+    }
+  }
+};
+struct fmod {  // C semantics (sign of the dividend); integer x fmod 0 == 0
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_int_v<T>) {
+      if (b == 0) return T(0);
+      if constexpr (tt::int_info<T>::is_signed) {
+        if (b == T(-1)) return T(0);
+      }
+      return (T)(a % b);
+    } else {
+      return math::fmod(a, b);
+    }
+  }
+};
+struct power {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_int_v<T>) {
+      if constexpr (tt::int_info<T>::is_signed) {
+        // NumPy raises for negative exponents (the frontend checks); Python's truncation.
+        if (b < 0) return a == 1 ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
+      }
+      typedef detail::uw<T> U;
+      U base = U(a), out = U(1);
+      U e = U(b);
+      while (e) {
+        if (e & 1u) out = (U)(out * base);
+        base = (U)(base * base);
+        e >>= 1;
+      }
+      return (T)out;
+    } else {
+      return math::pow(a, b);
+    }
+  }
+  CPN_CX_BINARY
+};
+struct float_power {  // 'dd->d' and 'DD->D' only
+  template <class T> CPN_HD T operator()(T a, T b) const { return math::pow(a, b); }
+  CPN_CX_BINARY
+};
+struct negative {
+  template <class T> CPN_HD T operator()(T a) const {
+    if constexpr (tt::is_int_v<T>) return detail::ineg(a);
+    else return -a;
+  }
+};
+struct positive {
+  template <class T> CPN_HD T operator()(T a) const { return a; }
+};
+struct absolute {
+  template <class T> CPN_HD T operator()(T a) const {
+    if constexpr (tt::is_bool_v<T> || tt::is_unsigned_int_v<T>) return a;
+    else if constexpr (tt::is_int_v<T>) return a < 0 ? detail::ineg(a) : a;
+    else return math::fabs(a);
+  }
+  template <class T> CPN_HD T operator()(complex<T> z) const;  // 'F->f', 'D->d'
+};
+struct fabs {
+  template <class T> CPN_HD T operator()(T a) const { return math::fabs(a); }
+};
+struct sign {
+  template <class T> CPN_HD T operator()(T a) const {
+    if constexpr (tt::is_unsigned_int_v<T>) return a > 0 ? T(1) : T(0);
+    else if constexpr (tt::is_int_v<T>) return a > 0 ? T(1) : (a < 0 ? T(-1) : T(0));
+    else return a > 0 ? T(1) : (a < 0 ? T(-1) : (a == 0 ? T(0) : a));
+  }
+  CPN_CX_UNARY
+};
+struct square {
+  template <class T> CPN_HD T operator()(T a) const {
+    if constexpr (tt::is_int_v<T>) return detail::imul(a, a);
+    else return a * a;
+  }
+  CPN_CX_UNARY
+};
+struct reciprocal {
+  template <class T> CPN_HD T operator()(T a) const {
+    // integer loops compute (T)(1.0 / a) in double, as NumPy does (reciprocal(2) == 0,
+    // reciprocal(0) is the cast of inf).
+    if constexpr (tt::is_int_v<T>) return cast<T>(1.0 / (double)a);
+    else return T(1) / a;
+  }
+  CPN_CX_UNARY
+};
+struct conjugate {
+  template <class T> CPN_HD T operator()(T a) const { return a; }
+  CPN_CX_UNARY
+};
+
+// =======================================================================================
+// Rounding
+// =======================================================================================
+#define CPN_ROUNDING(NAME)                                                          \
+  struct NAME {                                                                     \
+    template <class T> CPN_HD T operator()(T a) const {                             \
+      if constexpr (tt::is_bool_v<T> || tt::is_int_v<T>) return a;                  \
+      else return math::NAME(a);                                                    \
+    }                                                                               \
+  };
+CPN_ROUNDING(floor)
+CPN_ROUNDING(ceil)
+CPN_ROUNDING(trunc)
+#undef CPN_ROUNDING
+struct rint {  // round half to even
+  template <class T> CPN_HD T operator()(T a) const { return math::rint(a); }
+  CPN_CX_UNARY
+};
+
+// =======================================================================================
+// Exponents, logarithms, powers, trigonometry (float / double; float16 via float)
+// =======================================================================================
+#define CPN_MATH_UFUNC(NAME, FN, CX)                                        \
+  struct NAME {                                                             \
+    template <class T> CPN_HD T operator()(T a) const { return math::FN(a); } \
+    CX                                                                      \
+  };
+CPN_MATH_UFUNC(sqrt, sqrt, CPN_CX_UNARY)
+CPN_MATH_UFUNC(cbrt, cbrt, )
+CPN_MATH_UFUNC(exp, exp, CPN_CX_UNARY)
+CPN_MATH_UFUNC(exp2, exp2, CPN_CX_UNARY)
+CPN_MATH_UFUNC(expm1, expm1, CPN_CX_UNARY)
+CPN_MATH_UFUNC(log, log, CPN_CX_UNARY)
+CPN_MATH_UFUNC(log2, log2, CPN_CX_UNARY)
+CPN_MATH_UFUNC(log10, log10, CPN_CX_UNARY)
+CPN_MATH_UFUNC(log1p, log1p, CPN_CX_UNARY)
+CPN_MATH_UFUNC(sin, sin, CPN_CX_UNARY)
+CPN_MATH_UFUNC(cos, cos, CPN_CX_UNARY)
+CPN_MATH_UFUNC(tan, tan, CPN_CX_UNARY)
+CPN_MATH_UFUNC(arcsin, asin, CPN_CX_UNARY)
+CPN_MATH_UFUNC(arccos, acos, CPN_CX_UNARY)
+CPN_MATH_UFUNC(arctan, atan, CPN_CX_UNARY)
+CPN_MATH_UFUNC(sinh, sinh, CPN_CX_UNARY)
+CPN_MATH_UFUNC(cosh, cosh, CPN_CX_UNARY)
+CPN_MATH_UFUNC(tanh, tanh, CPN_CX_UNARY)
+CPN_MATH_UFUNC(arcsinh, asinh, CPN_CX_UNARY)
+CPN_MATH_UFUNC(arccosh, acosh, CPN_CX_UNARY)
+CPN_MATH_UFUNC(arctanh, atanh, CPN_CX_UNARY)
+#undef CPN_MATH_UFUNC
+
+struct deg2rad {  // also numpy.radians
+  template <class T> CPN_HD T operator()(T a) const { return a * consts<T>::deg2rad; }
+};
+struct rad2deg {  // also numpy.degrees
+  template <class T> CPN_HD T operator()(T a) const { return a * consts<T>::rad2deg; }
+};
+struct arctan2 {
+  template <class T> CPN_HD T operator()(T y, T x) const { return math::atan2(y, x); }
+};
+struct hypot {
+  template <class T> CPN_HD T operator()(T a, T b) const { return math::hypot(a, b); }
+};
+struct logaddexp {  // npy_logaddexp
+  template <class T> CPN_HD T operator()(T x, T y) const {
+    if (x == y) return x + consts<T>::loge2;  // same-sign infinities without nan
+    T tmp = x - y;
+    if (tmp > 0) return x + math::log1p(math::exp(-tmp));
+    if (tmp <= 0) return y + math::log1p(math::exp(tmp));
+    return tmp;  // nan
+  }
+};
+struct logaddexp2 {  // npy_logaddexp2
+  template <class T> CPN_HD T operator()(T x, T y) const {
+    if (x == y) return x + T(1);
+    T tmp = x - y;
+    if (tmp > 0) return x + detail::log2_1p(math::exp2(-tmp));
+    if (tmp <= 0) return y + detail::log2_1p(math::exp2(tmp));
+    return tmp;
+  }
+};
+
+// =======================================================================================
+// Floating-point functions
+// =======================================================================================
+struct copysign {
+  template <class T> CPN_HD T operator()(T a, T b) const { return math::copysign(a, b); }
+};
+struct nextafter {
+  template <class T> CPN_HD T operator()(T a, T b) const { return math::nextafter(a, b); }
+  CPN_HD half operator()(half a, half b) const { return detail::half_nextafter(a, b); }
+};
+struct spacing {
+  template <class T> CPN_HD T operator()(T a) const { return detail::fspacing(a); }
+  CPN_HD half operator()(half a) const { return detail::half_spacing(a); }
+};
+struct heaviside {
+  template <class T> CPN_HD T operator()(T x, T h0) const {
+    if (is_nan(x)) return nan_v<T>();
+    if (x == 0) return h0;
+    return x < 0 ? T(0) : T(1);
+  }
+};
+struct signbit {
+  template <class T> CPN_HD bool operator()(T a) const { return sign_bit(a); }
+};
+struct ldexp {  // 'fi->f' and 'fl->f': a 64-bit exponent is clamped to int's range
+  template <class T, class I> CPN_HD T operator()(T x, I e) const {
+    if constexpr (tt::int_info<I>::bits > 32) {
+      if ((I)(int)e != e) return math::ldexp(x, e > 0 ? tt::int_max<int>() : tt::int_min<int>());
+    }
+    return math::ldexp(x, (int)e);
+  }
+};
+struct frexp {  // nout == 2: mantissa (loop float type), exponent (int32)
+  template <class T> CPN_HD void operator()(T x, T& m, int32_t& e) const {
+    int ee = 0;
+    m = math::frexp(x, &ee);
+    if (!is_finite(x)) ee = 0;
+    e = (int32_t)ee;
+  }
+};
+struct modf {  // nout == 2: (fractional part, integral part)
+  template <class T> CPN_HD void operator()(T x, T& frac, T& integral) const {
+    frac = math::modf(x, &integral);
+  }
+};
+
+// =======================================================================================
+// Comparisons and min/max
+// =======================================================================================
+struct equal {
+  template <class A, class B> CPN_HD bool operator()(A a, B b) const { return detail::eq(a, b); }
+  CPN_CX_CMP
+};
+struct not_equal {
+  template <class A, class B> CPN_HD bool operator()(A a, B b) const { return !detail::eq(a, b); }
+  CPN_CX_CMP
+};
+struct less {
+  template <class A, class B> CPN_HD bool operator()(A a, B b) const { return detail::lt(a, b); }
+  CPN_CX_CMP
+};
+struct less_equal {
+  template <class A, class B> CPN_HD bool operator()(A a, B b) const { return detail::le(a, b); }
+  CPN_CX_CMP
+};
+struct greater {
+  template <class A, class B> CPN_HD bool operator()(A a, B b) const { return detail::lt(b, a); }
+  CPN_CX_CMP
+};
+struct greater_equal {
+  template <class A, class B> CPN_HD bool operator()(A a, B b) const { return detail::le(b, a); }
+  CPN_CX_CMP
+};
+// maximum/minimum propagate NaN; fmax/fmin ignore it.  On ties (+0 vs -0) the second
+// operand is returned, as NumPy's SIMD loops do (NumPy's scalar loops differ there).
+struct maximum {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_float_v<T>) return (is_nan(a) || a > b) ? a : b;
+    else return a > b ? a : b;
+  }
+  CPN_CX_BINARY
+};
+struct minimum {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_float_v<T>) return (is_nan(a) || a < b) ? a : b;
+    else return a < b ? a : b;
+  }
+  CPN_CX_BINARY
+};
+struct fmax {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_float_v<T>) return (is_nan(b) || a > b) ? a : b;
+    else return a > b ? a : b;
+  }
+  CPN_CX_BINARY
+};
+struct fmin {
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if constexpr (tt::is_float_v<T>) return (is_nan(b) || a < b) ? a : b;
+    else return a < b ? a : b;
+  }
+  CPN_CX_BINARY
+};
+
+// =======================================================================================
+// Classification
+// =======================================================================================
+struct isnan {
+  template <class T> CPN_HD bool operator()(T a) const {
+    if constexpr (tt::is_float_v<T>) return is_nan(a);
+    else return false;
+  }
+  CPN_CX_PRED
+};
+struct isinf {
+  template <class T> CPN_HD bool operator()(T a) const {
+    if constexpr (tt::is_float_v<T>) return is_inf(a);
+    else return false;
+  }
+  CPN_CX_PRED
+};
+struct isfinite {
+  template <class T> CPN_HD bool operator()(T a) const {
+    if constexpr (tt::is_float_v<T>) return is_finite(a);
+    else return true;
+  }
+  CPN_CX_PRED
+};
+struct isnat {  // datetime only: never instantiated for cupynum dtypes
+  template <class T> CPN_HD bool operator()(T) const { return false; }
+};
+
+// =======================================================================================
+// Logical and bitwise
+// =======================================================================================
+struct logical_and {
+  template <class T> CPN_HD bool operator()(T a, T b) const { return a != T(0) && b != T(0); }
+  CPN_CX_CMP
+};
+struct logical_or {
+  template <class T> CPN_HD bool operator()(T a, T b) const { return a != T(0) || b != T(0); }
+  CPN_CX_CMP
+};
+struct logical_xor {
+  template <class T> CPN_HD bool operator()(T a, T b) const { return (a != T(0)) != (b != T(0)); }
+  CPN_CX_CMP
+};
+struct logical_not {
+  template <class T> CPN_HD bool operator()(T a) const { return a == T(0); }
+  CPN_CX_PRED
+};
+struct bitwise_and {
+  template <class T> CPN_HD T operator()(T a, T b) const { return (T)(a & b); }
+};
+struct bitwise_or {
+  template <class T> CPN_HD T operator()(T a, T b) const { return (T)(a | b); }
+};
+struct bitwise_xor {
+  template <class T> CPN_HD T operator()(T a, T b) const { return (T)(a ^ b); }
+};
+struct invert {
+  template <class T> CPN_HD T operator()(T a) const {
+    if constexpr (tt::is_bool_v<T>) return !a;
+    else return (T)~a;
+  }
+};
+struct left_shift {  // counts outside [0, bits) give 0
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    typedef detail::uw<T> U;
+    if ((unsigned long long)b < (unsigned long long)tt::int_info<T>::bits)
+      return (T)(U(a) << (int)b);
+    return T(0);
+  }
+};
+struct right_shift {  // counts outside [0, bits) give 0, or -1 for negative a
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    if ((unsigned long long)b < (unsigned long long)tt::int_info<T>::bits) return (T)(a >> (int)b);
+    if constexpr (tt::int_info<T>::is_signed) {
+      if (a < 0) return T(-1);
+    }
+    return T(0);
+  }
+};
+struct bitwise_count {  // popcount(|a|), result uint8
+  template <class T> CPN_HD uint8_t operator()(T a) const {
+    detail::uw<T> u = detail::iabs_u(a);
+    if constexpr (tt::int_info<T>::bits == 64) return (uint8_t)detail::popcount64(u);
+    else return (uint8_t)detail::popcount32((uint32_t)u);
+  }
+};
+struct gcd {  // gcd(|a|, |b|)
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    typedef detail::uw<T> U;
+    U x = detail::iabs_u(a), y = detail::iabs_u(b);
+    while (x != 0) {
+      U c = x;
+      x = (U)(y % x);
+      y = c;
+    }
+    return (T)y;
+  }
+};
+struct lcm {  // |a| / gcd * |b|, wrapping
+  template <class T> CPN_HD T operator()(T a, T b) const {
+    typedef detail::uw<T> U;
+    U x = detail::iabs_u(a), y = detail::iabs_u(b);
+    U g = (U)gcd{}(x, y);
+    return g == 0 ? T(0) : (T)(U)(x / g * y);
+  }
+};
+
+#undef CPN_CX_UNARY
+#undef CPN_CX_PRED
+#undef CPN_CX_BINARY
+#undef CPN_CX_CMP
+
+}  // namespace cpn
