@@ -1,0 +1,149 @@
+"""The CUDA backend: the Backend protocol (``_backends/base.py``) over the CUDA runtime.
+
+Memory comes from the stream-ordered pool (``memory.py``), kernels from the elementwise
+engine (``elementwise.py``).  An array's device address is ``a._buf.ptr + a._offset``; its
+layout is ``a._shape`` / ``a._strides`` (bytes, zero and negative allowed).  Everything runs
+on the thread's current stream; only ``to_host`` and ``synchronize`` wait for the device.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ElementwiseOp
+from . import elementwise as ew
+from . import memory, runtime
+
+_UNITS = (8, 4, 2, 1)  # bit-for-bit copies move the widest unit every operand allows
+
+
+class _Temp:
+    """A C-contiguous device array in the shape the elementwise engine reads (the ndarray
+    fields it needs, nothing else)."""
+
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
+
+    def __init__(self, buf, shape, dtype, strides=None):
+        self._buf, self._offset, self._shape, self.dtype = buf, 0, tuple(shape), dtype
+        self._strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
+        size = 1
+        for d in self._shape:
+            size *= d
+        self._size = size
+        self._c_contig = strides is None
+
+
+def _c_strides(shape, itemsize):
+    out, acc = [], itemsize
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def _ptr(a) -> int:
+    return a._buf.ptr + a._offset
+
+
+class CudaBackend:
+    name = "cuda"
+
+    def __init__(self):
+        runtime.init()
+        self._pool = memory.get_pool()
+        # The hot path allocates through this attribute: bind the pool's method directly
+        # (one Python frame less per allocation).
+        self.alloc = self._pool.malloc
+
+    # memory and transfer ----------------------------------------------------------------
+
+    def alloc(self, nbytes: int):  # replaced per instance in __init__
+        return self._pool.malloc(nbytes)
+
+    def from_host(self, host: np.ndarray):
+        host = np.ascontiguousarray(host)
+        buf = self._pool.malloc(host.nbytes)
+        if host.nbytes:
+            memory.memcpy_htod(buf.ptr, host)
+        return buf
+
+    def to_host(self, a) -> np.ndarray:
+        out = np.empty(a._shape, a.dtype)
+        if a._size == 0:
+            return out
+        if a._c_contig:
+            memory.memcpy_dtoh(out, _ptr(a))
+            return out
+        # A strided view: gather it into a contiguous device temporary first (one kernel,
+        # at device bandwidth), then one D2H copy.
+        tmp = _Temp(self._pool.malloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
+        self.copy(a, tmp)
+        memory.memcpy_dtoh(out, tmp._buf.ptr)
+        return out
+
+    def write_host(self, a, host: np.ndarray) -> None:
+        if a._size == 0:
+            return
+        host = np.ascontiguousarray(host, dtype=a.dtype)
+        if a._c_contig:
+            memory.memcpy_htod(_ptr(a), host)
+            return
+        tmp = _Temp(self.from_host(host), a._shape, a.dtype)
+        self.copy(tmp, a)
+
+    def copy(self, src, dst) -> None:
+        """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
+        if dst._size == 0:
+            return
+        if src.dtype == dst.dtype:
+            if src._c_contig and dst._c_contig:
+                memory.memcpy_dtod(_ptr(dst), _ptr(src), dst._size * dst.dtype.itemsize)
+                return
+            _bit_copy(src, dst)
+            return
+        ew.run(ew.COPY, (src,), (dst,))
+
+    def fill(self, dst, value) -> None:
+        if dst._size == 0:
+            return
+        t = dst.dtype.type
+        value = value if type(value) is t else t(value)
+        if dst._c_contig:
+            raw = value.tobytes()
+            if raw.count(raw[:1]) == len(raw):  # every byte the same (zeros, -1, ...)
+                memory.memset_d8(_ptr(dst), raw[0], dst._size * dst.dtype.itemsize)
+                return
+        ew.run(ew.COPY, (value,), (dst,))
+
+    # compute ----------------------------------------------------------------------------
+
+    def elementwise(self, op: ElementwiseOp, ins, outs) -> None:
+        ew.launch_elementwise(op, ins, outs)
+
+    def contiguous_launcher(self, op: ElementwiseOp, operand_dtypes):
+        return ew.contiguous_launcher(op, operand_dtypes)
+
+    def synchronize(self) -> None:
+        runtime.synchronize_stream()
+
+
+def _bit_copy(src, dst) -> None:
+    """Same-dtype copy between any layouts, moving raw units of the widest size (<= 8
+    bytes) that divides the itemsize, both addresses and every stride: a float32 copy is a
+    uint32 copy, a complex128 one moves two uint64 per element (a trailing dimension of 2,
+    which collapse merges away when the element's units are contiguous).  No value is
+    interpreted, so bool, NaN payloads and -0.0 survive, and 5 kernels serve all dtypes."""
+    size = dst.dtype.itemsize
+    bits = size | _ptr(src) | _ptr(dst)
+    for st in src._strides + dst._strides:
+        bits |= st
+    unit = next(u for u in _UNITS if not bits & (u - 1) and u <= size)
+    dt = np.dtype(ew._UNIT_CHARS[unit])
+    k = size // unit
+    if k == 1:
+        s2 = _Temp(src._buf, src._shape, dt, src._strides)
+        d2 = _Temp(dst._buf, dst._shape, dt, dst._strides)
+    else:
+        s2 = _Temp(src._buf, src._shape + (k,), dt, src._strides + (unit,))
+        d2 = _Temp(dst._buf, dst._shape + (k,), dt, dst._strides + (unit,))
+    s2._offset, d2._offset = src._offset, dst._offset
+    ew.run(ew.COPY, (s2,), (d2,))

@@ -1,0 +1,545 @@
+"""The CUDA elementwise engine: layouts, the default kernel set, and launchers.
+
+``run(exprs, ins, outs)`` evaluates expression trees (``elementwise_source``) over arrays of
+any strides and by-value scalars: ``collapse`` simplifies the iteration space, then a
+contiguous kernel (vectorised, 0-stride inputs read once) or a strided one is chosen and
+launched with its prepared parameter block.  ``contiguous_launcher`` is the hot path's
+specialised form (DESIGN.md principle 6).
+
+Programs: NVRTC costs ~40 ms per program plus ~20 ms per kernel on a slow CPU, so the
+default set (every table op's loops, contiguous + strided; every cast; bit copies; fills) is
+compiled in batches, one program per (op, real|complex), by ``precompile``.  A kernel
+needed at run time is taken from its batch program when that is already compiled (memory
+or disk cache); otherwise it is compiled alone (one small program, ~60-90 ms cold), never
+by compiling a whole batch on the critical path.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+
+import numpy as np
+
+from ..base import ElementwiseOp
+from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
+                                 canonical_char, ctype, kernel_name, kernel_source,
+                                 needs_complex, op_exprs, program_source, vector_width)
+
+__all__ = [
+    "BLOCK", "COPY", "Input", "KernelSpec", "Node", "collapse", "contiguous_launcher",
+    "ctype", "default_group", "default_groups", "default_kernel_sources", "get_kernel",
+    "group_specs", "kernel_name", "kernel_source", "launch_elementwise", "op_exprs",
+    "precompile", "program_source", "run",
+]
+
+BLOCKS_PER_SM = 32  # grid cap = SMs * this: 4 waves of full-occupancy 256-thread blocks
+DEFAULT_MAXD = 4  # strided kernels of the default set handle up to this many dims
+_I32 = 2**31 - 1
+
+
+# --- layouts -----------------------------------------------------------------------------
+
+
+def collapse(shape, strides_per_operand):
+    """Simplify an iteration space for elementwise work: drop size-1 dims, order the axes
+    so that the innermost has the smallest strides (an F-ordered or transposed set of
+    operands becomes C-ordered), then merge neighbouring dims that are contiguous with each
+    other in *every* operand.  Returns ``(shape, strides_per_operand)`` as tuples, C order
+    (last = innermost), byte strides.  A zero-size shape is returned as ``(0,)``."""
+    shape = tuple(shape)
+    nop = len(strides_per_operand)
+    if 0 in shape:
+        return (0,), tuple((0,) for _ in range(nop))
+    axes = [d for d, n in enumerate(shape) if n != 1]
+    # Insertion sort of axes, outermost first, as NumPy's iterator does: move an axis
+    # inwards past another when some operand strides it less (in absolute value) and no
+    # operand says the opposite; ties and zero strides express no preference.
+    order = []
+    for d in axes:
+        pos = len(order)
+        while pos > 0 and _goes_inside(strides_per_operand, order[pos - 1], d):
+            pos -= 1
+        order.insert(pos, d)
+    out_shape, out_strides = [], [[] for _ in range(nop)]
+    for d in order:
+        n = shape[d]
+        if out_shape and all(out_strides[k][-1] == st[d] * n
+                             for k, st in enumerate(strides_per_operand)):
+            out_shape[-1] *= n  # the previous (outer) dim continues this one: merge
+            for k, st in enumerate(strides_per_operand):
+                out_strides[k][-1] = st[d]
+        else:
+            out_shape.append(n)
+            for k, st in enumerate(strides_per_operand):
+                out_strides[k].append(st[d])
+    return tuple(out_shape), tuple(tuple(s) for s in out_strides)
+
+
+def _goes_inside(strides_per_operand, outer, d) -> bool:
+    """Should axis ``d`` (now inner to ``outer``) move outside it?  (the insertion sort
+    walks d outwards while this holds)"""
+    want = False
+    for st in strides_per_operand:
+        a, b = abs(st[outer]), abs(st[d])
+        if a and b:
+            if b < a:  # d already strides less: it belongs inside
+                return False
+            if b > a:
+                want = True
+    return want
+
+
+def _fits32(n, shape, strides) -> bool:
+    if n > _I32:
+        return False
+    return all(sum(abs(s) * (m - 1) for s, m in zip(st, shape)) <= _I32 for st in strides)
+
+
+def _maxd(ndim: int) -> int:
+    """Dims capacity of a strided kernel: DEFAULT_MAXD, else the next power of two (so at
+    most four more variants exist per expression, compiled on demand)."""
+    return DEFAULT_MAXD if ndim <= DEFAULT_MAXD else 1 << (ndim - 1).bit_length()
+
+
+# --- the default kernel set and its batch programs -----------------------------------------
+
+PROGRAM_NAME = "cupynum_elementwise.cu"
+_options = None
+
+
+def compile_options() -> tuple:
+    """NVRTC options of every elementwise program (besides the compiler's defaults,
+    ``-std=c++17 --fmad=false``).  ``--Ofast-compile=min`` (NVRTC >= 12.8) cuts compile
+    time by ~40% with an unchanged cubin size: these kernels are bound by memory, not by
+    instruction scheduling.  (It changes no floating-point semantics.)"""
+    global _options
+    if _options is None:
+        from . import compiler
+
+        _options = ("--Ofast-compile=min",) if compiler.nvrtc_version() >= (12, 8) else ()
+    return _options
+
+_UNIT_CHARS = {1: "B", 2: "H", 4: "I", 8: "L"}  # bit-for-bit copies move these units
+COPY = (Input(0),)  # the tree of a cast, copy or fill: the output is operand 0 (cast)
+
+
+def _all_chars():
+    from ... import _ops
+
+    return list(dict.fromkeys(canonical_char(c) for c in _ops.SUPPORTED_CHARS))
+
+
+def _pair(exprs, operands, nin):
+    """The contiguous and the default strided kernel of one expression."""
+    return [KernelSpec(exprs, operands, nin, "contig"),
+            KernelSpec(exprs, operands, nin, "strided", DEFAULT_MAXD, False)]
+
+
+def default_groups() -> list:
+    """Names of the default set's batch programs: ``('ufunc', functor, complex?)`` per table
+    functor and family (rows sharing a functor, e.g. degrees/rad2deg, share its kernels),
+    ``('cast', src char, complex?)``, ``('copy',)`` and ``('fill', complex?)``."""
+    groups = []
+    for functor, loops in _functor_loops().items():
+        fams = {any(_is_complex(c) for c in lp) for _, lp in loops}
+        groups += [("ufunc", functor, f) for f in (False, True) if f in fams]
+    for s in _all_chars():
+        groups += [("cast", s, False)] if not _is_complex(s) else []
+        groups.append(("cast", s, True))
+    return groups + [("copy",), ("fill", False), ("fill", True)]
+
+
+def _functor_loops() -> dict:
+    """functor -> [(row name, canonical loop), ...] over the op table, loops deduplicated."""
+    global _functor_loops_cache
+    if _functor_loops_cache is None:
+        from ... import _ops
+
+        out: dict = {}
+        for row in _ops.UFUNCS:
+            lst = out.setdefault(row.functor, [])
+            for lp in _ops.type_loops(row.name):
+                lp = tuple(canonical_char(c) for c in lp)
+                if all(lp != have for _, have in lst):
+                    lst.append((row.name, lp))
+        _functor_loops_cache = out
+    return _functor_loops_cache
+
+
+_functor_loops_cache = None
+_group_cache: dict = {}
+
+
+def group_specs(group) -> tuple:
+    """The kernel specs of one batch program (see ``default_groups``)."""
+    specs = _group_cache.get(group)
+    if specs is not None:
+        return specs
+    specs, kind = [], group[0]
+    if kind == "ufunc":
+        functor, cplx = group[1], group[2]
+        for name, lp in _functor_loops().get(functor, ()):
+            if any(_is_complex(c) for c in lp) == cplx:
+                nin = getattr(np, name).nin
+                op = ElementwiseOp(name, functor, lp, nin)
+                specs += _pair(op_exprs(op), tuple(("a", c) for c in lp), nin)
+    elif kind == "cast":
+        s, cplx = group[1], group[2]
+        for d in _all_chars():
+            if d != s and (_is_complex(s) or _is_complex(d)) == cplx:
+                specs += _pair(COPY, (("a", s), ("a", d)), 1)
+    elif kind == "copy":
+        for c in _UNIT_CHARS.values():
+            specs += _pair(COPY, (("a", c), ("a", c)), 1)
+    elif kind == "fill":
+        for c in _all_chars():
+            if _is_complex(c) == group[1]:
+                specs += _pair(COPY, (("s", c), ("a", c)), 1)
+    specs = _group_cache[group] = tuple(specs)
+    _group_names[group] = frozenset(kernel_name(sp) for sp in specs)
+    return specs
+
+
+_group_names: dict = {}
+
+
+def default_group(spec: KernelSpec):
+    """The batch program that holds ``spec``'s kernel, or None when it is compiled alone.
+    (Membership is by kernel name: the text depends only on what the name encodes.)"""
+    if spec.layout == "strided" and (spec.maxd != DEFAULT_MAXD or spec.idx64):
+        return None
+    if any(k == "b" for k, _ in spec.operands):
+        return None
+    e0 = spec.exprs[0]
+    if spec.exprs == COPY:
+        (k0, s), (_, d) = spec.operands
+        cplx = _is_complex(s) or _is_complex(d)
+        group = ("fill", cplx) if k0 == "s" else ("copy",) if s == d else ("cast", s, cplx)
+    elif isinstance(e0, Node) and spec.exprs == op_exprs(e0.op):
+        group = ("ufunc", e0.op.functor, needs_complex(spec))
+    else:
+        return None
+    group_specs(group)
+    return group if kernel_name(spec) in _group_names[group] else None
+
+
+def default_kernel_sources():
+    """Yield ``(group, source, kernel names)`` for every batch program of the default set:
+    each table op's type loops (contiguous + strided), casts, copies and fills.  This is
+    what ``precompile`` and CI compile."""
+    for g in default_groups():
+        specs = group_specs(g)
+        if specs:
+            yield g, _group_source(g), [kernel_name(s) for s in specs]
+
+
+def _group_source(group) -> str:
+    src = _group_src_cache.get(group)
+    if src is None:
+        src = _group_src_cache[group] = program_source(group_specs(group))
+    return src
+
+
+_group_src_cache: dict = {}
+
+
+def precompile(arch=None, jobs=None, groups=None) -> dict:
+    """Compile the default set into the kernel cache (NVRTC only, no GPU needed), one
+    program per batch, ``jobs`` programs at a time (NVRTC releases the GIL).  Raises
+    ``compiler.CompileError`` naming every program that failed."""
+    import os
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import compiler
+
+    groups = list(default_groups() if groups is None else groups)
+    todo = [(g, _group_source(g)) for g in groups if group_specs(g)]
+    t0 = time.perf_counter()
+    before = dict(compiler.default_cache().stats)
+
+    def one(item):
+        g, src = item
+        try:
+            compiler.compile_cubin(src, options=compile_options(), arch=arch, name=PROGRAM_NAME)
+            return None
+        except compiler.CompileError as e:
+            return g, e
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as ex:
+        failed = [r for r in ex.map(one, todo) if r is not None]
+    after = compiler.default_cache().stats
+    stats = {"programs": len(todo), "kernels": sum(len(group_specs(g)) for g, _ in todo),
+             "compiled": after["compiles"] - before["compiles"],
+             "seconds": time.perf_counter() - t0}
+    if failed:
+        detail = "\n\n".join(f"{g}: {e.log or e}" for g, e in failed[:5])
+        raise compiler.CompileError(f"{len(failed)} of {len(todo)} elementwise programs failed "
+                                    f"to compile:\n{detail}", failed[0][1].log,
+                                    failed[0][1].source)
+    return stats
+
+
+# --- kernels at run time -----------------------------------------------------------------
+
+_funcs: dict = {}  # KernelSpec -> CUkernel
+_modules: dict = {}  # program source -> runtime.Module
+_load_lock = threading.Lock()
+
+
+def get_kernel(spec: KernelSpec):
+    """The loaded kernel for ``spec``: from its batch program when that is compiled already
+    (memory or disk cache), otherwise from a program of its own (compiled if need be)."""
+    f = _funcs.get(spec)
+    if f is not None:
+        return f
+    from . import compiler, runtime
+
+    src = None
+    group = default_group(spec)
+    if group is not None:
+        gsrc = _group_source(group)
+        cache = compiler.default_cache()
+        key = cache.key(gsrc, options=compile_options(), name=PROGRAM_NAME)
+        if gsrc in _modules or cache.path_for(key).exists():
+            src = gsrc
+    if src is None:
+        src = program_source([spec])
+    mod = _modules.get(src)
+    if mod is None:
+        cubin = compiler.compile_cubin(src, options=compile_options(), name=PROGRAM_NAME).cubin
+        with _load_lock:
+            mod = _modules.get(src)
+            if mod is None:
+                mod = _modules[src] = runtime.load_module(cubin)
+    f = _funcs[spec] = mod.get_function(kernel_name(spec))
+    return f
+
+
+_SCALAR_FMT = {"b1": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I",
+               "i8": "q", "u8": "Q", "f2": "e", "f4": "f", "f8": "d", "c8": "ff", "c16": "dd"}
+
+
+def _param_layout(spec: KernelSpec):
+    """(ParamBlock slot dtypes, struct format per slot) of the kernel's parameters."""
+    dts, fmts = [], []
+    for kind, c in spec.operands:
+        if kind == "s":
+            dts.append(_dtype(c))
+            fmts.append(_SCALAR_FMT[_code(c)])
+        else:
+            dts.append(np.dtype(np.uintp))
+            fmts.append("Q")
+    if spec.layout == "contig":
+        dts.append(np.dtype(np.int64))
+        fmts.append("q")
+    else:
+        na = sum(k != "s" for k, _ in spec.operands)
+        u, s, ut = ("Q", "q", np.uint64) if spec.idx64 else ("I", "i", np.uint32)
+        dts += [np.dtype((ut, spec.maxd * (1 + na))), np.dtype(ut), np.dtype(np.int32)]
+        fmts += [f"{spec.maxd}{u}{na * spec.maxd}{s}", u, "i"]
+    return dts, fmts
+
+
+def param_block(spec: KernelSpec):
+    """``(ParamBlock, pack)`` for the kernel of ``spec``: ``pack(pb._data, 0, *values)``
+    writes every parameter in one ``struct.pack_into`` call, laid out on the block's slot
+    offsets (pointers and sizes as 8-byte ints, scalars in NumPy's layout of their dtype,
+    complex as (real, imag), the strided ``dims`` struct as ints).  Needs no GPU."""
+    from . import runtime
+
+    dts, fmts = _param_layout(spec)
+    pb = runtime.ParamBlock(dts)
+    parts, pos = ["<"], 0
+    for off, fmt, dt in zip(pb.offsets, fmts, pb.dtypes):
+        if off > pos:
+            parts.append(f"{off - pos}x")
+        if struct.calcsize("<" + fmt) != dt.itemsize:  # our format and NumPy's layout agree
+            raise AssertionError(f"param format {fmt!r} != {dt}")
+        parts.append(fmt)
+        pos = off + dt.itemsize
+    return pb, struct.Struct("".join(parts)).pack_into
+
+
+class Prepared:
+    """A loaded kernel and its parameter block.  ``lock`` guards the block between the
+    pack and the launch (another thread could refill it in between); the driver copies
+    the parameters during ``cuLaunchKernel``, so the block is free again right after."""
+
+    __slots__ = ("spec", "func", "pb", "pack", "buf", "addr", "lock", "chunk")
+
+    def __init__(self, spec: KernelSpec):
+        self.spec = spec
+        self.func = get_kernel(spec)
+        self.pb, self.pack = param_block(spec)
+        self.buf = self.pb._data  # the block's bytes: writable, 8-byte aligned
+        self.addr = self.pb.address
+        self.lock = threading.Lock()
+        v = vector_width(spec) if spec.layout == "contig" else 1
+        self.chunk = BLOCK * v  # elements per block per grid-stride step
+
+    def launch(self, values, n: int) -> None:
+        raw, slow, stream = _driver()
+        g = (n + self.chunk - 1) // self.chunk
+        cap = _grid_cap()
+        if g > cap:
+            g = cap
+        with self.lock:
+            self.pack(self.buf, 0, *values)
+            if raw(self.func, g, 1, 1, BLOCK, 1, 1, 0, stream(), self.addr, 0)[0]:
+                slow(self.func, g, BLOCK, 0, stream(), self.addr)  # retry in a new thread, or raise
+
+
+_prepared: dict = {}
+_cap = 0
+_drv = None
+
+
+def _grid_cap() -> int:
+    """Most blocks per launch: grid-stride loops cover the rest (SM count read once)."""
+    global _cap
+    if not _cap:
+        from . import runtime
+
+        _cap = runtime.multiprocessor_count() * BLOCKS_PER_SM
+    return _cap
+
+
+def _driver():
+    """``(cuLaunchKernel, runtime.launch, runtime.current_stream)``: every launch goes
+    through these (one place, so that tests can run the kernels on the CPU instead).
+    ``cuLaunchKernel`` returns ``(err,)``; on an error ``runtime.launch`` launches again,
+    binding the context first in a fresh thread, and raises if that fails too."""
+    global _drv
+    if _drv is None:
+        from . import runtime
+
+        runtime.init()
+        from cuda.bindings import driver
+
+        _drv = (driver.cuLaunchKernel, runtime.launch, runtime.current_stream)
+    return _drv
+
+
+def prepared(spec: KernelSpec) -> Prepared:
+    p = _prepared.get(spec)
+    if p is None:
+        p = _prepared.setdefault(spec, Prepared(spec))
+    return p
+
+
+def _char(dt: np.dtype) -> str:
+    c = _canon.get(dt)
+    if c is None:
+        c = _canon[dt] = canonical_char(dt.char)
+    return c
+
+
+_canon: dict = {}
+
+
+def run(exprs, ins, outs) -> None:
+    """Evaluate ``exprs`` (one tree per output) over ``ins`` (arrays broadcast to the
+    outputs' shape, or NumPy scalars already of the right dtype) into ``outs``."""
+    xs = tuple(ins) + tuple(outs)
+    n = outs[0]._size
+    if n == 0:
+        return
+    nin = len(ins)
+    arr = [i for i, x in enumerate(xs) if hasattr(x, "_buf")]
+    shape, strides = collapse(outs[0]._shape, [xs[i]._strides for i in arr])
+    ndim = len(shape)
+    kinds = ["s"] * len(xs)
+    contig = ndim <= 1
+    for i, st in zip(arr, strides):
+        kinds[i] = "a"
+        if ndim == 1 and st[0] != xs[i].dtype.itemsize:
+            if st[0] == 0 and i < nin:
+                kinds[i] = "b"  # a 0-stride input: read once per thread
+            else:
+                contig = False
+    if not contig:
+        kinds = ["s" if k == "s" else "a" for k in kinds]
+    operands = tuple((k, _char(x.dtype)) for k, x in zip(kinds, xs))
+    values = []
+    for i, x in enumerate(xs):
+        if kinds[i] == "s":
+            values += (x.real, x.imag) if x.dtype.kind == "c" else (x,)
+        else:
+            values.append(x._buf.ptr + x._offset)
+    if contig:
+        spec = KernelSpec(tuple(exprs), operands, nin, "contig")
+        values.append(n)
+    else:
+        fits = _fits32(n, shape, strides)
+        maxd = _maxd(ndim)
+        spec = KernelSpec(tuple(exprs), operands, nin, "strided", maxd, not fits)
+        pad = [0] * (maxd - ndim)
+        values += list(shape[::-1]) + pad  # innermost first
+        for st in strides:
+            values += list(st[::-1]) + pad
+        values += [n, ndim]
+    prepared(spec).launch(values, n)
+
+
+_op_exprs: dict = {}
+
+
+def launch_elementwise(op: ElementwiseOp, ins, outs) -> None:
+    """Run one table op over arrays of any strides (broadcast inputs have 0 strides) and
+    by-value scalars (converted to the loop dtype here if they are not already)."""
+    exprs = _op_exprs.get(op)
+    if exprs is None:
+        exprs = _op_exprs[op] = op_exprs(op)
+    args = []
+    for i, x in enumerate(ins):
+        if not hasattr(x, "_buf"):
+            t = _dtype(op.loop[i]).type
+            x = x if type(x) is t else t(x)
+        args.append(x)
+    run(exprs, args, outs)
+
+
+# --- the hot path --------------------------------------------------------------------------
+
+_FAST_TEMPLATE = """\
+def launch(ins, outs, n):
+    g = (n + {chunk_m1}) // {chunk}
+    if g > cap:
+        g = cap
+{unpack}
+    with lock:
+        pack(buf, 0, {values}, n)
+        if raw(func, g, 1, 1, {block}, 1, 1, 0, stream(), addr, 0)[0]:
+            slow(func, g, {block}, 0, stream(), addr)  # retries in a fresh thread, or raises
+"""
+
+
+def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
+    """``launch(ins, outs, n)`` for C-contiguous arrays of ``n`` elements and by-value
+    scalars (``None`` in ``operand_dtypes``; the caller passes NumPy scalars of the loop
+    dtype).  Outputs are arrays of the loop's output dtypes.  Per call: one
+    ``struct.pack_into`` into the prepared parameter block and one ``cuLaunchKernel``."""
+    nin = op.nin
+    operands = tuple(("s", canonical_char(op.loop[i])) if dt is None else ("a", _char(dt))
+                     for i, dt in enumerate(operand_dtypes))
+    operands += tuple(("a", canonical_char(c)) for c in op.loop[nin:])
+    exprs = _op_exprs.get(op)
+    if exprs is None:
+        exprs = _op_exprs[op] = op_exprs(op)
+    p = prepared(KernelSpec(exprs, operands, nin, "contig"))
+    unpack, values = [], []
+    for i, (kind, c) in enumerate(operands):
+        src = f"ins[{i}]" if i < nin else f"outs[{i - nin}]"
+        unpack.append(f"    x{i} = {src}")
+        if kind == "s":
+            values += [f"x{i}.real", f"x{i}.imag"] if _is_complex(c) else [f"x{i}"]
+        else:
+            values.append(f"x{i}._buf.ptr + x{i}._offset")
+    code = _FAST_TEMPLATE.format(chunk_m1=p.chunk - 1, chunk=p.chunk, unpack="\n".join(unpack),
+                                 values=", ".join(values), block=BLOCK)
+    raw, slow, stream = _driver()
+    ns = {"cap": _grid_cap(), "lock": p.lock, "pack": p.pack, "buf": p.buf, "raw": raw,
+          "func": p.func, "stream": stream, "addr": p.addr, "slow": slow}
+    exec(compile(code, f"<cupynum launcher {kernel_name(p.spec)}>", "exec"), ns)
+    return ns["launch"]

@@ -1,0 +1,104 @@
+"""The hot path is a contract (DESIGN.md principle 6): count what it calls, never time it.
+
+For ``a + b``, ``a * 2.0``, ``x[1:-1]`` and ``x[1:-1] = y`` on C-contiguous arrays, after a
+warm-up call, the frontend may call only a handful of its own small functions, one
+allocation and one backend launch (or copy), and never into NumPy (no type resolution, no
+broadcast_shapes).  What the backend does inside its launch is its own business and is
+measured by the benchmarks, so calls made inside ``cupynum/_backends/`` are not counted.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import cupynum as cp
+
+BACKENDS = os.sep + "_backends" + os.sep
+
+
+def profile(fn):
+    """Python and C calls made by ``fn()`` outside the backend."""
+    calls = []
+    inside = [0]
+
+    def hook(frame, event, arg):
+        in_backend = BACKENDS in frame.f_code.co_filename
+        if event == "call":
+            if in_backend:
+                if inside[0] == 0:
+                    calls.append(("backend", frame.f_code.co_name))
+                inside[0] += 1
+            elif inside[0] == 0:
+                calls.append((frame.f_code.co_filename, frame.f_code.co_name))
+        elif event == "return" and in_backend:
+            inside[0] -= 1
+        elif event == "c_call" and inside[0] == 0:
+            calls.append(("C", getattr(arg, "__qualname__", repr(arg))))
+
+    sys.setprofile(hook)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return [c for c in calls if c[1] not in ("setprofile",)]
+
+
+def check(calls, max_python, launches=1):
+    python = [c for c in calls if c[0] not in ("C", "backend") and not c[0].endswith(
+        "test_hot_path.py")]
+    numpy_calls = [c for c in calls if "numpy" in c[0] or c[1] in (
+        "resolve_dtypes", "broadcast_shapes", "result_type", "asarray", "array")]
+    backend = [c for c in calls if c[0] == "backend"]
+    assert not numpy_calls, f"the hot path called NumPy: {numpy_calls}"
+    assert len(python) <= max_python, f"too many Python calls: {python}"
+    assert len(backend) <= launches + 1, f"backend calls: {backend}"  # alloc + launch
+    return python
+
+
+@pytest.fixture
+def arrays():
+    a = cp.asarray(np.arange(1000, dtype=np.float32))
+    b = cp.asarray(np.ones(1000, dtype=np.float32))
+    return a, b
+
+
+def test_add(arrays):
+    a, b = arrays
+    a + b  # warm-up: resolves the loop and prepares the launcher once
+    calls = profile(lambda: a + b)
+    check(calls, max_python=2)
+    assert [c[1] for c in calls if c[0] == "backend"][-1] != "elementwise"
+
+
+def test_multiply_by_python_scalar(arrays):
+    a, _ = arrays
+    a * 2.0
+    check(profile(lambda: a * 2.0), max_python=3)
+
+
+def test_slice(arrays):
+    a, _ = arrays
+    a[1:-1]
+    calls = profile(lambda: a[1:-1])
+    check(calls, max_python=2, launches=0)
+    assert not [c for c in calls if c[0] == "backend"]
+
+
+def test_slice_assignment(arrays):
+    a, b = arrays
+    x = a.copy()
+    y = b[1:-1]
+    x[1:-1] = y
+    calls = profile(lambda: x.__setitem__(slice(1, -1), y))
+    check(calls, max_python=2)
+
+
+def test_hot_path_results_are_right(arrays):
+    a, b = arrays
+    np.testing.assert_array_equal(np.asarray(a + b), np.arange(1000, dtype=np.float32) + 1)
+    np.testing.assert_array_equal(np.asarray(a * 2.0), np.arange(1000, dtype=np.float32) * 2)
+    assert (a * 2.0).dtype == np.float32
+    x = a.copy()
+    x[1:-1] = b[1:-1]
+    assert float(x[0]) == 0.0 and float(x[5]) == 1.0 and float(x[-1]) == 999.0
