@@ -718,3 +718,32 @@ def assign(dst, value):
     if may_overlap(src, dst):
         src = src.copy()
     _backends.get().copy(src, dst)
+
+
+# Methods that are NumPy functions with the array first: ``a.sum(...)`` is
+# ``cupynum.sum(a, ...)``, native or through the fallback, whichever the namespace holds.
+_FUNCTION_METHODS = (
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "compress",
+    "conj", "conjugate", "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min",
+    "nonzero", "partition", "prod", "ptp", "put", "repeat", "round", "searchsorted", "sort",
+    "std", "sum", "take", "trace", "var",
+)
+
+
+def _function_method(name):
+    def method(self, *args, **kwargs):
+        import cupynum
+
+        if name in ("sort", "partition"):  # in place, as ndarray.sort is
+            self[...] = getattr(cupynum, name)(self, *args, **kwargs)
+            return None
+        return getattr(cupynum, name)(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"``cupynum.{name}(a, ...)`` as a method."
+    return method
+
+
+for _name in _FUNCTION_METHODS:
+    setattr(ndarray, _name, _function_method(_name))
+del _name

@@ -17,7 +17,7 @@ from ._dtypes import normalize
 _C_TYPES = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
             "H": "unsigned short", "i": "int", "I": "unsigned int", "l": "long long",
             "L": "unsigned long long", "e": "__half", "f": "float", "d": "double",
-            "F": "cpn_complex64", "D": "cpn_complex128"}
+            "F": "cpn::complex64", "D": "cpn::complex128"}
 _PY_DEFAULT = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
@@ -90,8 +90,10 @@ def _parse_params(spec):
 
 
 def _is_placeholder(typ):
+    """A type name cupynum cannot store (``T``, ``U``...) stands for an argument's dtype.
+    (NumPy itself parses some letters, e.g. ``T`` as its string dtype.)"""
     try:
-        np.dtype(typ)
+        normalize(typ)
         return False
     except TypeError:
         return True
@@ -135,8 +137,9 @@ class ElementwiseKernel:
 
     def source(self, in_types, out_types, scalar_inputs, bound):
         """The kernel's CUDA C++ text for these dtypes (scalar inputs passed by value)."""
-        lines = ['#include "cpn/common.cuh"']
-        if any(t.char == "e" for t in in_types + out_types):
+        chars = {t.char for t in in_types + out_types}
+        lines = ['#include "cpn/complex.cuh"' if chars & {"F", "D"} else '#include "cpn/common.cuh"']
+        if "e" in chars:
             lines.append("#include <cuda_fp16.h>")
         lines += [f"typedef {_C_TYPES[dt.char]} {name};" for name, dt in bound.items()]
         lines.append(self.preamble)

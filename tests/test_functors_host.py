@@ -17,11 +17,17 @@ Tolerances (DESIGN.md principle 1):
   * float transcendentals: float64 and float32 <= 4 ULP, float16 <= 1 ULP.  The host
     functors call glibc; NumPy calls its SIMD/SVML kernels, documented at <= 4 ULP (its
     float16 loops compute in float32 and round, so they agree to the half ULP).
-  * complex results: exact for NumPy's own arithmetic formulas where NumPy evaluates them
-    without FMA, else <= COMPLEX_ULP ULPs measured against the larger component
-    (normwise), with infinities, NaNs and zeros placed exactly.  NumPy uses glibc's C99
-    complex functions; ours are independent implementations (Hull et al. for
-    arcsin/arccos, compensated |z|^2-1 for log and arctanh), hence a tolerance.
+  * complex results: NumPy's own formulas of correctly rounded operations (EXACT_COMPLEX:
+    + - / reciprocal, min/max, ...) exact; those with one fused product or one hypot
+    (CLOSE_COMPLEX: multiply, square, sign) <= 2 ULP normwise; everything else <= 8 ULP
+    (COMPLEX_ULP), per component or normwise (against the larger component), with
+    infinities, NaNs and exact zeros (and their signs) placed exactly.  NumPy uses glibc's
+    C99 complex functions; ours are independent implementations (Hull et al. for
+    arcsin/arccos, compensated |z|^2-1 for log and arctanh), hence a tolerance (3 ULP seen
+    on glibc 2.36).  Power is exp(b*log(a)) in both: its tolerance grows with |b*log(a)|
+    (see _power_tolerance).
+The same cases, run as CUDA kernels on an H200 (libdevice instead of glibc), pass with the
+same tolerances (checked by hand: a GPU needs the CUDA backend, not this test).
 Skipped (not failed) when no C++ compiler is found.
 """
 from __future__ import annotations
@@ -61,12 +67,18 @@ EXACT_FLOAT = {
     "copysign", "nextafter", "spacing", "frexp", "ldexp", "modf", "heaviside", "isnan",
     "isinf", "isfinite", "signbit", "conjugate", "deg2rad", "rad2deg", "radians", "degrees",
 }
-# complex ops whose NumPy result is a fixed formula evaluated without FMA (or exact).
+# complex ops whose NumPy result is a fixed formula of correctly rounded operations.
 EXACT_COMPLEX = {"add", "subtract", "negative", "positive", "conjugate", "rint", "divide",
-                 "reciprocal", "maximum", "minimum", "fmax", "fmin", "sign"}
-# NumPy's SIMD loops use FMA for these (loops_arithm_fp), its scalar loops do not; we
-# never contract, so they agree to rounding of the two products: normwise 2 ULP.
-FMA_COMPLEX = {"multiply", "square"}
+                 "reciprocal", "maximum", "minimum", "fmax", "fmin"}
+# Fixed formulas with one libm call or one fused multiply-add whose NumPy evaluation
+# depends on the code path: sign (z / hypot(z): the libm's hypot rounding), multiply and
+# square (NumPy's SIMD loops fuse a product, its scalar loops do not; we fuse, like the
+# SIMD loops): normwise 2 ULP.
+CLOSE_COMPLEX = {"multiply", "square", "sign"}
+# NumPy's complex log1p is log(hypot(1 + x, y)) + i atan2(y, 1 + x): its real part carries
+# an absolute error of a few ulp of 1 (not of the result), so it is compared normwise
+# against max(|result|, 1).
+COMPLEX_SCALE_FLOOR = {"log1p": 1.0}
 FLOAT_ULP = {"e": 1, "f": 4, "d": 4}
 COMPLEX_ULP = 8
 # NumPy leaves the sign of a zero result of max/min on ties (+0 vs -0) to the code path
@@ -256,7 +268,7 @@ def build_driver():
     if exe.exists():
         return exe
     cache.mkdir(parents=True, exist_ok=True)
-    cpp = cache / "driver.cpp"
+    cpp = cache / f"driver.{os.getpid()}.cpp"  # per process: xdist workers build in parallel
     cpp.write_text(src)
     tmp = cache / f"driver.{os.getpid()}.tmp"
     cmd = [cxx, *CXXFLAGS, f"-I{KERNELS}", str(cpp), "-o", str(tmp)]
@@ -480,25 +492,36 @@ def _float_mismatch(got, exp, ulps, zero_sign=True):
     if zero_sign:
         z = fin & (got == 0) & (exp == 0)
         bad |= z & (np.signbit(got) != np.signbit(exp))
-    if ulps > 0:  # a tolerance never excuses a wrong zero or a sign flip
-        bad |= fin & ((got == 0) != (exp == 0))
+    if ulps > 0:  # a tolerance never excuses a wrong zero (flushed subnormals aside)
+        bad |= fin & _zero_mismatch(got, exp)
     return bad
+
+
+def _zero_mismatch(g, e):
+    """One of g, e is an exact zero and the other is not, beyond a subnormal of the same
+    sign (libms differ in how they round or flush results below the normal range)."""
+    tiny = np.finfo(g.dtype).tiny
+    sub = (np.abs(g) < tiny) & (np.abs(e) < tiny) & (np.signbit(g) == np.signbit(e))
+    return ((g == 0) != (e == 0)) & ~sub
 
 
 def _power_tolerance(case, args, real):
     """complex power is exp(b * log(a)) in glibc and here: an error of a few ulp in
     w = b*log(a) is amplified |w| times in the result, so the tolerance grows with |w|;
     once |w| * eps > 1e-3 the result's phase (and the signs of an overflow) is noise and
-    the element is not compared."""
+    the element is not compared.  With an infinite or NaN operand, signs of zero results
+    come from the sign of a NaN the computation made (x86 and GPUs make different ones),
+    so they are not compared."""
     with np.errstate(all="ignore"):
         w = np.abs(args[1].astype(np.complex128) * np.log(args[0].astype(np.complex128)))
     w = np.where(np.isfinite(w), w, 0.0)
     tol = COMPLEX_ULP * (1.0 + w)
     skip = w * np.finfo(real).eps > 1e-3
-    return tol, skip
+    finite = np.isfinite(args[0]) & np.isfinite(args[1])
+    return tol, skip, finite
 
 
-def _complex_mismatch(got, exp, ulps):
+def _complex_mismatch(got, exp, ulps, zero_sign=True, floor=0.0):
     real = np.dtype(got.dtype.char.lower())
     gr, gi, er, ei = got.real, got.imag, exp.real, exp.imag
     if np.isscalar(ulps) and ulps == 0:
@@ -506,7 +529,8 @@ def _complex_mismatch(got, exp, ulps):
     bad = np.zeros(got.shape, bool)
     with np.errstate(all="ignore"):
         scale = np.maximum(np.where(np.isfinite(er), np.abs(er), 0),
-                           np.where(np.isfinite(ei), np.abs(ei), 0)).astype(real)
+                           np.where(np.isfinite(ei), np.abs(ei), 0))
+        scale = np.maximum(scale, floor).astype(real)
         tol = ulps * np.spacing(scale)
         for g, e in ((gr, er), (gi, ei)):
             gn, en = np.isnan(g), np.isnan(e)
@@ -517,8 +541,8 @@ def _complex_mismatch(got, exp, ulps):
             close = (_ulp_dist(g, e) <= ulps) | (np.abs(g.astype(np.float64) - e) <= tol)
             b |= fin & ~close
             # an exact zero must stay an exact zero (signs of zeros are compared too)
-            b |= fin & ((g == 0) != (e == 0))
-            b |= fin & (g == 0) & (e == 0) & (np.signbit(g) != np.signbit(e))
+            b |= fin & _zero_mismatch(g, e)
+            b |= fin & (g == 0) & (e == 0) & (np.signbit(g) != np.signbit(e)) & zero_sign
             bad |= b
     return bad
 
@@ -531,7 +555,7 @@ def tolerance(case, out_char):
     if np.dtype(out_char).kind == "c" or any(np.dtype(c).kind == "c" for c in loop):
         if name in EXACT_COMPLEX:
             return 0
-        if name in FMA_COMPLEX:
+        if name in CLOSE_COMPLEX:
             return 2
         return COMPLEX_ULP
     if name in EXACT_FLOAT:
@@ -558,13 +582,68 @@ def test_functor_matches_numpy(case, driver_results):
             zs = not (kind == "ufunc" and row.name in ZERO_SIGN_FREE)
             bad = _float_mismatch(g, e, tolerance(case, c), zero_sign=zs)
         elif kind == "ufunc" and row.name in ("power", "float_power"):
-            tol, skip = _power_tolerance(case, args, np.dtype(c.lower()))
-            bad = _complex_mismatch(g, e, tol) & ~skip
+            tol, skip, finite = _power_tolerance(case, args, np.dtype(c.lower()))
+            bad = _complex_mismatch(g, e, tol, zero_sign=finite) & ~skip
         else:
-            bad = _complex_mismatch(g, e, tolerance(case, c))
+            floor = COMPLEX_SCALE_FLOOR.get(row.name, 0.0) if kind == "ufunc" else 0.0
+            bad = _complex_mismatch(g, e, tolerance(case, c), floor=floor)
         if bad.any():
             idx = np.flatnonzero(bad)[:12]
             lines = [f"  in=({_fmt(args, i)}) ours={g[i]!r} numpy={e[i]!r}" for i in idx]
             pytest.fail(f"{_case_id(case)} output {k}: {bad.sum()} of {bad.size} differ "
                         f"(tolerance {tolerance(case, c)} ulp)\n" + "\n".join(lines),
                         pytrace=False)
+
+
+def _nvrtc_probe_source():
+    """One device function calling every functor on one real and one complex loop of
+    its row (and the float16-native overloads), plus a few casts."""
+    lines = ['#include "cpn/complex.cuh"',
+             'extern "C" __global__ void probe(const char* in, char* out) {']
+    k = 0
+    for row in _ops.UFUNCS:
+        loops = _ops.type_loops(row.name)
+        picks = [lp for lp in loops if not any(c in "FD" for c in lp)][:1]
+        picks += [lp for lp in loops if any(c in "FD" for c in lp)][:1]
+        if row.half_native:
+            picks += [lp for lp in loops if lp[0] == "e"][:1]
+        for lp in picks:
+            args = [f"*reinterpret_cast<const {_ops.compute_ctype(row, c)}*>(in + {8 * i})"
+                    for i, c in enumerate(lp[: row.nin])]
+            outs = [_ops.compute_ctype(row, c) for c in lp[row.nin:]]
+            if len(outs) == 1:
+                lines.append(f"  *reinterpret_cast<{outs[0]}*>(out + {16 * k}) = "
+                             f"cpn::{row.functor}{{}}({', '.join(args)});")
+            else:
+                lines.append(f"  {{ {outs[0]} r0; {outs[1]} r1; cpn::{row.functor}{{}}("
+                             f"{', '.join(args)}, r0, r1); "
+                             f"*reinterpret_cast<{outs[0]}*>(out + {16 * k}) = r0; }}")
+            k += 1
+    for s, d in [("e", "d"), ("d", "e"), ("D", "I"), ("f", "L"), ("e", "F"), ("?", "D")]:
+        lines.append(f"  *reinterpret_cast<{_ct(d)}*>(out + {16 * k}) = cpn::cast<{_ct(d)}>("
+                     f"*reinterpret_cast<const {_ct(s)}*>(in));")
+        k += 1
+    return "\n".join(lines) + "\n}\n"
+
+
+def test_headers_compile_with_nvrtc():
+    """The same headers under NVRTC (sm_90, no include path but kernels/): a quick guard
+    that the host build above tests the code the GPU runs."""
+    try:
+        from cuda.bindings import nvrtc
+    except Exception:
+        pytest.skip("cuda.bindings (NVRTC) is not installed")
+    src = _nvrtc_probe_source()
+    err, prog = nvrtc.nvrtcCreateProgram(src.encode(), b"probe.cu", 0, [], [])
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    try:
+        opts = [b"-std=c++17", b"-arch=sm_90", b"--fmad=false", f"-I{KERNELS}".encode()]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        _, n = nvrtc.nvrtcGetProgramLogSize(prog)
+        log = b" " * n
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
+        text = log.decode(errors="replace").strip("\x00 \n")
+        assert "warning" not in text, text
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)

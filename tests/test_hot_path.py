@@ -23,7 +23,8 @@ def profile(fn):
     inside = [0]
 
     def hook(frame, event, arg):
-        in_backend = BACKENDS in frame.f_code.co_filename
+        name = frame.f_code.co_filename  # generated launchers are the backend's too
+        in_backend = BACKENDS in name or name.startswith("<cupynum launcher")
         if event == "call":
             if in_backend:
                 if inside[0] == 0:

@@ -111,8 +111,9 @@ def test_default_set_covers_every_table_loop():
         spec = ew.KernelSpec(ew.COPY, (("a", s), ("a", d)), 1, "contig")
         if s != d:
             assert ew.default_group(spec) == ("cast", s, s in "FD" or d in "FD")
-        fill = ew.KernelSpec(ew.COPY, (("s", d), ("a", d)), 1, "strided", ew.DEFAULT_MAXD)
-        assert ew.default_group(fill) == ("fill", d in "FD")
+    for c in "BHILD":  # fills write bit patterns: unsigned units, and complex128
+        fill = ew.KernelSpec(ew.COPY, (("s", c), ("a", c)), 1, "strided", ew.DEFAULT_MAXD)
+        assert ew.default_group(fill) == ("fill", c == "D")
 
 
 def test_default_groups_are_consistent():

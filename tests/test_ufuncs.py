@@ -29,7 +29,7 @@ EXACT_FLOAT = {
 EXACT_COMPLEX = {"add", "subtract", "negative", "positive", "conjugate", "isnan", "isinf",
                  "isfinite", "equal", "not_equal", "less", "less_equal", "greater",
                  "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
-                 "maximum", "minimum", "fmax", "fmin", "square", "multiply", "sign"}
+                 "maximum", "minimum", "fmax", "fmin", "square", "multiply"}
 
 
 def tolerance(name, loop):

@@ -202,10 +202,55 @@ CPN_MATH1(sin) CPN_MATH1(cos) CPN_MATH1(tan) CPN_MATH1(asin) CPN_MATH1(acos) CPN
 CPN_MATH1(sinh) CPN_MATH1(cosh) CPN_MATH1(tanh) CPN_MATH1(asinh) CPN_MATH1(acosh)
 CPN_MATH1(atanh) CPN_MATH1(floor) CPN_MATH1(ceil) CPN_MATH1(trunc) CPN_MATH1(rint)
 CPN_MATH1(fabs)
-CPN_MATH2(atan2) CPN_MATH2(hypot) CPN_MATH2(pow) CPN_MATH2(fmod) CPN_MATH2(copysign)
-CPN_MATH2(nextafter)
+CPN_MATH2(atan2) CPN_MATH2(pow) CPN_MATH2(fmod) CPN_MATH2(copysign) CPN_MATH2(nextafter)
 #undef CPN_MATH1
 #undef CPN_MATH2
+// hypot.  Host: the C library's (NumPy calls the same one).  Device: libdevice's double
+// hypot is off by an ulp now and then (and overflows to inf for hypot(1, DBL_MAX)), so
+// the device computes sqrt(a*a + b*b) with a fused correction step (Borges 2019, "An
+// improved algorithm for hypot"), which is correctly rounded in all but ~0.1% of cases,
+// after an exact power-of-two scaling; float goes through double.
+CPN_INLINE double hypot(double x, double y) {
+#if defined(__CUDA_ARCH__)
+  double a = ::fabs(x), b = ::fabs(y);
+  if (a < b) {
+    double t = a;
+    a = b;
+    b = t;
+  }
+  if (a == __longlong_as_double(0x7ff0000000000000ll) ||
+      b == __longlong_as_double(0x7ff0000000000000ll))
+    return __longlong_as_double(0x7ff0000000000000ll);  // inf, even with a nan
+  if (!(a == a) || !(b == b)) return a + b;             // nan
+  if (b == 0) return a;
+  double s = 1.0;
+  if (a > 0x1p+500) {
+    a *= 0x1p-600;
+    b *= 0x1p-600;
+    s = 0x1p+600;
+  } else if (a < 0x1p-500) {
+    a *= 0x1p+600;
+    b *= 0x1p+600;
+    s = 0x1p-600;
+  }
+  double h = ::sqrt(::fma(a, a, b * b));
+  double h_sq = h * h, a_sq = a * a;
+  double e = (::fma(-b, b, h_sq - a_sq) + ::fma(h, h, -h_sq)) - ::fma(a, a, -a_sq);
+  return (h - e / (2.0 * h)) * s;
+#else
+  return ::hypot(x, y);
+#endif
+}
+CPN_INLINE float hypot(float x, float y) {
+#if defined(__CUDA_ARCH__)
+  if (::fabsf(x) == __int_as_float(0x7f800000) || ::fabsf(y) == __int_as_float(0x7f800000))
+    return __int_as_float(0x7f800000);
+  double a = (double)x, b = (double)y;
+  return (float)::sqrt(::fma(a, a, b * b));  // exact squares; nan propagates
+#else
+  return ::hypotf(x, y);
+#endif
+}
 CPN_INLINE float fma(float x, float y, float z) { return ::fmaf(x, y, z); }
 CPN_INLINE double fma(double x, double y, double z) { return ::fma(x, y, z); }
 CPN_INLINE float ldexp(float x, int e) { return ::ldexpf(x, e); }
@@ -215,6 +260,14 @@ CPN_INLINE double frexp(double x, int* e) { return ::frexp(x, e); }
 CPN_INLINE float modf(float x, float* i) { return ::modff(x, i); }
 CPN_INLINE double modf(double x, double* i) { return ::modf(x, i); }
 }  // namespace math
+
+// copysign that reads the sign bit of s from its bits: on the GPU, arithmetic on a NaN
+// (negation included) may return the canonical NaN, so special-value code never derives
+// a sign from a NaN it computed, only from input bits.
+template <class T> CPN_INLINE T copysign_bit(T m, T s) {
+  T a = math::fabs(m);
+  return sign_bit(s) ? -a : a;
+}
 
 // NumPy's constants, rounded to each precision the way NumPy's C sources round them
 // (float versions are float literals, folded in float).

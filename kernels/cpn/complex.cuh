@@ -156,7 +156,7 @@ CPN_INLINE zd exp(zd z) {
       if (!is_finite(y)) return zd(x, nan_v<double>());
       return zd(x * math::cos(y), x * math::sin(y));
     }
-    if (!is_finite(y)) return zd(0.0, math::copysign(0.0, y));
+    if (!is_finite(y)) return zd(0.0, copysign_bit(0.0, y));
     return zd(0.0 * math::cos(y), 0.0 * math::sin(y));
   }
   return zd(nan_v<double>(), nan_v<double>());  // finite x, y inf or nan
@@ -179,8 +179,8 @@ CPN_INLINE zd sqrt(zd z) {
   if (is_inf(y)) return zd(inf_v<double>(), y);
   if (is_nan(x)) return zd(x, nan_v<double>());
   if (is_inf(x)) {
-    if (x > 0) return zd(x, is_nan(y) ? y : math::copysign(0.0, y));
-    return zd(is_nan(y) ? nan_v<double>() : 0.0, math::copysign(inf_v<double>(), y));
+    if (x > 0) return zd(x, is_nan(y) ? y : copysign_bit(0.0, y));
+    return zd(is_nan(y) ? nan_v<double>() : 0.0, copysign_bit(inf_v<double>(), y));
   }
   if (is_nan(y)) return zd(nan_v<double>(), nan_v<double>());
   if (x == 0 && y == 0) return zd(0.0, y);
@@ -197,8 +197,8 @@ CPN_INLINE zd sqrt(zd z) {
   ay *= scale;
   double t = math::sqrt(0.5 * (ax + math::hypot(ax, ay)));
   double u = ay / (2.0 * t);
-  if (x >= 0) return zd(t * unscale, math::copysign(u * unscale, y));
-  return zd(u * unscale, math::copysign(t * unscale, y));
+  if (x >= 0) return zd(t * unscale, copysign_bit(u * unscale, y));
+  return zd(u * unscale, copysign_bit(t * unscale, y));
 }
 
 // ---- sinh / cosh / tanh and the circular functions through them --------------------------
@@ -254,9 +254,9 @@ CPN_INLINE zd tanh(zd z) {
   double x = z.re, y = z.im;
   if (!is_finite(x) || !is_finite(y)) {
     if (is_inf(x)) {
-      double im = math::copysign(0.0, y);
-      if (is_finite(y) && math::fabs(y) > 1.0) im = math::copysign(0.0, math::sin(y) * math::cos(y));
-      return zd(math::copysign(1.0, x), im);
+      double im = copysign_bit(0.0, y);
+      if (is_finite(y) && math::fabs(y) > 1.0) im = copysign_bit(0.0, math::sin(y) * math::cos(y));
+      return zd(copysign_bit(1.0, x), im);
     }
     if (y == 0) return zd(x, y);
     return zd(x == 0 ? x : nan_v<double>(), nan_v<double>());
@@ -270,7 +270,7 @@ CPN_INLINE zd tanh(zd z) {
     double im = (4.0 * s * c) / e2t;
     double rest = ax - t;
     im = rest > t ? im / e2t : im / math::exp(2.0 * rest);
-    return zd(math::copysign(1.0, x), im);
+    return zd(copysign_bit(1.0, x), im);
   }
   double sh = math::sinh(x), ch = math::cosh(x);
   double den = sh * sh + c * c;
@@ -347,24 +347,26 @@ CPN_INLINE zd asinh(zd z) {
   if (!is_finite(x) || !is_finite(y)) {
     if (is_nan(x)) {
       if (y == 0) return zd(x, y);
-      if (is_inf(y)) return zd(math::copysign(inf_v<double>(), x), nan_v<double>());
+      if (is_inf(y)) return zd(copysign_bit(inf_v<double>(), x), nan_v<double>());
       return zd(nan_v<double>(), nan_v<double>());
     }
     if (is_inf(x)) {
       if (is_nan(y)) return zd(x, y);
-      if (is_inf(y)) return zd(x, math::copysign(PI_4, y));
-      return zd(x, math::copysign(0.0, y));
+      if (is_inf(y)) return zd(x, copysign_bit(PI_4, y));
+      return zd(x, copysign_bit(0.0, y));
     }
-    if (is_inf(y)) return zd(math::copysign(inf_v<double>(), x), math::copysign(PI_2, y));
+    if (is_inf(y)) return zd(copysign_bit(inf_v<double>(), x), copysign_bit(PI_2, y));
     return zd(nan_v<double>(), nan_v<double>());
   }
   // asinh z = -i asin(iz): Re = |Im asin(|y| + i|x|)|, Im = Re asin(|y| + i|x|)
   double ar, cr, im;
   asin_acos_core(math::fabs(y), math::fabs(x), ar, cr, im);
-  return zd(math::copysign(im, x), math::copysign(ar, y));
+  return zd(copysign_bit(im, x), copysign_bit(ar, y));
 }
 
 CPN_INLINE zd asin(zd z) {  // asin z = -i asinh(iz)
+  // (the one special value whose sign comes from a NaN: taken from the input's bits)
+  if (is_inf(z.re) && is_nan(z.im)) return zd(z.im, copysign_bit(inf_v<double>(), z.im));
   zd w = asinh(zd(-z.im, z.re));
   return zd(w.im, -w.re);
 }
@@ -377,9 +379,9 @@ CPN_INLINE zd acos(zd z) {
       return zd(nan_v<double>(), nan_v<double>());
     }
     if (is_inf(x)) {
-      if (is_nan(y)) return zd(y, math::copysign(inf_v<double>(), -y));
+      if (is_nan(y)) return zd(y, sign_bit(y) ? inf_v<double>() : -inf_v<double>());
       if (is_inf(y)) return zd(x > 0 ? PI_4 : PI3_4, -y);
-      return zd(x > 0 ? 0.0 : PI, math::copysign(inf_v<double>(), -y));
+      return zd(x > 0 ? 0.0 : PI, copysign_bit(inf_v<double>(), -y));
     }
     if (is_inf(y)) return zd(PI_2, -y);
     return zd(x == 0 ? PI_2 : nan_v<double>(), nan_v<double>());
@@ -395,30 +397,30 @@ CPN_INLINE zd acosh(zd z) {  // Re >= 0, Im with the sign of Im z
     if (is_inf(y)) {
       if (is_nan(x)) return zd(inf_v<double>(), x);
       return zd(inf_v<double>(),
-                math::copysign(is_inf(x) ? (x < 0 ? PI3_4 : PI_4) : PI_2, y));
+                copysign_bit(is_inf(x) ? (x < 0 ? PI3_4 : PI_4) : PI_2, y));
     }
     if (is_inf(x)) {
       if (is_nan(y)) return zd(inf_v<double>(), y);
-      return zd(inf_v<double>(), math::copysign(sign_bit(x) ? PI : 0.0, y));
+      return zd(inf_v<double>(), copysign_bit(sign_bit(x) ? PI : 0.0, y));
     }
     return zd(nan_v<double>(), x == 0 ? PI_2 : nan_v<double>());
   }
   zd w = acos(z);
-  return zd(math::fabs(w.im), math::copysign(w.re, y));
+  return zd(math::fabs(w.im), copysign_bit(w.re, y));
 }
 
 CPN_INLINE zd atanh(zd z) {
   double x = z.re, y = z.im;
   if (!is_finite(x) || !is_finite(y)) {
     if (is_nan(x)) {
-      if (is_inf(y)) return zd(math::copysign(0.0, x), math::copysign(PI_2, y));
+      if (is_inf(y)) return zd(copysign_bit(0.0, x), copysign_bit(PI_2, y));
       return zd(nan_v<double>(), nan_v<double>());
     }
     if (is_inf(x)) {
-      if (is_nan(y)) return zd(math::copysign(0.0, x), y);
-      return zd(math::copysign(0.0, x), math::copysign(PI_2, y));
+      if (is_nan(y)) return zd(copysign_bit(0.0, x), y);
+      return zd(copysign_bit(0.0, x), copysign_bit(PI_2, y));
     }
-    if (is_inf(y)) return zd(math::copysign(0.0, x), math::copysign(PI_2, y));
+    if (is_inf(y)) return zd(copysign_bit(0.0, x), copysign_bit(PI_2, y));
     return zd(x == 0 ? x : nan_v<double>(), nan_v<double>());
   }
   double ax = math::fabs(x), ay = math::fabs(y);
@@ -433,20 +435,21 @@ CPN_INLINE zd atanh(zd z) {
       rre = r / d;
       rim = -1.0 / d;
     }
-    return zd(rre, math::copysign(PI_2, y) + rim);
+    return zd(rre, copysign_bit(PI_2, y) + rim);
   }
   if (ax < 0x1p-28 && ay < 0x1p-28) return zd(x, y);
-  if (ax == 1.0 && ay == 0) return zd(math::copysign(inf_v<double>(), x), y);
+  if (ax == 1.0 && ay == 0) return zd(copysign_bit(inf_v<double>(), x), y);
   double omx = 1.0 - ax;
   double den = omx * omx + ay * ay;
   double re;
   if (den > 0x1p-1000) re = 0.25 * math::log1p(4.0 * ax / den);
   else re = 0.5 * (math::log(math::hypot(1.0 + ax, ay)) - math::log(math::hypot(omx, ay)));
   double im = 0.5 * math::atan2(2.0 * y, -x2y2m1(ax, ay));
-  return zd(math::copysign(re, x), im);
+  return zd(copysign_bit(re, x), im);
 }
 
 CPN_INLINE zd atan(zd z) {  // atan z = -i atanh(iz)
+  if (is_inf(z.re) && is_nan(z.im)) return zd(copysign_bit(PI_2, z.re), copysign_bit(0.0, z.im));
   zd w = atanh(zd(-z.im, z.re));
   return zd(w.im, -w.re);
 }
@@ -469,24 +472,24 @@ template <class T> CPN_INLINE complex<T> mul_c99(complex<T> z, complex<T> w) {
   if (is_nan(x) && is_nan(y)) {
     bool recalc = false;
     if (is_inf(a) || is_inf(b)) {  // z infinite: box it, zero the NaNs of w
-      a = math::copysign(is_inf(a) ? T(1) : T(0), a);
-      b = math::copysign(is_inf(b) ? T(1) : T(0), b);
-      if (is_nan(c)) c = math::copysign(T(0), c);
-      if (is_nan(d)) d = math::copysign(T(0), d);
+      a = copysign_bit(is_inf(a) ? T(1) : T(0), a);
+      b = copysign_bit(is_inf(b) ? T(1) : T(0), b);
+      if (is_nan(c)) c = copysign_bit(T(0), c);
+      if (is_nan(d)) d = copysign_bit(T(0), d);
       recalc = true;
     }
     if (is_inf(c) || is_inf(d)) {  // w infinite
-      c = math::copysign(is_inf(c) ? T(1) : T(0), c);
-      d = math::copysign(is_inf(d) ? T(1) : T(0), d);
-      if (is_nan(a)) a = math::copysign(T(0), a);
-      if (is_nan(b)) b = math::copysign(T(0), b);
+      c = copysign_bit(is_inf(c) ? T(1) : T(0), c);
+      d = copysign_bit(is_inf(d) ? T(1) : T(0), d);
+      if (is_nan(a)) a = copysign_bit(T(0), a);
+      if (is_nan(b)) b = copysign_bit(T(0), b);
       recalc = true;
     }
     if (!recalc && (is_inf(ac) || is_inf(bd) || is_inf(ad) || is_inf(bc))) {  // overflow
-      if (is_nan(a)) a = math::copysign(T(0), a);
-      if (is_nan(b)) b = math::copysign(T(0), b);
-      if (is_nan(c)) c = math::copysign(T(0), c);
-      if (is_nan(d)) d = math::copysign(T(0), d);
+      if (is_nan(a)) a = copysign_bit(T(0), a);
+      if (is_nan(b)) b = copysign_bit(T(0), b);
+      if (is_nan(c)) c = copysign_bit(T(0), c);
+      if (is_nan(d)) d = copysign_bit(T(0), d);
       recalc = true;
     }
     if (recalc) {

@@ -22,8 +22,8 @@ class _Temp:
 
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
 
-    def __init__(self, buf, shape, dtype, strides=None):
-        self._buf, self._offset, self._shape, self.dtype = buf, 0, tuple(shape), dtype
+    def __init__(self, buf, shape, dtype, strides=None, offset=0):
+        self._buf, self._offset, self._shape, self.dtype = buf, offset, tuple(shape), dtype
         self._strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
         size = 1
         for d in self._shape:
@@ -107,11 +107,20 @@ class CudaBackend:
             return
         t = dst.dtype.type
         value = value if type(value) is t else t(value)
-        if dst._c_contig:
-            raw = value.tobytes()
-            if raw.count(raw[:1]) == len(raw):  # every byte the same (zeros, -1, ...)
-                memory.memset_d8(_ptr(dst), raw[0], dst._size * dst.dtype.itemsize)
-                return
+        raw = value.tobytes()
+        if dst._c_contig and raw.count(raw[:1]) == len(raw):  # zeros, -1, True, ...
+            memory.memset_d8(_ptr(dst), raw[0], dst._size * dst.dtype.itemsize)
+            return
+        # Write the value's bits as an unsigned int of its size (NaN payloads and -0.0
+        # kept, 5 kernels for all dtypes), when every address is aligned for that unit.
+        size = dst.dtype.itemsize
+        bits = _ptr(dst)
+        for st in dst._strides:
+            bits |= st
+        if size <= 8 and not bits & (size - 1):
+            u = np.dtype(ew._UNIT_CHARS[size])
+            dst = _Temp(dst._buf, dst._shape, u, dst._strides, dst._offset)
+            value = value.view(u.type)
         ew.run(ew.COPY, (value,), (dst,))
 
     # compute ----------------------------------------------------------------------------
@@ -139,11 +148,7 @@ def _bit_copy(src, dst) -> None:
     unit = next(u for u in _UNITS if not bits & (u - 1) and u <= size)
     dt = np.dtype(ew._UNIT_CHARS[unit])
     k = size // unit
-    if k == 1:
-        s2 = _Temp(src._buf, src._shape, dt, src._strides)
-        d2 = _Temp(dst._buf, dst._shape, dt, dst._strides)
-    else:
-        s2 = _Temp(src._buf, src._shape + (k,), dt, src._strides + (unit,))
-        d2 = _Temp(dst._buf, dst._shape + (k,), dt, dst._strides + (unit,))
-    s2._offset, d2._offset = src._offset, dst._offset
+    tail, tail_st = ((), ()) if k == 1 else ((k,), (unit,))
+    s2 = _Temp(src._buf, src._shape + tail, dt, src._strides + tail_st, src._offset)
+    d2 = _Temp(dst._buf, dst._shape + tail, dt, dst._strides + tail_st, dst._offset)
     ew.run(ew.COPY, (s2,), (d2,))

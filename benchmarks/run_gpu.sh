@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One full GPU check: the whole suite on the CUDA backend, then the side-by-side benchmark.
+# Usage (on a GPU machine, from the repository root):  bash benchmarks/run_gpu.sh [OUTDIR]
+# Logs and the benchmark JSON go to OUTDIR (default ./gpu-run); a short summary is printed last.
+set -uo pipefail
+out=${1:-${OUT:-./gpu-run}}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 CUPYNUM_BACKEND=cuda
+export CUPYNUM_CACHE_DIR=${CUPYNUM_CACHE_DIR:-/tmp/cupynum-cache}
+if compgen -G ".whl/*.whl" >/dev/null; then  # wheels carried to a machine without an index
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+python3 -m cupynum info 2>&1 | tee "$out/info.txt"
+/usr/bin/time -f "precompile: %e s" python3 -m cupynum precompile --jobs 16 >"$out/precompile.log" 2>&1
+tail -2 "$out/precompile.log"
+timeout ${SUITE_TIMEOUT:-330} python3 -m pytest -q -n ${WORKERS:-8} -p no:cacheprovider \
+  ${PYTEST_ARGS:-} >"$out/pytest.log" 2>&1
+echo "pytest exit: $?"
+grep -E "^(FAILED|ERROR)" "$out/pytest.log" | head -${SHOW_FAILED:-40}
+if [ "${BENCH:-1}" = 1 ]; then
+  timeout ${BENCH_TIMEOUT:-200} python3 benchmarks/side_by_side.py ${BENCH_ARGS:-} \
+    --json "$out/bench.json" >"$out/bench.log" 2>&1
+  echo "bench exit: $?"
+  cat "$out/bench.log" | cut -c1-220 | tail -40
+fi
+tail -1 "$out/pytest.log"
