@@ -7,12 +7,14 @@
 //   * arithmetic, square, reciprocal, sign, comparisons, maximum/minimum/fmax/fmin,
 //     exp2, log2, log10, expm1, log1p and the small-integer-exponent path of power are
 //     NumPy's own C formulas (loops.c.src, funcs.inc.src, npy_math_complex.c.src); they are
-//     evaluated here with the same formulas in the same precision.
+//     evaluated here with the same formulas in the same precision (multiply and square
+//     with the fused first product of NumPy's SIMD loops).
 //   * exp, log, sqrt, sin, cos, tan, sinh, cosh, tanh, arcsin, arccos, arctan, arcsinh,
 //     arccosh, arctanh and the general power are the C99 functions (glibc cexp, clog,
 //     csqrt, ...).  They are implemented here with accuracy-preserving algorithms
 //     (Hull-Fairgrieve-Tang for arcsin/arccos, compensated |z|^2 - 1 for log and
-//     arctanh, scaled overflow paths) and C99 Annex G special values.  complex64 runs
+//     arctanh, scaled overflow paths) and glibc's choices of C99 Annex G special values
+//     (signs taken from an input NaN are read from its bits).  complex64 runs
 //     them in double and rounds once, so it is within ~1 ulp of the correctly rounded
 //     result; complex128 within a few ulp.  Power is exp(b * log(a)) like glibc's cpow.
 #pragma once

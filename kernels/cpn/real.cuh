@@ -596,4 +596,11 @@ struct lcm {  // |a| / gcd * |b|, wrapping
 #undef CPN_CX_BINARY
 #undef CPN_CX_CMP
 
+// The select behind numpy.where(c, x, y) and the where= mask of ufuncs (not a ufunc, so not
+// a table row): cond is bool, a and b are already in the output's compute type.
+struct where_ {
+  template <class C, class T>
+  CPN_HD T operator()(C cond, T a, T b) const { return cond ? a : b; }
+};
+
 }  // namespace cpn

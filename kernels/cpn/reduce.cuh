@@ -1,0 +1,462 @@
+// cupynum kernels: reductions, arg-reductions and scans (cupynum/_backends/cuda/reduction.py
+// writes the extern "C" instantiations).
+//
+// Include after cpn/real.cuh or cpn/complex.cuh.  Everything is deterministic: a fixed
+// launch shape gives a fixed combination order (no atomics at all).
+//
+// The iteration space is (M kept positions) x (R reduced positions).  Kept and reduced
+// positions are decomposed over at most RED_MAXD dims each (innermost first), with byte
+// strides of the input (and of the output for kept dims), passed by value in `rdims`.
+//
+// A Reducer policy says what is accumulated (`state`), how an element is loaded, how two
+// states combine (associative; commutative up to the deterministic order used here) and
+// how the final state is stored:
+//   plain<Op, In, Acc, Out>   state = Acc (compute type), combine = Op{} (a table functor)
+//   arg<Cmp, In, Acc>         state = (value, index); ties and NaN keep the lower index
+//   *_part<...>               the same, loading states written by a previous pass
+//
+// Kernels (one thread block = RED_BLOCK threads):
+//   rows  a group (the block, or one warp) reduces a slice of one row: contiguous or
+//         strided reduced dims, 16-byte vector loads when the row is contiguous
+//   cols  each thread walks the reduced positions of one kept position (coalesced across
+//         threads when the kept dims are innermost); also the sequential kernel for
+//         non-reorderable ops (subtract.reduce ...)
+//   scan_cols  sequential scan, one thread per line
+//   scan_rows  block scan of a slice of one line with a carry from a previous pass
+#pragma once
+
+#ifndef RED_BLOCK
+#define RED_BLOCK 256
+#endif
+#define RED_MAXD 4
+#define RED_ITEMS 8
+
+namespace cpn_red {
+
+struct rdims {
+  long long kshape[RED_MAXD];
+  long long kin[RED_MAXD];
+  long long kout[RED_MAXD];
+  long long rshape[RED_MAXD];
+  long long rin[RED_MAXD];
+};
+
+template <class T, int V> struct alignas(sizeof(T) * V) vec { T v[V]; };
+
+// Element loads and stores; complex moves as two components (NumPy aligns complex arrays
+// only to the component size).
+template <class T> __device__ __forceinline__ T ld(const char* p) {
+  return *reinterpret_cast<const T*>(p);
+}
+template <class T> __device__ __forceinline__ void st(char* p, const T& v) {
+  *reinterpret_cast<T*>(p) = v;
+}
+#ifdef CPN_RED_COMPLEX
+template <> __device__ __forceinline__ cpn::complex<float> ld(const char* p) {
+  const float* q = reinterpret_cast<const float*>(p);
+  return cpn::complex<float>(q[0], q[1]);
+}
+template <> __device__ __forceinline__ cpn::complex<double> ld(const char* p) {
+  const double* q = reinterpret_cast<const double*>(p);
+  return cpn::complex<double>(q[0], q[1]);
+}
+template <> __device__ __forceinline__ void st(char* p, const cpn::complex<float>& v) {
+  float* q = reinterpret_cast<float*>(p);
+  q[0] = v.re;
+  q[1] = v.im;
+}
+template <> __device__ __forceinline__ void st(char* p, const cpn::complex<double>& v) {
+  double* q = reinterpret_cast<double*>(p);
+  q[0] = v.re;
+  q[1] = v.im;
+}
+#endif
+
+// Offsets of kept position m (input and output) and of reduced position r (input).
+__device__ __forceinline__ void kept_offsets(const rdims& g, int kd, long long m, long long& oi,
+                                             long long& oo) {
+  oi = 0;
+  oo = 0;
+#pragma unroll
+  for (int d = 0; d < RED_MAXD; ++d) {
+    if (d >= kd) break;
+    long long c = m;
+    if (d + 1 < kd) {
+      const long long q = m / g.kshape[d];
+      c = m - q * g.kshape[d];
+      m = q;
+    }
+    oi += c * g.kin[d];
+    oo += c * g.kout[d];
+  }
+}
+__device__ __forceinline__ long long red_offset(const rdims& g, int rd, long long r) {
+  if (rd == 1) return r * g.rin[0];
+  long long o = 0;
+#pragma unroll
+  for (int d = 0; d < RED_MAXD; ++d) {
+    if (d >= rd) break;
+    long long c = r;
+    if (d + 1 < rd) {
+      const long long q = r / g.rshape[d];
+      c = r - q * g.rshape[d];
+      r = q;
+    }
+    o += c * g.rin[d];
+  }
+  return o;
+}
+
+// --- reducers ------------------------------------------------------------------------------
+
+template <class T> struct compute { typedef T type; };
+template <> struct compute<cpn::half> { typedef float type; };
+
+template <class Op, class In, class Acc, class Out> struct plain {
+  typedef typename compute<Acc>::type C;
+  typedef C state;
+  C ident;
+  __device__ __forceinline__ state empty() const { return ident; }
+  __device__ __forceinline__ state load(const char* p, long long) const {
+    // input -> loop dtype (NumPy casts the operand to the loop) -> compute type
+    return cpn::cast<C>(cpn::cast<Acc>(ld<In>(p)));
+  }
+  __device__ __forceinline__ state combine(const state& a, const state& b) const {
+    return (C)Op{}(a, b);  // float16 loops accumulate in float (as NumPy's pairwise sum)
+  }
+  __device__ __forceinline__ void store(char* p, const state& s) const {
+    st<Out>(p, cpn::cast<Out>(cpn::cast<Acc>(s)));
+  }
+};
+
+// A previous pass's partial states as the input (same combine; loads a C directly).
+template <class Op, class In, class Acc, class Out> struct plain_part : plain<Op, In, Acc, Out> {
+  typedef plain<Op, In, Acc, Out> base;
+  typedef typename base::state state;
+  __device__ __forceinline__ state load(const char* p, long long) const {
+    return ld<state>(p);
+  }
+};
+
+// arg-reductions: Cmp::better(b, a) is true when value b beats value a strictly.
+struct argmax_cmp {
+  template <class T> __device__ __forceinline__ static bool nan(const T& a) {
+    return cpn::isnan{}(a);
+  }
+  template <class T> __device__ __forceinline__ static bool better(const T& b, const T& a) {
+    if (nan(a)) return false;
+    if (nan(b)) return true;
+    return cpn::greater{}(b, a);
+  }
+};
+struct argmin_cmp {
+  template <class T> __device__ __forceinline__ static bool nan(const T& a) {
+    return cpn::isnan{}(a);
+  }
+  template <class T> __device__ __forceinline__ static bool better(const T& b, const T& a) {
+    if (nan(a)) return false;
+    if (nan(b)) return true;
+    return cpn::less{}(b, a);
+  }
+};
+
+template <class C> struct argstate {
+  C v;
+  long long i;  // -1: empty
+};
+
+template <class Cmp, class In, class Acc, class Out> struct arg {
+  typedef typename compute<Acc>::type C;
+  typedef argstate<C> state;
+  C ident;  // unused
+  __device__ __forceinline__ state empty() const {
+    state s;
+    s.v = ident;
+    s.i = -1;
+    return s;
+  }
+  __device__ __forceinline__ state load(const char* p, long long r) const {
+    state s;
+    s.v = cpn::cast<C>(cpn::cast<Acc>(ld<In>(p)));
+    s.i = r;
+    return s;
+  }
+  __device__ __forceinline__ state combine(const state& a, const state& b) const {
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    if (Cmp::better(b.v, a.v)) return b;
+    if (Cmp::better(a.v, b.v)) return a;
+    return b.i < a.i ? b : a;  // equal (or both NaN): the first occurrence
+  }
+  __device__ __forceinline__ void store(char* p, const state& s) const {
+    st<Out>(p, (Out)s.i);
+  }
+};
+template <class Cmp, class In, class Acc, class Out> struct arg_part : arg<Cmp, In, Acc, Out> {
+  typedef typename arg<Cmp, In, Acc, Out>::state state;
+  __device__ __forceinline__ state load(const char* p, long long) const {
+    return ld<state>(p);
+  }
+};
+
+// --- group reduction in shared memory (fixed tree: deterministic) -------------------------
+
+template <class R, int G>
+__device__ __forceinline__ typename R::state group_reduce(const R& red, typename R::state v,
+                                                          typename R::state* sm, int lane) {
+  sm[lane] = v;
+  if (G > 32) __syncthreads(); else __syncwarp();
+#pragma unroll
+  for (int s = G / 2; s > 0; s >>= 1) {
+    if (lane < s) sm[lane] = red.combine(sm[lane], sm[lane + s]);
+    if (G > 32) __syncthreads(); else __syncwarp();
+  }
+  typename R::state out = sm[0];
+  if (G > 32) __syncthreads(); else __syncwarp();  // sm may be reused right after
+  return out;
+}
+
+// flags
+#define RED_FINAL 1     // write the result through R::store (else: a partial state)
+#define RED_CONTIG 2    // one reduced dim of stride sizeof(In) (vector loads allowed)
+#define RED_INIT 4      // combine `init` first (user `initial`; sequential ops: start value)
+#define RED_SEQ 8       // sequential in r order, no identity (non-reorderable ops): cols only
+
+// rows: group g (block, or warp of the block when G == 32) handles (m, s) = one slice of
+// `chunk` reduced positions of kept position m; S slices per row.
+template <class R, int G>
+__device__ void rows(const R& red, const char* in, char* out, typename R::state init,
+                     const rdims& g, long long M, long long R_, int kd, int rd, long long chunk,
+                     int S, int flags) {
+  typedef typename R::state state;
+  __shared__ alignas(16) unsigned char smraw[RED_BLOCK * sizeof(state)];
+  state* small = reinterpret_cast<state*>(smraw);
+  const int per = RED_BLOCK / G;  // groups per block
+  const int lane = threadIdx.x % G;
+  const int grp = threadIdx.x / G;
+  state* sm = small + grp * G;
+  const long long gid = (long long)blockIdx.x * per + grp;
+  const long long m = gid / S;
+  const int s = (int)(gid - m * S);
+  if (m >= M) return;  // whole group leaves together (G == 32), or the whole block
+  long long oi, oo;
+  kept_offsets(g, kd, m, oi, oo);
+  long long r0 = (long long)s * chunk;
+  long long r1 = r0 + chunk < R_ ? r0 + chunk : R_;
+  state acc = red.empty();
+  const char* base = in + oi;
+  if (flags & RED_CONTIG) {
+    const long long n = r1 > r0 ? r1 - r0 : 0;
+    const char* p = base + r0 * g.rin[0];
+    const long long isz = g.rin[0];
+    // vector path for power-of-two element sizes < 16 bytes
+    constexpr int VS = 16;
+    long long head = n;
+    if (isz < VS && (VS % isz) == 0 && (((unsigned long long)p) % isz) == 0) {
+      head = (long long)(((VS - ((unsigned long long)p % VS)) % VS) / isz);
+      if (head > n) head = n;
+    }
+    for (long long i = lane; i < head; i += G) acc = red.combine(acc, red.load(p + i * isz, r0 + i));
+    long long done = head;
+    if (head < n) {
+      const int V = (int)(VS / isz);
+      const long long nv = (n - head) / V;
+      const char* pv = p + head * isz;
+      state a2 = red.empty();
+#pragma unroll 1
+      for (long long j = lane; j < nv; j += 2 * G) {
+        const long long j2 = j + G;
+        // both vectors' loads first (two 16-byte loads in flight per thread)
+        typedef vec<unsigned int, 4> u4;
+        const u4 v1 = *reinterpret_cast<const u4*>(pv + j * VS);
+        u4 v2 = v1;
+        const bool has2 = j2 < nv;
+        if (has2) v2 = *reinterpret_cast<const u4*>(pv + j2 * VS);
+        const char* c1 = reinterpret_cast<const char*>(&v1);
+        const char* c2 = reinterpret_cast<const char*>(&v2);
+        const long long rb1 = r0 + head + j * V;
+        const long long rb2 = r0 + head + j2 * V;
+        for (int k = 0; k < V; ++k) acc = red.combine(acc, red.load(c1 + k * isz, rb1 + k));
+        if (has2)
+          for (int k = 0; k < V; ++k) a2 = red.combine(a2, red.load(c2 + k * isz, rb2 + k));
+      }
+      acc = red.combine(acc, a2);
+      done = head + nv * V;
+    }
+    for (long long i = done + lane; i < n; i += G) acc = red.combine(acc, red.load(p + i * isz, r0 + i));
+  } else {
+    state a2 = red.empty();
+    long long r = r0 + lane;
+#pragma unroll 1
+    for (; r + G < r1; r += 2 * G) {
+      const state x1 = red.load(base + red_offset(g, rd, r), r);
+      const state x2 = red.load(base + red_offset(g, rd, r + G), r + G);
+      acc = red.combine(acc, x1);
+      a2 = red.combine(a2, x2);
+    }
+    if (r < r1) acc = red.combine(acc, red.load(base + red_offset(g, rd, r), r));
+    acc = red.combine(acc, a2);
+  }
+  acc = group_reduce<R, G>(red, acc, sm, lane);
+  if (lane == 0) {
+    if (flags & RED_FINAL) {
+      if (flags & RED_INIT) acc = red.combine(init, acc);
+      red.store(out + oo, acc);
+    } else {
+      st<state>(out + (m * S + s) * (long long)sizeof(state), acc);
+    }
+  }
+}
+
+// cols: thread i (over blockIdx.x * RED_BLOCK + threadIdx.x) is kept position m, grid y is
+// the slice s of `chunk` reduced positions; partials are laid out [S][M].
+template <class R>
+__device__ void cols(const R& red, const char* in, char* out, typename R::state init,
+                     const rdims& g, long long M, long long R_, int kd, int rd, long long chunk,
+                     int S, int flags) {
+  typedef typename R::state state;
+  const long long m = (long long)blockIdx.x * RED_BLOCK + threadIdx.x;
+  if (m >= M) return;
+  const int s = blockIdx.y;
+  long long oi, oo;
+  kept_offsets(g, kd, m, oi, oo);
+  const char* base = in + oi;
+  const long long r0 = (long long)s * chunk;
+  const long long r1 = r0 + chunk < R_ ? r0 + chunk : R_;
+  state acc;
+  if (flags & RED_SEQ) {
+    long long r = r0;
+    if (flags & RED_INIT) {
+      acc = init;
+    } else {
+      acc = red.load(base + red_offset(g, rd, r), r);
+      ++r;
+    }
+#pragma unroll 1
+    for (; r < r1; ++r) acc = red.combine(acc, red.load(base + red_offset(g, rd, r), r));
+    red.store(out + oo, acc);
+    return;
+  }
+  state a0 = red.empty(), a1 = red.empty(), a2 = red.empty(), a3 = red.empty();
+  long long r = r0;
+  if (rd == 1) {
+    const long long st1 = g.rin[0];
+    const char* p = base + r0 * st1;
+#pragma unroll 1
+    for (; r + 3 < r1; r += 4, p += 4 * st1) {
+      const state x0 = red.load(p, r), x1 = red.load(p + st1, r + 1);
+      const state x2 = red.load(p + 2 * st1, r + 2), x3 = red.load(p + 3 * st1, r + 3);
+      a0 = red.combine(a0, x0);
+      a1 = red.combine(a1, x1);
+      a2 = red.combine(a2, x2);
+      a3 = red.combine(a3, x3);
+    }
+  }
+  for (; r < r1; ++r) a0 = red.combine(a0, red.load(base + red_offset(g, rd, r), r));
+  acc = red.combine(red.combine(a0, a1), red.combine(a2, a3));
+  if (flags & RED_FINAL) {
+    if (flags & RED_INIT) acc = red.combine(init, acc);
+    red.store(out + oo, acc);
+  } else {
+    st<state>(out + ((long long)s * M + m) * (long long)sizeof(state), acc);
+  }
+}
+
+// --- scans -----------------------------------------------------------------------------------
+// scan_cols: one thread per line m, sequential inclusive scan over r (any op).  Output
+// offsets: the kept dims' kout strides, and ostride per step.  With RED_INIT the line
+// starts from carries[m] (a state array, C order over m), used by the 3-phase scan for
+// its partial sums; with RED_FINAL clear, states are stored (a partial-sum pass).
+template <class R>
+__device__ void scan_cols(const R& red, const char* in, char* out, const rdims& g,
+                          long long M, long long R_, int kd, int rd, long long ostride,
+                          int flags) {
+  typedef typename R::state state;
+  const long long m = (long long)blockIdx.x * RED_BLOCK + threadIdx.x;
+  if (m >= M) return;
+  long long oi, oo;
+  kept_offsets(g, kd, m, oi, oo);
+  const char* base = in + oi;
+  char* ob = out + oo;
+  state acc = red.load(base, 0);
+  long long r = 0;
+#pragma unroll 1
+  for (;;) {
+    if (flags & RED_FINAL) red.store(ob + r * ostride, acc);
+    else st<state>(ob + r * ostride, acc);
+    if (++r >= R_) break;
+    acc = red.combine(acc, red.load(base + red_offset(g, rd, r), r));
+  }
+}
+
+// scan_rows: block (m, s) scans positions [s*chunk, (s+1)*chunk) of line m, starting from
+// carries[m*S + s - 1] (inclusive partial sums of the previous slices) when s > 0.  Tiles
+// of RED_BLOCK * RED_ITEMS elements: each thread scans RED_ITEMS consecutive elements, the
+// block scans the thread totals (Hillis-Steele in shared memory), then writes.
+template <class R>
+__device__ void scan_rows(const R& red, const char* in, char* out, const char* carries,
+                          const rdims& g, long long M, long long R_, int kd, int rd,
+                          long long ostride, long long chunk, int S) {
+  typedef typename R::state state;
+  __shared__ alignas(16) unsigned char smraw[2 * RED_BLOCK * sizeof(state)];
+  state* sm = reinterpret_cast<state*>(smraw);
+  const long long m = blockIdx.x / S;
+  const int s = (int)(blockIdx.x - m * S);
+  const int t = threadIdx.x;
+  long long oi, oo;
+  kept_offsets(g, kd, m, oi, oo);
+  const char* base = in + oi;
+  char* ob = out + oo;
+  const long long r0 = (long long)s * chunk;
+  const long long r1 = r0 + chunk < R_ ? r0 + chunk : R_;
+  bool have = s > 0;
+  state carry = red.empty();
+  if (have) carry = ld<state>(carries + (m * S + s - 1) * (long long)sizeof(state));
+  const long long tile = (long long)RED_BLOCK * RED_ITEMS;
+#pragma unroll 1
+  for (long long t0 = r0; t0 < r1; t0 += tile) {
+    state v[RED_ITEMS];
+    const long long first = t0 + (long long)t * RED_ITEMS;
+    int cnt = 0;
+#pragma unroll
+    for (int k = 0; k < RED_ITEMS; ++k) {
+      const long long r = first + k;
+      if (r < r1) {
+        const state x = red.load(base + red_offset(g, rd, r), r);
+        v[k] = k == 0 ? x : red.combine(v[k - 1], x);
+        cnt = k + 1;
+      }
+    }
+    // block-wide inclusive scan of thread totals; threads without elements hold empty()
+    state tot = cnt ? v[cnt - 1] : red.empty();
+    int cur = 0;
+    sm[t] = tot;
+    __syncthreads();
+#pragma unroll 1
+    for (int off = 1; off < RED_BLOCK; off <<= 1) {
+      state x = sm[cur * RED_BLOCK + t];
+      if (t >= off) x = red.combine(sm[cur * RED_BLOCK + t - off], x);
+      sm[(1 - cur) * RED_BLOCK + t] = x;
+      cur = 1 - cur;
+      __syncthreads();
+    }
+    // exclusive prefix of this thread = carry (+) inclusive of thread t-1
+    bool hp = have || t > 0;
+    state pre = carry;
+    if (t > 0) pre = have ? red.combine(carry, sm[cur * RED_BLOCK + t - 1])
+                          : sm[cur * RED_BLOCK + t - 1];
+    const state total = sm[cur * RED_BLOCK + RED_BLOCK - 1];
+#pragma unroll
+    for (int k = 0; k < RED_ITEMS; ++k) {
+      if (k < cnt) {
+        const state y = hp ? red.combine(pre, v[k]) : v[k];
+        red.store(ob + (first + k) * ostride, y);
+      }
+    }
+    carry = have ? red.combine(carry, total) : total;
+    have = true;
+    __syncthreads();  // sm is rewritten by the next tile
+  }
+}
+
+}  // namespace cpn_red
