@@ -270,8 +270,41 @@ class ufunc:
     def reduceat(self, *args, **kwargs):
         return self._host_method("reduceat", *args, **kwargs)
 
-    def at(self, *args, **kwargs):
-        self._host_method("at", *args, **kwargs)
+    def at(self, a, indices, b=None, /):
+        """Unbuffered ``a[indices] = self(a[indices], b)``: repeated indices accumulate."""
+        if not isinstance(a, ndarray):
+            return self._host_method("at", a, indices, *(() if b is None else (b,)))
+        if self.nout != 1 or self.nin not in (1, 2):
+            raise ValueError("Only unary and binary ufuncs supported at this time")
+        if (b is None) != (self.nin == 1):
+            raise ValueError("second operand needed for ufunc" if b is None else
+                             "second operand provided when ufunc is unary")
+        if not a._c_contig:  # work on a contiguous copy, then write it back
+            tmp = a.copy()
+            self.at(tmp, indices, b)
+            a[...] = tmp
+            return None
+        from ._api.creation import arange
+
+        target = _as_array(arange(a._size, dtype=np.int64).reshape(a._shape)[indices])
+        positions = target.copy().reshape(-1)  # flat element indices, NumPy's index rules
+        types = (a.dtype,) if self.nin == 1 else (a.dtype, (
+            b.dtype if isinstance(b, (ndarray, np.generic)) else _scalar_type(b)))
+        loop = tuple(normalize(d) for d in self._np.resolve_dtypes(
+            types + (a.dtype,), casting="unsafe"))
+        values = None
+        if self.nin == 2:
+            if isinstance(b, ndarray) or not isinstance(b, (*_PY_SCALARS, np.generic)):
+                bv = _as_array(b)
+                values = broadcast_view(bv, target._shape).astype(loop[1]).reshape(-1)
+                if values._size != positions._size:
+                    raise ValueError("array is not broadcastable to correct shape")
+            else:
+                values = loop[1].type(b)
+        op = self._op(tuple(d.char for d in loop))
+        if positions._size:
+            _backends.get().ufunc_at(op, self._row, a, positions, values)
+        return None
 
 
 _HOST = object()  # marks an operand only NumPy can handle (value-dependent promotion)

@@ -322,3 +322,57 @@ def test_at_with_repeated_indices():
         xp.add.at(a, [0, 0, 2, 2, 2], 1)
         return a
     compare(f, np.zeros(4))
+
+
+@pytest.mark.parametrize("name,dtype,value", [
+    ("add", np.float32, np.float64(1.1)), ("add", np.int64, 1.5), ("add", np.uint8, 255),
+    ("multiply", np.int16, 3), ("subtract", np.float64, np.arange(5.0)),
+    ("maximum", np.float16, 2.5), ("minimum", np.int8, -3), ("add", np.complex64, 1 + 2j),
+    ("add", np.complex128, 1 - 1j), ("bitwise_or", np.uint16, 6), ("add", np.bool_, True),
+    ("negative", np.float32, None), ("add", np.float64, np.float32(0.5)),
+])
+def test_at_forms(name, dtype, value):
+    def f(xp, a):
+        uf = getattr(xp, name)
+        idx = [0, 1, 1, 3, 3, 3, 4]
+        if value is None:
+            uf.at(a, idx)
+        elif isinstance(value, np.ndarray):
+            uf.at(a, [0, 0, 2, 2, 4], xp.asarray(value) if xp is not np else value)
+        else:
+            uf.at(a, idx, value)
+        return a
+    compare(f, (np.arange(5) % 3).astype(dtype))
+
+
+def test_at_2d_noncontiguous_and_errors():
+    def f(xp, a):
+        v = a[:, ::2]
+        xp.add.at(v, (np.array([0, 0, 1]), np.array([1, 1, 0])), 10)
+        return a
+    compare(f, np.zeros((3, 6)))
+
+    def g(xp, a):
+        xp.add.at(a, [0, 5], 1)
+    compare(g, np.zeros(3))
+
+    def h(xp, a):
+        xp.add.at(a, [0, 1], xp.asarray(np.ones(3)) if xp is not np else np.ones(3))
+    compare(h, np.zeros(3))
+
+
+def test_ufunc_at_kernels_compile_with_nvrtc():
+    pytest.importorskip("cuda.bindings")
+    from cupynum._backends.cuda import compiler, ufunc_at
+
+    cases = [("add", 2, "float", 4, "float", "float", ("float", "float"), False),
+             ("add", 2, "cpn::uint8_t", 1, "cpn::uint8_t", "cpn::uint8_t",
+              ("cpn::uint8_t", "cpn::uint8_t"), True),
+             ("maximum", 2, "cpn::half", 2, "cpn::half", "cpn::half", ("float", "float"), True),
+             ("add", 2, "cpn::complex64", 8, "cpn::complex128", "cpn::complex128",
+              ("cpn::complex128", "cpn::complex128"), False),
+             ("negative", 1, "double", 8, "double", "", ("double",), False),
+             ("add", 2, "cpn::int64_t", 8, "double", "double", ("double", "double"), True)]
+    for functor, nin, store, size, loop_in, loop_v, compute, scalar in cases:
+        src = ufunc_at._source(functor, nin, store, size, loop_in, loop_v, compute, scalar)
+        assert len(compiler.compile_cubin(src, arch="sm_90").cubin) > 0

@@ -71,8 +71,147 @@ class HostBackend:
 
         return launch
 
+    def ufunc_at(self, op: ElementwiseOp, row, a, positions, values) -> None:
+        """NumPy's own ``ufunc.at`` on the flat view of C-contiguous ``a``; ``positions``
+        are flat element indices (int64)."""
+        flat = view(a).reshape(-1)
+        args = () if values is None else (view(values) if hasattr(values, "_buf") else values,)
+        with np.errstate(all="ignore"):
+            getattr(np, op.ufunc).at(flat, view(positions), *args)
+
     def synchronize(self) -> None:
         pass
+
+    # linear algebra, FFT, random (docs/internals.md, "Libraries") ------------------------
+    # Stacked matrices are (B, m, n) views; outputs are C-contiguous; ``info`` results are
+    # host int arrays (one per matrix, > 0 where the factorisation failed).
+    def matmul(self, a, b, out) -> None:
+        np.matmul(view(a), view(b), out=view(out))
+
+    def solve(self, a, b, x):
+        return _per_matrix(lambda i: np.linalg.solve(view(a)[i], view(b)[i]), view(x),
+                           a._shape[0])
+
+    def slogdet(self, a, sign, logabsdet) -> None:
+        s, l = np.linalg.slogdet(view(a))
+        view(sign)[...], view(logabsdet)[...] = s, l
+
+    def cholesky(self, a, out, upper: bool):
+        return _per_matrix(lambda i: np.linalg.cholesky(view(a)[i], upper=upper), view(out),
+                           a._shape[0])
+
+    def qr(self, a, q, r) -> None:
+        mode = "complete" if r._shape[-2] > min(a._shape[-2:]) or (
+            q is not None and q._shape[-1] > min(a._shape[-2:])) else "reduced"
+        res = np.linalg.qr(view(a), mode=mode)
+        view(r)[...] = res.R
+        if q is not None:
+            view(q)[...] = res.Q
+
+    def svd(self, a, u, s, vh):
+        if u is None:
+            view(s)[...] = np.linalg.svd(view(a), compute_uv=False)
+        else:
+            full = u._shape[-1] == a._shape[-2] and a._shape[-2] != a._shape[-1]
+            res = np.linalg.svd(view(a), full_matrices=full)
+            view(u)[...], view(s)[...], view(vh)[...] = res
+        return np.zeros(a._shape[0], np.int32)
+
+    def eigh(self, a, w, v, lower: bool):
+        uplo = "L" if lower else "U"
+        if v is None:
+            view(w)[...] = np.linalg.eigvalsh(view(a), UPLO=uplo)
+        else:
+            view(w)[...], view(v)[...] = np.linalg.eigh(view(a), UPLO=uplo)
+        return np.zeros(a._shape[0], np.int32)
+
+    def fft(self, x, out, kind: str, rank: int, forward: bool) -> None:
+        axes = tuple(range(-rank, 0))
+        xv = view(x)
+        if kind == "c2c":
+            res = (np.fft.fftn(xv, axes=axes) if forward
+                   else np.fft.ifftn(xv, axes=axes, norm="forward"))
+        elif kind == "r2c":
+            res = np.fft.rfftn(xv, axes=axes)
+        else:
+            res = np.fft.irfftn(xv, s=out._shape[-rank:], axes=axes, norm="forward")
+        np.copyto(view(out), res, casting="unsafe")
+
+    def rng_state(self, seed: int):
+        return _HostRng(seed)
+
+    # gather, scatter, compaction, sort (docs/internals.md) ------------------------------
+    def gather(self, src, indices, axis, out, check):
+        s, idx = view(src), [view(i) for i in indices]
+        if check:
+            bad = _first_bad(idx, s.shape[axis:axis + len(idx)])
+            if bad is not None:
+                return bad
+        view(out)[...] = s[(slice(None),) * axis + tuple(idx)]
+        return None
+
+    def scatter(self, dst, indices, axis, values, check):
+        d, idx = view(dst), [view(i) for i in indices]
+        if check:
+            bad = _first_bad(idx, d.shape[axis:axis + len(idx)])
+            if bad is not None:
+                return bad
+        d[(slice(None),) * axis + tuple(idx)] = view(values)
+        return None
+
+    def flatnonzero(self, mask):
+        res = np.flatnonzero(view(mask)).astype(np.intp)
+        return self.from_host(res), res.size
+
+    def sort(self, src, values, indices, stable=False):
+        s = view(src)
+        if indices is not None:
+            view(indices)[...] = np.argsort(s, axis=-1, kind="stable")
+        if values is not None:
+            view(values)[...] = np.sort(s, axis=-1, kind="stable" if stable else None)
+
+    def searchsorted(self, a, v, side, out):
+        view(out)[...] = np.searchsorted(view(a), view(v), side=side)
+
+
+def _first_bad(idx, sizes):
+    """(j, value) of an out-of-bounds index in index array j, or None."""
+    for j, (i, n) in enumerate(zip(idx, sizes)):
+        bad = (i < -n) | (i >= n)
+        if bad.any():
+            return j, int(i[bad].flat[0])
+    return None
+
+
+def _per_matrix(fn, out, count):
+    """Run ``fn(i)`` for each matrix i into ``out[i]``; infos (1 where NumPy raised)."""
+    info = np.zeros(count, np.int32)
+    for i in range(count):
+        try:
+            out[i] = fn(i)
+        except np.linalg.LinAlgError:
+            info[i] = 1
+    return info
+
+
+class _HostRng:
+    """The host stand-in for a cuRAND Philox generator (NumPy's Philox, same contract)."""
+
+    def __init__(self, seed: int):
+        self._g = np.random.Generator(np.random.Philox(int(seed) & (2**64 - 1)))
+
+    def fill(self, backend, kind: str, out, param=None) -> None:
+        o = view(out)
+        if kind == "uniform":  # (0, 1], as cuRAND
+            o[...] = 1 - self._g.random(o.shape, dtype=o.dtype)
+        elif kind == "normal":
+            o[...] = self._g.standard_normal(o.shape, dtype=o.dtype)
+        elif kind == "bits":
+            o[...] = self._g.integers(0, 2**32, o.shape, dtype=np.uint32)
+        elif kind == "poisson":
+            o[...] = self._g.poisson(param, o.shape)
+        else:
+            raise ValueError(kind)
 
 
 def _run_ufunc(op: ElementwiseOp, args, res) -> None:

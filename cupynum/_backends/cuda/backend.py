@@ -131,8 +131,86 @@ class CudaBackend:
     def contiguous_launcher(self, op: ElementwiseOp, operand_dtypes):
         return ew.contiguous_launcher(op, operand_dtypes)
 
+    def ufunc_at(self, op, row, a, positions, values) -> None:
+        """``ufunc.at`` on C-contiguous ``a`` at flat element ``positions`` (see ufunc_at.py);
+        16-byte elements have no device CAS: NumPy runs those on a host copy."""
+        from . import ufunc_at
+        from ... import _ops
+
+        if not ufunc_at.supported(a.dtype):
+            host = self.to_host(a)
+            pos = self.to_host(positions)
+            vals = values if values is None or not hasattr(values, "_buf") else \
+                self.to_host(values)
+            with np.errstate(all="ignore"):
+                getattr(np, op.ufunc).at(host.reshape(-1), pos, *(() if vals is None else (vals,)))
+            self.write_host(a, host)
+            return
+        compute = tuple(_ops.compute_ctype(row, c) for c in op.loop[: op.nin])
+        ufunc_at.ufunc_at(op, compute, a, positions, values)
+
     def synchronize(self) -> None:
         runtime.synchronize_stream()
+
+    # linear algebra, FFT, random (docs/internals.md, "Libraries"): cuBLAS, cuSOLVER, cuFFT,
+    # cuRAND through nvmath-python's bindings, imported on first use.
+    def matmul(self, a, b, out) -> None:
+        if out.dtype.char in "efdFD":
+            from . import blas
+
+            return blas.matmul(self, a, b, out)
+        # integer / bool products: through NumPy on the host (no integer GEMM kernel yet)
+        self.write_host(out, np.matmul(self.to_host(a), self.to_host(b)).astype(out.dtype))
+
+    def solve(self, a, b, x):
+        from . import solver
+
+        return solver.solve(self, a, b, x)
+
+    def slogdet(self, a, sign, logabsdet) -> None:
+        from . import solver
+
+        d, piv, _ = solver.slogdet(self, a)  # n values per matrix come to the host
+        n = a._shape[-1]
+        swaps = (piv != np.arange(1, n + 1, dtype=np.int32)).sum(axis=-1) % 2
+        with np.errstate(divide="ignore"):
+            mag = np.abs(d)
+            ph = np.where(mag == 0, 0, d / np.where(mag == 0, 1, mag))
+            s = np.prod(ph, axis=-1) * np.where(swaps, -1, 1)
+            s = np.where((mag == 0).any(axis=-1), 0, s)
+            la = np.log(mag).sum(axis=-1)
+        self.write_host(sign, s.astype(sign.dtype))
+        self.write_host(logabsdet, la.astype(logabsdet.dtype))
+
+    def cholesky(self, a, out, upper: bool):
+        from . import solver
+
+        return solver.cholesky(self, a, out, upper)
+
+    def qr(self, a, q, r) -> None:
+        from . import solver
+
+        solver.qr(self, a, q, r)
+
+    def svd(self, a, u, s, vh):
+        from . import solver
+
+        return solver.svd(self, a, u, s, vh)
+
+    def eigh(self, a, w, v, lower: bool):
+        from . import solver
+
+        return solver.eigh(self, a, w, v, lower)
+
+    def fft(self, x, out, kind: str, rank: int, forward: bool) -> None:
+        from . import fft
+
+        fft.fft(self, x, out, kind, rank, forward)
+
+    def rng_state(self, seed: int):
+        from . import rng
+
+        return rng.State(seed)
 
 
 def _bit_copy(src, dst) -> None:
