@@ -1,12 +1,19 @@
 """cupynum vs CuPy vs NumPy on identical inputs, in one process.
 
-    python benchmarks/side_by_side.py [--quick] [--json out.json] [--only NAME,...]
+    python benchmarks/side_by_side.py [--quick] [--json out.json] [--out DIR] [--only NAME,...]
 
 Each workload first checks that each library's result matches NumPy's, then times it:
 device workloads by syncing before and after a batch of calls (median over batches),
 per-call workloads as wall time per call over many calls.  Bandwidth counts bytes read
 plus bytes written, and is also given as a fraction of the device-copy bandwidth measured
 in the same run.  Libraries that are not installed (or no GPU) are skipped with a note.
+
+The programs in examples/ run as workloads too (benchmarks/example_workloads.py): each
+example's own code, called with ``np=`` cupynum, CuPy and NumPy on the same inputs; a
+library the example's code does not run under is reported with its error and skipped.
+``--out DIR`` writes DIR/latest.json (results plus the run's date, GPU and library
+versions), DIR/latest.md (a table) and DIR/latest.png (a chart, if matplotlib is installed);
+see benchmarks/report.py and the docs' benchmark page.
 """
 from __future__ import annotations
 
@@ -48,6 +55,8 @@ def sync(xp):
 
 
 def to_host(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(to_host(v) for v in x)
     if hasattr(x, "get"):
         return x.get()
     return np.asarray(x)
@@ -120,9 +129,148 @@ def workloads(quick):
         per_call=True)
     add("empty(1000) f32 (per call)", "call", (), lambda xp: xp.empty(1000, np.float32),
         per_call=True, check=False)
+    W.extend(library_workloads(quick))  # issue 6: cuBLAS / cuSOLVER / cuFFT / cuRAND rows
+    # reductions and scans (issue 4)
+    nm = 4096 if quick else 16384
+    mat = rng.standard_normal((nm, nm), dtype=np.float32)
+    add("a.sum() 2^28 f32", "device", (a32,), lambda xp, a: a.sum(), nb, tol=1000)
+    add("M.sum(axis=0) 16384^2 f32", "device", (mat,), lambda xp, m: m.sum(axis=0),
+        mat.nbytes + nm * 4, check=False)  # column sums near 0: rtol-only checks fail
+    add("M.sum(axis=1) 16384^2 f32", "device", (mat,), lambda xp, m: m.sum(axis=1),
+        mat.nbytes + nm * 4, tol=1000)
+    add("cumsum 2^28 f32", "device", (a32,), lambda xp, a: xp.cumsum(a), 2 * nb, check=False)
+    add("argmax 2^28 f32", "device", (a32,), lambda xp, a: a.argmax(), nb)
+    add("mean 2^28 f32", "device", (a32,), lambda xp, a: a.mean(), nb, tol=1000)
+    add("var 2^28 f32", "device", (a32,), lambda xp, a: a.var(), 3 * nb, tol=1000)
+    add("a.sum()  n=1000 (per call)", "call", (small,), lambda xp, a: a.sum(), per_call=True,
+        tol=10)
+    # indexing, layout, sorting, sets (issue 5)
+    add("M.T.copy() 16384^2 f32", "device", (mat,), lambda xp, m: m.T.copy(), 2 * mat.nbytes)
+    idx = rng.integers(0, n_big, n_big // 4)
+    add("a[idx] gather 2^26 of 2^28 f32", "device", (a32, idx), lambda xp, a, i: a[i],
+        (n_big // 4) * (8 + 4 + 4))
+    a26 = a32[: n_big // 4]
+    mask26 = a26 > 0
+    add("a[mask] 2^26 f32", "device", (a26, mask26), lambda xp, a, m: a[m],
+        a26.size * 5 + int(mask26.sum()) * 4)
+    add("sort 2^26 f32", "device", (a26,), lambda xp, a: xp.sort(a), 2 * a26.nbytes)
+    add("argsort 2^26 f32", "device", (a26,), lambda xp, a: xp.argsort(a), 3 * a26.nbytes,
+        check=False)  # ties: any order is valid
+    ints = rng.integers(0, 1 << 20, n_big // 16)
+    add("unique 2^24 int64", "device", (ints,), lambda xp, a: xp.unique(a), 2 * ints.nbytes)
+    half1, half2 = a32[: n_big // 2], b32[: n_big // 2]
+    add("concatenate 2x2^27 f32", "device", (half1, half2),
+        lambda xp, a, b: xp.concatenate([a, b]), 2 * nb)
+    add("stack 2x2^27 f32", "device", (half1, half2), lambda xp, a, b: xp.stack([a, b]),
+        2 * nb)
     add("H2D 1 GiB f32", "transfer", (gib,), None, gib.nbytes)
     add("D2H 1 GiB f32", "transfer", (gib,), None, gib.nbytes)
+    W.extend(example_workloads(quick))
     return W
+
+
+def library_workloads(quick):
+    """Linear algebra, FFT and random rows (smaller sizes with --quick)."""
+    rng = np.random.default_rng(1)
+    n_mm = 2048 if quick else 8192
+    n_solve = 1024 if quick else 4096
+    n_svd = 512 if quick else 2048
+    W = []
+
+    def add(name, inputs, fn, nbytes=0, check=True, rtol=1e-5, atol=1e-5, flops=0, reps=None):
+        W.append(dict(name=name, kind="library", inputs=inputs, fn=fn, nbytes=nbytes,
+                      per_call=False, check=check, tol=0, rtol=rtol, atol=atol, flops=flops,
+                      reps=reps, inner=1))
+
+    for dt in (np.float32, np.float64):
+        a = rng.standard_normal((n_mm, n_mm)).astype(dt)
+        b = rng.standard_normal((n_mm, n_mm)).astype(dt)
+        add(f"A@B {n_mm}^2 {np.dtype(dt).name}", (a, b), lambda xp, a, b: a @ b,
+            rtol=2e-3 if dt == np.float32 else 1e-9, atol=2e-2 if dt == np.float32 else 1e-9,
+            flops=2 * n_mm**3, reps=3)
+    small = rng.standard_normal((10000, 4, 4)).astype(np.float32)
+    add("batch 10000 4x4 f32 A@A", (small,), lambda xp, a: a @ a, 3 * small.nbytes)
+    n_fft = 2**20 if quick else 2**24
+    c = (rng.standard_normal(n_fft) + 1j * rng.standard_normal(n_fft)).astype(np.complex64)
+    add(f"fft 2^{n_fft.bit_length() - 1} c64", (c,), lambda xp, x: xp.fft.fft(x),
+        2 * c.nbytes, rtol=1e-3, atol=2e-1)
+    n_rfft = 2**21 if quick else 2**25
+    r = rng.standard_normal(n_rfft).astype(np.float32)
+    add(f"rfft 2^{n_rfft.bit_length() - 1} f32", (r,), lambda xp, x: xp.fft.rfft(x),
+        r.nbytes * 2, rtol=1e-3, atol=2e-1)
+    m = rng.standard_normal((n_solve, n_solve)) + n_solve * np.eye(n_solve)
+    rhs = rng.standard_normal((n_solve, 1))
+    add(f"linalg.solve {n_solve} f64", (m, rhs), lambda xp, m, b: xp.linalg.solve(m, b),
+        rtol=1e-8, atol=1e-10, reps=5)
+    sv = rng.standard_normal((n_svd, n_svd)).astype(np.float32)
+    add(f"svd {n_svd} f32 (s checked)", (sv,), lambda xp, a: xp.linalg.svd(a)[1],
+        rtol=1e-3, atol=1e-3, reps=3)
+    n_rng = 2**24 if quick else 2**28
+    add(f"standard_normal 2^{n_rng.bit_length() - 1} f32", (),
+        lambda xp: xp.random.default_rng(0).standard_normal(n_rng, dtype=np.float32),
+        n_rng * 4, check=False)
+    add(f"random 2^{n_rng.bit_length() - 1} f32", (),
+        lambda xp: xp.random.default_rng(0).random(n_rng, dtype=np.float32), n_rng * 4,
+        check=False)
+    return W
+
+
+def fresh_library_timings():
+    """First matmul and first FFT in a fresh process: import, handle, plan, call, apart."""
+    code = r'''
+import time, json
+import numpy
+t0 = time.perf_counter(); import cupynum as cp; from cupynum import _backends
+b = _backends.get(); x = cp.ones((512, 512), numpy.float32); b.synchronize()
+out = {"backend": b.name}
+t1 = time.perf_counter()
+if b.name == "cuda":
+    import nvmath.bindings.cublas, nvmath.bindings.cufft  # noqa: F401
+    t2 = time.perf_counter(); out["import_nvmath_bindings_s"] = t2 - t1
+    from cupynum._backends.cuda import blas, fft
+    blas.handle(); t3 = time.perf_counter(); out["cublas_handle_s"] = t3 - t2
+else:
+    t3 = time.perf_counter()
+y = x @ x; b.synchronize(); t4 = time.perf_counter(); out["first_matmul_512_s"] = t4 - t3
+y = x @ x; b.synchronize(); t5 = time.perf_counter(); out["second_matmul_512_s"] = t5 - t4
+z = cp.fft.fft(x); b.synchronize(); t6 = time.perf_counter()
+out["first_fft_512x512_s (plan included)"] = t6 - t5
+z = cp.fft.fft(x); b.synchronize(); t7 = time.perf_counter()
+out["second_fft_512x512_s (cached plan)"] = t7 - t6
+print(json.dumps(out))
+'''
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=os.path.join(os.path.dirname(__file__), os.pardir))
+    return json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {
+        "error": p.stderr[-2000:]}
+
+
+def example_workloads(quick):
+    """examples/*.py at a benchmark size (their --small size with --quick)."""
+    from example_workloads import NAMES, describe, prepare
+
+    size = "small" if quick else "medium"
+    W = []
+    for name in NAMES:
+        inputs, fn, rtol, atol = prepare(name, size)
+        W.append(dict(name=f"example {name} ({describe(name, size)})", kind="example",
+                      inputs=inputs, fn=fn, nbytes=0, per_call=False, check=True, tol=0,
+                      rtol=rtol, atol=atol, reps=3, inner=1))
+    return W
+
+
+def compare(got, ref, w):
+    """Raise AssertionError unless ``got`` matches NumPy's ``ref`` within w's tolerance."""
+    if isinstance(ref, tuple):
+        assert isinstance(got, tuple) and len(got) == len(ref), "different number of results"
+        for g, r in zip(got, ref):
+            compare(g, r, w)
+    elif "rtol" in w:
+        np.testing.assert_allclose(got, ref, rtol=w["rtol"], atol=w["atol"])
+    elif w["tol"]:
+        np.testing.assert_allclose(got, ref, rtol=1e-6 * w["tol"], atol=0)
+    else:
+        np.testing.assert_array_equal(got, ref)
 
 
 def run(libs, quick, only):
@@ -130,7 +278,7 @@ def run(libs, quick, only):
     for w in workloads(quick):
         if only and not any(o in w["name"] for o in only):
             continue
-        row = {"workload": w["name"], "bytes": w["nbytes"]}
+        row = {"workload": w["name"], "kind": w["kind"], "bytes": w["nbytes"]}
         ref = None
         for lib, xp in libs.items():
             if xp is np and w["kind"] in ("transfer",):
@@ -144,16 +292,13 @@ def run(libs, quick, only):
                     if w["check"]:
                         got = to_host(fn())
                         if ref is None:
-                            ref = w["fn"](np, *w["inputs"])
-                        if w["tol"]:
-                            np.testing.assert_allclose(got, ref, rtol=1e-6 * w["tol"], atol=0)
-                        else:
-                            np.testing.assert_array_equal(got, ref)
+                            ref = to_host(w["fn"](np, *w["inputs"]))
+                        compare(got, ref, w)
                     if w["per_call"]:
                         t = time_per_call(xp, fn, 2000 if quick else 20000)
                     else:
-                        reps = 3 if xp is np else 20
-                        t = time_device(xp, fn, reps, 1 if xp is np else 5)
+                        reps = w.get("reps") or (3 if xp is np else 20)
+                        t = time_device(xp, fn, reps, w.get("inner") or (1 if xp is np else 5))
                 row[lib] = t
             except Exception as e:  # noqa: BLE001 - report and go on
                 row[lib] = None
@@ -221,7 +366,21 @@ from cupynum import _backends
 b = _backends.get(); t3 = time.perf_counter(); out["backend_init_s"] = t3 - t2
 x = cp.ones(1000, numpy.float32); b.synchronize(); t4 = time.perf_counter()
 out["first_alloc_fill_s"] = t4 - t3
+from cupynum._backends.cuda import compiler, runtime
+spent = {"compile_or_cache_s": 0.0, "load_module_s": 0.0}
+def timed(fn, key):
+    def wrapper(*a, **k):
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            spent[key] += time.perf_counter() - t
+    return wrapper
+compiler.compile_cubin = timed(compiler.compile_cubin, "compile_or_cache_s")
+runtime.load_module = timed(runtime.load_module, "load_module_s")
+t4 = time.perf_counter()
 y = cp.sin(x); b.synchronize(); t5 = time.perf_counter(); out["first_sin_s"] = t5 - t4
+out["first_sin_breakdown"] = dict(spent)
 z = cp.cos(x); b.synchronize(); t6 = time.perf_counter(); out["first_cos_s"] = t6 - t5
 print(json.dumps(out))
 '''
@@ -242,6 +401,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--out", help="write latest.json, latest.md and latest.png here")
     ap.add_argument("--only", default="")
     args = ap.parse_args()
     libs = load_libraries()
@@ -255,6 +415,8 @@ def main():
         print(f"bare pre-packed launch of the add kernel: {extra['bare_launch_s'] * 1e6:.2f} us")
     extra["fresh_process"] = fresh_process_timings()
     print(json.dumps(extra["fresh_process"], indent=1))
+    extra["fresh_process_libraries"] = fresh_library_timings()
+    print(json.dumps(extra["fresh_process_libraries"], indent=1))
     copy = next((r for r in results if r["workload"].startswith("copy")), None)
     if copy and copy.get("cupynum"):
         ceiling = copy["bytes"] / copy["cupynum"]
@@ -262,9 +424,22 @@ def main():
             for lib in libs:
                 if r.get(lib) and r["bytes"]:
                     r[f"{lib}_frac_copy"] = r["bytes"] / r[lib] / ceiling
+    import report
+
+    data = {"meta": report.collect_meta(libs, args.quick), "results": results, "extra": extra}
+    print()
+    print(report.markdown_report(data))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"results": results, "extra": extra}, f, indent=1, default=str)
+            json.dump(data, f, indent=1, default=str)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "latest.json"), "w") as f:
+            json.dump(data, f, indent=1, default=str)
+        with open(os.path.join(args.out, "latest.md"), "w") as f:
+            f.write(report.markdown_report(data, heading_level=1))
+        note = report.draw_chart(data, os.path.join(args.out, "latest.png"))
+        print(f"note: {note}" if note else f"wrote {args.out}/latest.json, latest.md, latest.png")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,13 @@ globals().update(_UFUNCS)
 from ._api.creation import *  # noqa: E402,F401,F403
 from ._api.elementwise import *  # noqa: E402,F401,F403
 from ._api.metadata import *  # noqa: E402,F401,F403
+from ._api.reductions import *  # noqa: E402,F401,F403
+from ._api.statistics import *  # noqa: E402,F401,F403
+from ._api.products import *  # noqa: E402,F401,F403
+from ._api.indexing import *  # noqa: E402,F401,F403
+from ._api.manipulation import *  # noqa: E402,F401,F403
+from ._api.sorting import *  # noqa: E402,F401,F403
+from ._api.sets import *  # noqa: E402,F401,F403
 from . import fft, linalg, random, testing  # noqa: E402,F401
 
 __version__ = "0.1.0"

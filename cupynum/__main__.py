@@ -75,6 +75,10 @@ def precompile(arch: str | None, jobs: int | None) -> int:
             print(line, file=sys.stderr, flush=True)  # a log gets a line per quarter
     if tty:
         print(file=sys.stderr)
+    from cupynum._backends.cuda import reduction
+
+    rstats = reduction.precompile(arch=arch, jobs=jobs)
+    print(f"precompiled {rstats['programs']} reduction programs in {rstats['seconds']:.1f} s")
     print(f"precompiled {kernels} kernels in {total} programs for "
           f"{arch or compiler.default_arch()} ({compiled} compiled, {total - compiled} from the "
           f"cache) in {time.perf_counter() - t0:.1f} s")

@@ -506,23 +506,45 @@ def _make(buf, offset, shape, strides, dtype, base):
 
 
 def empty_array(shape, dtype, order="C"):
-    """A new uninitialised array (shape a tuple of ints, dtype a canonical numpy.dtype)."""
-    size = 1
-    for n in shape:
-        size *= n
-    nbytes = size * dtype.itemsize
-    buf = _backends.get().alloc(nbytes)
-    strides = _f_strides(shape, dtype.itemsize) if order == "F" else _c_strides(shape, dtype.itemsize)
-    a = object.__new__(ndarray)
-    a._buf = buf
+    """A new uninitialised array (shape a tuple of ints, dtype a canonical numpy.dtype).
+
+    Written flat for ``empty``'s per-call cost: the flags of a fresh array follow from its
+    shape alone (C order: C-contiguous, and F-contiguous too when at most one axis is
+    longer than 1 or the array is empty; F order mirrors that), as ``_contiguity`` would
+    compute them."""
+    itemsize = dtype.itemsize
+    if len(shape) == 1:
+        size = shape[0]
+        strides = (itemsize,)
+        c = f = True
+    else:
+        size = 1
+        long_axes = 0
+        for n in shape:
+            size *= n
+            if n != 1:
+                long_axes += 1
+        c = f = long_axes <= 1 or size == 0
+        if order == "F":
+            strides = _f_strides(shape, itemsize)
+            f = True
+        else:
+            strides = _c_strides(shape, itemsize)
+            c = True
+    a = _new(ndarray)
+    a._buf = (_backends._backend or _backends.get()).alloc(size * itemsize)
     a._offset = 0
     a._shape = shape
     a._strides = strides
     a.dtype = dtype
     a._size = size
-    a._c_contig, a._f_contig = _contiguity(shape, strides, dtype.itemsize)
+    a._c_contig = c
+    a._f_contig = f
     a._base = None
     return a
+
+
+_new = object.__new__
 
 
 def from_host(host: np.ndarray):

@@ -261,14 +261,29 @@ class ufunc:
 
         return call_on_host(getattr(self._np, method), args, kwargs)
 
-    def reduce(self, *args, **kwargs):
-        return self._host_method("reduce", *args, **kwargs)
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False,
+               initial=np._NoValue, where=True):
+        if self.nin != 2 or self.nout != 1:
+            return self._host_method("reduce", array, axis=axis, dtype=dtype, out=out,
+                                     keepdims=keepdims, initial=initial, where=where)
+        from ._api.reductions import ufunc_reduce
 
-    def accumulate(self, *args, **kwargs):
-        return self._host_method("accumulate", *args, **kwargs)
+        return ufunc_reduce(self, array, axis, dtype, out, keepdims, initial, where)
 
-    def reduceat(self, *args, **kwargs):
-        return self._host_method("reduceat", *args, **kwargs)
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        if self.nin != 2 or self.nout != 1:
+            return self._host_method("accumulate", array, axis=axis, dtype=dtype, out=out)
+        from ._api.reductions import ufunc_accumulate
+
+        return ufunc_accumulate(self, array, axis, dtype, out)
+
+    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        if self.nin != 2 or self.nout != 1:
+            return self._host_method("reduceat", array, indices, axis=axis, dtype=dtype,
+                                     out=out)
+        from ._api.reductions import ufunc_reduceat
+
+        return ufunc_reduceat(self, array, indices, axis, dtype, out)
 
     def at(self, a, indices, b=None, /):
         """Unbuffered ``a[indices] = self(a[indices], b)``: repeated indices accumulate."""

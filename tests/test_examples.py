@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ["black_scholes.py", "heat_equation.py"]
+EXAMPLES = ["black_scholes.py", "heat_equation.py", "kmeans.py", "conjugate_gradient.py",
+            "nbody.py", "mlp.py"]
 
 
 def _run_example(name, tmp_path, example_backend):

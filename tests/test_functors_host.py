@@ -587,6 +587,10 @@ def test_functor_matches_numpy(case, driver_results):
         else:
             floor = COMPLEX_SCALE_FLOOR.get(row.name, 0.0) if kind == "ufunc" else 0.0
             bad = _complex_mismatch(g, e, tolerance(case, c), floor=floor)
+        if kind == "ufunc" and row.name == "nextafter" and loop[0] == "e" and tuple(
+                int(v) for v in np.__version__.split(".")[:2]) >= (2, 5):
+            # NumPy 2.5 made float16 nextafter(+-0, -+0) return y (C99); we follow NumPy < 2.5.
+            bad &= ~((args[0] == 0) & (args[1] == 0))
         if bad.any():
             idx = np.flatnonzero(bad)[:12]
             lines = [f"  in=({_fmt(args, i)}) ours={g[i]!r} numpy={e[i]!r}" for i in idx]

@@ -36,6 +36,24 @@ class ElementwiseOp(NamedTuple):
     nin: int
 
 
+class ReduceOp(NamedTuple):
+    """One reduction or scan (``reduce`` / ``scan``): ``functor`` combines values in the loop
+    dtype ``loop`` (a NumPy type char, the accumulator NumPy resolved).
+
+    ``ufunc``    NumPy ufunc name (the host backend calls ``numpy.<ufunc>.reduce``).
+    ``functor``  C++ functor in namespace ``cpn`` (kernels/), e.g. ``"add"``.
+    ``loop``     the loop dtype char (canonical: ``l``/``L`` for 64-bit ints).
+    ``neutral``  a NumPy scalar of the loop dtype that every combination may start from
+                 (``-0.0`` for float sums, ``+inf`` for minimum, NaN for fmin...), or
+                 ``None``: the op is combined strictly left to right (subtract, power...).
+    """
+
+    ufunc: str
+    functor: str
+    loop: str
+    neutral: Any
+
+
 class Backend(Protocol):
     name: str  # "host" or "cuda"
 

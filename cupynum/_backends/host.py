@@ -79,6 +79,28 @@ class HostBackend:
         with np.errstate(all="ignore"):
             getattr(np, op.ufunc).at(flat, view(positions), *args)
 
+    # reductions and scans (see docs/internals.md, "Reductions and scans") -------------
+    def reduce(self, op, src, out, axes, initial=None) -> None:
+        uf = getattr(np, op.ufunc)
+        kw = {} if initial is None else {"initial": initial}
+        with np.errstate(all="ignore"):
+            res = uf.reduce(view(src), axis=tuple(axes), dtype=np.dtype(op.loop), **kw)
+        np.copyto(view(out), res, casting="unsafe")
+
+    def arg_reduce(self, kind, src, out, axes) -> None:
+        x = view(src)
+        if len(axes) == 1:
+            res = getattr(np, kind)(x, axis=axes[0])
+        else:  # every axis: the C-order flat index
+            res = getattr(np, kind)(x.reshape(-1))
+        np.copyto(view(out), res, casting="unsafe")
+
+    def scan(self, op, src, out, axis) -> None:
+        uf = getattr(np, op.ufunc)
+        with np.errstate(all="ignore"):
+            res = uf.accumulate(view(src), axis=axis, dtype=np.dtype(op.loop))
+        np.copyto(view(out), res, casting="unsafe")
+
     def synchronize(self) -> None:
         pass
 

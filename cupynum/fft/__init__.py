@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as _np
 
 from .._fallback import fallback_proxy as _fallback_proxy
+from ._fft import *  # noqa: F401,F403  (native: cuFFT on CUDA)
 
 
 def __getattr__(name: str):

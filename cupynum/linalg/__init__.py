@@ -10,6 +10,7 @@ import numpy as _np
 from numpy.linalg import LinAlgError  # noqa: F401  (NumPy's class, not a copy)
 
 from .._fallback import fallback_proxy as _fallback_proxy
+from ._linalg import *  # noqa: F401,F403  (native: cuSOLVER / cuBLAS on CUDA)
 
 
 def __getattr__(name: str):

@@ -455,10 +455,16 @@ struct greater_equal {
 };
 // maximum/minimum propagate NaN; fmax/fmin ignore it.  On ties (+0 vs -0) the second
 // operand is returned, as NumPy's SIMD loops do (NumPy's scalar loops differ there).
+// float16 max/min run on the bits (half_native rows): NumPy's float16 loops are scalar C
+// loops (npy_half_ge/le) that keep the FIRST operand on a tie (so max(-0, +0) is -0), while
+// its float32/64 SIMD loops keep the second.
 struct maximum {
   template <class T> CPN_HD T operator()(T a, T b) const {
     if constexpr (tt::is_float_v<T>) return (is_nan(a) || a > b) ? a : b;
     else return a > b ? a : b;
+  }
+  CPN_HD half operator()(half a, half b) const {
+    return (half_isnan(a) || half_to_float(a) >= half_to_float(b)) ? a : b;
   }
   CPN_CX_BINARY
 };
@@ -467,6 +473,9 @@ struct minimum {
     if constexpr (tt::is_float_v<T>) return (is_nan(a) || a < b) ? a : b;
     else return a < b ? a : b;
   }
+  CPN_HD half operator()(half a, half b) const {
+    return (half_isnan(a) || half_to_float(a) <= half_to_float(b)) ? a : b;
+  }
   CPN_CX_BINARY
 };
 struct fmax {
@@ -474,12 +483,18 @@ struct fmax {
     if constexpr (tt::is_float_v<T>) return (is_nan(b) || a > b) ? a : b;
     else return a > b ? a : b;
   }
+  CPN_HD half operator()(half a, half b) const {
+    return (half_isnan(b) || half_to_float(a) >= half_to_float(b)) ? a : b;
+  }
   CPN_CX_BINARY
 };
 struct fmin {
   template <class T> CPN_HD T operator()(T a, T b) const {
     if constexpr (tt::is_float_v<T>) return (is_nan(b) || a < b) ? a : b;
     else return a < b ? a : b;
+  }
+  CPN_HD half operator()(half a, half b) const {
+    return (half_isnan(b) || half_to_float(a) <= half_to_float(b)) ? a : b;
   }
   CPN_CX_BINARY
 };

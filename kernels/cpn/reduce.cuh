@@ -115,14 +115,25 @@ template <> struct compute<cpn::half> { typedef float type; };
 template <class Op, class In, class Acc, class Out> struct plain {
   typedef typename compute<Acc>::type C;
   typedef C state;
+  typedef In in_t;
   C ident;
   __device__ __forceinline__ state empty() const { return ident; }
-  __device__ __forceinline__ state load(const char* p, long long) const {
+  __device__ __forceinline__ state from(const In& x, long long) const {
     // input -> loop dtype (NumPy casts the operand to the loop) -> compute type
-    return cpn::cast<C>(cpn::cast<Acc>(ld<In>(p)));
+    return cpn::cast<C>(cpn::cast<Acc>(x));
+  }
+  __device__ __forceinline__ state load(const char* p, long long r) const {
+    return from(ld<In>(p), r);
   }
   __device__ __forceinline__ state combine(const state& a, const state& b) const {
-    return (C)Op{}(a, b);  // float16 loops accumulate in float (as NumPy's pairwise sum)
+    // float16 sums and products accumulate in float (NumPy's pairwise sum does too; its
+    // products round every step, less accurately); other float16 ops round after every
+    // step, as NumPy's loops do, so that sequential results agree bit for bit
+    if constexpr (cpn::tt::is_same_v<Acc, cpn::half> && !cpn::tt::is_same_v<Op, cpn::add> &&
+                  !cpn::tt::is_same_v<Op, cpn::multiply>)
+      return cpn::cast<C>(cpn::cast<Acc>(Op{}(a, b)));
+    else
+      return (C)Op{}(a, b);
   }
   __device__ __forceinline__ void store(char* p, const state& s) const {
     st<Out>(p, cpn::cast<Out>(cpn::cast<Acc>(s)));
@@ -133,6 +144,8 @@ template <class Op, class In, class Acc, class Out> struct plain {
 template <class Op, class In, class Acc, class Out> struct plain_part : plain<Op, In, Acc, Out> {
   typedef plain<Op, In, Acc, Out> base;
   typedef typename base::state state;
+  typedef state in_t;
+  __device__ __forceinline__ state from(const state& x, long long) const { return x; }
   __device__ __forceinline__ state load(const char* p, long long) const {
     return ld<state>(p);
   }
@@ -168,7 +181,14 @@ template <class C> struct argstate {
 template <class Cmp, class In, class Acc, class Out> struct arg {
   typedef typename compute<Acc>::type C;
   typedef argstate<C> state;
+  typedef In in_t;
   C ident;  // unused
+  __device__ __forceinline__ state from(const In& x, long long r) const {
+    state s;
+    s.v = cpn::cast<C>(cpn::cast<Acc>(x));
+    s.i = r;
+    return s;
+  }
   __device__ __forceinline__ state empty() const {
     state s;
     s.v = ident;
@@ -194,6 +214,8 @@ template <class Cmp, class In, class Acc, class Out> struct arg {
 };
 template <class Cmp, class In, class Acc, class Out> struct arg_part : arg<Cmp, In, Acc, Out> {
   typedef typename arg<Cmp, In, Acc, Out>::state state;
+  typedef state in_t;
+  __device__ __forceinline__ state from(const state& x, long long) const { return x; }
   __device__ __forceinline__ state load(const char* p, long long) const {
     return ld<state>(p);
   }
@@ -249,36 +271,44 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
     const long long n = r1 > r0 ? r1 - r0 : 0;
     const char* p = base + r0 * g.rin[0];
     const long long isz = g.rin[0];
-    // vector path for power-of-two element sizes < 16 bytes
-    constexpr int VS = 16;
+    // vector path: 16-byte loads of in_t elements (power-of-two sizes below 16 bytes)
+    typedef typename R::in_t T;
+    constexpr int V = (sizeof(T) < 16 && 16 % sizeof(T) == 0) ? (int)(16 / sizeof(T)) : 1;
     long long head = n;
-    if (isz < VS && (VS % isz) == 0 && (((unsigned long long)p) % isz) == 0) {
-      head = (long long)(((VS - ((unsigned long long)p % VS)) % VS) / isz);
+    if (V > 1 && isz == (long long)sizeof(T) && (((unsigned long long)p) % sizeof(T)) == 0) {
+      head = (long long)(((16 - ((unsigned long long)p % 16)) % 16) / sizeof(T));
       if (head > n) head = n;
     }
     for (long long i = lane; i < head; i += G) acc = red.combine(acc, red.load(p + i * isz, r0 + i));
     long long done = head;
-    if (head < n) {
-      const int V = (int)(VS / isz);
+    if (V > 1 && head < n) {
+      typedef vec<T, (V > 1 ? V : 1)> VT;
       const long long nv = (n - head) / V;
-      const char* pv = p + head * isz;
+      const VT* pv = reinterpret_cast<const VT*>(p + head * isz);
       state a2 = red.empty();
+      // four 16-byte loads in flight per thread, then their elements into two chains
+      long long j = lane;
 #pragma unroll 1
-      for (long long j = lane; j < nv; j += 2 * G) {
-        const long long j2 = j + G;
-        // both vectors' loads first (two 16-byte loads in flight per thread)
-        typedef vec<unsigned int, 4> u4;
-        const u4 v1 = *reinterpret_cast<const u4*>(pv + j * VS);
-        u4 v2 = v1;
-        const bool has2 = j2 < nv;
-        if (has2) v2 = *reinterpret_cast<const u4*>(pv + j2 * VS);
-        const char* c1 = reinterpret_cast<const char*>(&v1);
-        const char* c2 = reinterpret_cast<const char*>(&v2);
-        const long long rb1 = r0 + head + j * V;
-        const long long rb2 = r0 + head + j2 * V;
-        for (int k = 0; k < V; ++k) acc = red.combine(acc, red.load(c1 + k * isz, rb1 + k));
-        if (has2)
-          for (int k = 0; k < V; ++k) a2 = red.combine(a2, red.load(c2 + k * isz, rb2 + k));
+      for (; j + 3 * G < nv; j += 4 * G) {
+        VT v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = pv[j + u * G];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const long long rb = r0 + head + (j + u * G) * V;
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            if (u & 1) a2 = red.combine(a2, red.from(v[u].v[k], rb + k));
+            else acc = red.combine(acc, red.from(v[u].v[k], rb + k));
+          }
+        }
+      }
+#pragma unroll 1
+      for (; j < nv; j += G) {
+        const VT v1 = pv[j];
+        const long long rb = r0 + head + j * V;
+#pragma unroll
+        for (int k = 0; k < V; ++k) acc = red.combine(acc, red.from(v1.v[k], rb + k));
       }
       acc = red.combine(acc, a2);
       done = head + nv * V;
@@ -343,13 +373,14 @@ __device__ void cols(const R& red, const char* in, char* out, typename R::state 
     const long long st1 = g.rin[0];
     const char* p = base + r0 * st1;
 #pragma unroll 1
-    for (; r + 3 < r1; r += 4, p += 4 * st1) {
-      const state x0 = red.load(p, r), x1 = red.load(p + st1, r + 1);
-      const state x2 = red.load(p + 2 * st1, r + 2), x3 = red.load(p + 3 * st1, r + 3);
-      a0 = red.combine(a0, x0);
-      a1 = red.combine(a1, x1);
-      a2 = red.combine(a2, x2);
-      a3 = red.combine(a3, x3);
+    for (; r + 7 < r1; r += 8, p += 8 * st1) {  // eight loads in flight per thread
+      state x[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) x[u] = red.load(p + u * st1, r + u);
+      a0 = red.combine(red.combine(a0, x[0]), x[4]);
+      a1 = red.combine(red.combine(a1, x[1]), x[5]);
+      a2 = red.combine(red.combine(a2, x[2]), x[6]);
+      a3 = red.combine(red.combine(a3, x[3]), x[7]);
     }
   }
   for (; r < r1; ++r) a0 = red.combine(a0, red.load(base + red_offset(g, rd, r), r));

@@ -98,6 +98,10 @@ class CudaBackend:
             if src._c_contig and dst._c_contig:
                 memory.memcpy_dtod(_ptr(dst), _ptr(src), dst._size * dst.dtype.itemsize)
                 return
+            from .indexing import try_transpose_copy
+
+            if try_transpose_copy(src, dst):  # innermost axes differ: 32x32 smem tiles
+                return
             _bit_copy(src, dst)
             return
         ew.run(ew.COPY, (src,), (dst,))
@@ -149,8 +153,49 @@ class CudaBackend:
         compute = tuple(_ops.compute_ctype(row, c) for c in op.loop[: op.nin])
         ufunc_at.ufunc_at(op, compute, a, positions, values)
 
+    def reduce(self, op, src, out, axes, initial=None) -> None:
+        from . import reduction
+
+        reduction.reduce(op, src, out, axes, initial)
+
+    def arg_reduce(self, kind, src, out, axes) -> None:
+        from . import reduction
+
+        reduction.arg_reduce(kind, src, out, axes)
+
+    def scan(self, op, src, out, axis) -> None:
+        from . import reduction
+
+        reduction.scan(op, src, out, axis)
+
     def synchronize(self) -> None:
         runtime.synchronize_stream()
+
+    # gather, scatter, compaction, sort (docs/internals.md; cuda/indexing.py, sorting.py) ----
+    def gather(self, src, indices, axis, out, check):
+        from . import indexing
+
+        return indexing.gather(src, indices, axis, out, check)
+
+    def scatter(self, dst, indices, axis, values, check):
+        from . import indexing
+
+        return indexing.scatter(dst, indices, axis, values, check)
+
+    def flatnonzero(self, mask):
+        from . import indexing
+
+        return indexing.flatnonzero(mask)
+
+    def sort(self, src, values, indices, stable=False):
+        from . import sorting
+
+        sorting.sort(src, values, indices, stable)
+
+    def searchsorted(self, a, v, side, out):
+        from . import sorting
+
+        sorting.searchsorted(a, v, side, out)
 
     # linear algebra, FFT, random (docs/internals.md, "Libraries"): cuBLAS, cuSOLVER, cuFFT,
     # cuRAND through nvmath-python's bindings, imported on first use.

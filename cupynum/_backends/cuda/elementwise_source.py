@@ -37,6 +37,8 @@ BLOCK = 256  # threads per block (the kernels declare __launch_bounds__(BLOCK))
 # Unroll factor of the contiguous kernels' vector loop: 1 keeps NVRTC time down; raise it
 # (more loads in flight per thread) if a GPU measurement shows a + b below ~90% of copy.
 VECTOR_UNROLL = 1
+# Elements per thread per step in the one-dimensional branch of the strided kernels.
+STRIDED_ILP = 4
 
 # --- C++ types ---------------------------------------------------------------------------
 
@@ -325,26 +327,58 @@ def _contig_kernel(spec: KernelSpec, name: str) -> str:
 
 
 def _strided_kernel(spec: KernelSpec, name: str) -> str:
-    ops, nin, maxd = spec.operands, spec.nin, spec.maxd
+    """One dimension left after ``collapse`` (a strided slice, a reversed array, a column):
+    one multiply per operand for an offset, and STRIDED_ILP elements per thread per step
+    (``BLOCK`` apart, so a warp's accesses stay together), all loaded before any is
+    computed: a strided load uses only part of each sector it fetches, so latency, not
+    bandwidth, limits a loop that keeps one load in flight per thread.  More dimensions:
+    one element per thread per step, a div/mod per dimension.  The body is written once
+    (a lambda both paths call) to keep the source, and NVRTC's parse, small."""
+    ops, nin, maxd, k_ = spec.operands, spec.nin, spec.maxd, STRIDED_ILP
     u, s = ("unsigned long long", "long long") if spec.idx64 else ("unsigned int", "int")
     arrays = [i for i, (k, _) in enumerate(ops) if k != "s"]
     slot = {i: a for a, i in enumerate(arrays)}  # operand -> row in g.strides
     params = [f"{t} {n}" for t, n in kernel_params(spec)]
-
-    def load(i):
-        return f"p{i}" if ops[i][0] == "s" else (
-            f"cpn_ew::ld(reinterpret_cast<const {ctype(ops[i][1])}*>(p{i} + o{slot[i]}))")
-    lines, res = _body(spec, load)
+    used = sorted({e.index for e in _leaves(spec.exprs)} & set(arrays))
+    na = len(arrays)
+    lines, res = _body(spec, lambda i: f"p{i}" if ops[i][0] == "s" else f"v{i}[k]")
     stores = [f"cpn_ew::st(reinterpret_cast<{ctype(ops[nin + j][1])}*>"
-              f"(p{nin + j} + o{slot[nin + j]}), {r});" for j, r in enumerate(res)]
-    offs = ", ".join(f"o{a} = 0" for a in range(len(arrays)))
-    acc = [f"o{a} += ({s})c * g.strides[{a}][d];" for a in range(len(arrays))]
+              f"(p{nin + j} + o[k][{slot[nin + j]}]), {r});" for j, r in enumerate(res)]
+    loads = [f"v{i}[k] = cpn_ew::ld(reinterpret_cast<const {ctype(ops[i][1])}*>"
+             f"(p{i} + o[k][{slot[i]}]));" for i in used]
+    acc = [f"o[0][{a}] += ({s})c * g.strides[{a}][d];" for a in range(na)]
     src = [f'extern "C" __global__ void __launch_bounds__({BLOCK})',
            f"{name}({', '.join(params)}) {{",
-           f"  const {u} step = ({u})gridDim.x * blockDim.x;",
+           f"  {s} o[{k_}][{na}];  // byte offsets of the thread's elements, per array operand",
+           *[f"  {ctype(ops[i][1])} v{i}[{k_}];" for i in used],
+           "  const auto compute = [&](const int k) {",
+           _indent(lines + stores, 4).rstrip("\n"),
+           "  };",
+           "  if (ndim == 1) {",
+           *[f"    const {s} st{a} = g.strides[{a}][0];" for a in range(na)],
+           f"    const {u} step = ({u})gridDim.x * {BLOCK * k_}u;",
            "#pragma unroll 1",
-           f"  for ({u} i = ({u})blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {{",
-           f"    {s} {offs};",
+           f"    for ({u} j = ({u})blockIdx.x * {BLOCK * k_}u + threadIdx.x; j < n; "
+           "j += step) {",
+           "#pragma unroll",
+           f"      for (int k = 0; k < {k_}; ++k) {{  // every load first",
+           f"        const {u} jk = j + k * {BLOCK}u;",
+           "        if (jk >= n) break;",
+           *[f"        o[k][{a}] = ({s})jk * st{a};" for a in range(na)],
+           _indent(loads, 8).rstrip("\n"),
+           "      }",
+           "#pragma unroll",
+           f"      for (int k = 0; k < {k_}; ++k) {{",
+           f"        if (j + k * {BLOCK}u >= n) break;",
+           "        compute(k);",
+           "      }",
+           "    }",
+           "    return;",
+           "  }",
+           f"  const {u} step = ({u})gridDim.x * {BLOCK}u;",
+           "#pragma unroll 1",
+           f"  for ({u} i = ({u})blockIdx.x * {BLOCK}u + threadIdx.x; i < n; i += step) {{",
+           *[f"    o[0][{a}] = 0;" for a in range(na)],
            f"    {u} rem = i;",
            "#pragma unroll",
            f"    for (int d = 0; d < {maxd}; ++d) {{  // innermost first; the last takes the rest",
@@ -354,10 +388,12 @@ def _strided_kernel(spec: KernelSpec, name: str) -> str:
            _indent(acc, 6).rstrip("\n"),
            "      if (d + 1 >= ndim) break;",
            "    }",
-           _indent(lines + stores, 4).rstrip("\n"),
+           "    const int k = 0;",
+           _indent(loads, 4).rstrip("\n"),
+           "    compute(0);",
            "  }",
            "}"]
-    return "\n".join(src) + "\n"
+    return "\n".join(x for x in src if x) + "\n"
 
 
 _PRELUDE = """\

@@ -20,14 +20,29 @@ to another stream.  The buffer keeps the stream's owner object alive, so a user 
 destroyed while a free may still be queued on it; before such a stream is destroyed it calls
 ``MemoryPool.release_stream`` for its free-list entries.
 
+The hot path (``malloc`` on the default stream) is one dict lookup keyed by the byte count
+(each key maps to its size class's list), a ``list.pop`` and a ``DeviceBuffer`` whose slots
+are set directly (no ``__init__`` frame); everything else takes ``_malloc``.
+
 Out of memory: return every cached block to the driver, synchronise, trim the pool, retry
 once, then raise ``OutOfMemoryError`` (a ``MemoryError``); nothing is left in a bad state.
+
+Host transfers of ``STAGING_THRESHOLD`` bytes or more follow ``CUPYNUM_H2D`` and
+``CUPYNUM_D2H`` (see ``_Staging`` and ``_registered_copy``):
+``staging``   through pinned buffers, the CPU copies split over ``CUPYNUM_COPY_THREADS``
+              threads (ctypes.memmove releases the GIL) and overlapped with the DMA;
+``pageable``  one driver copy from/to the pageable array (as CuPy does: the driver stages
+              it itself, with one CPU thread, and D2H waits chunk by chunk);
+``register``  page-lock the array (``cuMemHostRegister``, page-aligned chunks so the DMA of
+              one chunk overlaps the locking of the next), copy, unregister.
+Smaller copies always go straight to the driver.
 """
 from __future__ import annotations
 
 import atexit
 import ctypes
 import operator
+import os
 import threading
 
 import numpy as np
@@ -37,8 +52,31 @@ from .driver import check
 
 SMALL_MAX = 1 << 20  # blocks up to 1 MiB go through the Python free list (literal in malloc)
 MIN_BLOCK = 512  # smallest block; sizes round up to a power of two >= this (literal in malloc)
-STAGING_THRESHOLD = 8 << 20  # host copies >= this go through pinned staging (None: never)
-STAGING_CHUNK = 4 << 20  # size of each of the two pinned staging buffers
+STAGING_THRESHOLD = 8 << 20  # host copies >= this follow H2D / D2H (None: never)
+STAGING_CHUNK = 16 << 20  # size of each of the two pinned staging buffers
+REGISTER_CHUNK = 64 << 20  # page-locked at a time by the 'register' strategy
+_MODES = ("staging", "pageable", "register")
+
+
+def _mode(var: str, default: str) -> str:
+    m = os.environ.get(var, default).strip().lower()
+    if m not in _MODES:
+        raise ValueError(f"{var}={m!r}: expected one of {', '.join(_MODES)}")
+    return m
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # what this process may use (containers: less)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 2
+
+
+H2D = _mode("CUPYNUM_H2D", "staging")
+D2H = _mode("CUPYNUM_D2H", "staging")
+# Threads that copy between pageable and pinned memory: half the CPUs, at most 8 (more
+# rarely adds bandwidth and takes cores from the user's own threads).
+COPY_THREADS = max(1, int(os.environ.get("CUPYNUM_COPY_THREADS", "0")) or min(8, _cpus() // 2))
 
 _OOM = 2  # CUDA_ERROR_OUT_OF_MEMORY
 _INVALID_VALUE = 1  # CUDA_ERROR_INVALID_VALUE
@@ -118,6 +156,9 @@ class DeviceBuffer:
         return f"<DeviceBuffer ptr=0x{self.ptr:x} nbytes={self.nbytes} stream=0x{self.stream:x}>"
 
 
+_new = object.__new__
+
+
 class MemoryPool:
     """Device 0's allocator (use ``get_pool()``).  See the module docstring."""
 
@@ -139,6 +180,9 @@ class MemoryPool:
         # (stream, size) -> [ptr, ...].  Lists are never removed or replaced (only emptied),
         # because live buffers hold a reference to theirs.
         self._free = {}
+        # nbytes -> (nbytes, block size, list in _free) of the default stream: malloc's
+        # fast path (bounded: cleared when full; the lists themselves stay in _free).
+        self._fast = {}
         self._lock = threading.RLock()  # slow paths only; reentrant: GC may run __del__ inside
         self._outstanding = 0  # bytes taken from the driver pool and not given back
 
@@ -148,6 +192,28 @@ class MemoryPool:
         """A buffer of at least ``nbytes`` on ``stream`` (default: the current stream and
         its owner).  With an explicit raw ``stream``, pass its ``stream_owner`` too, or keep
         the stream alive until the buffer is gone."""
+        if stream is None and not runtime.nondefault_streams:  # the legacy default stream
+            hit = self._fast.get(nbytes)  # (int nbytes, block size, free list); see _malloc
+            if hit is not None:
+                home = hit[2]
+                if home:
+                    try:
+                        ptr = home.pop()
+                    except IndexError:  # another thread took the last one
+                        pass
+                    else:
+                        b = _new(DeviceBuffer)
+                        b.ptr = ptr
+                        b.nbytes = hit[0]
+                        b.stream = 0
+                        b.stream_owner = None
+                        b._pool = self
+                        b._size = hit[1]
+                        b._home = home
+                        return b
+        return self._malloc(nbytes, stream, stream_owner)
+
+    def _malloc(self, nbytes, stream, stream_owner) -> DeviceBuffer:
         if nbytes.__class__ is not int:  # NumPy integers lack bit_length
             nbytes = operator.index(nbytes)
         if stream is None:
@@ -157,13 +223,17 @@ class MemoryPool:
         if 0 < nbytes <= 1048576:  # SMALL_MAX
             size = 512 if nbytes <= 512 else 1 << (nbytes - 1).bit_length()  # MIN_BLOCK
             home = self._free.get((stream, size))
+            if home is None:
+                home = self._free.setdefault((stream, size), [])
+            if stream == 0:  # remember the answer for malloc's fast path
+                if len(self._fast) >= 8192:
+                    self._fast.clear()
+                self._fast[nbytes] = (nbytes, size, home)
             if home:
                 try:
                     return DeviceBuffer(home.pop(), nbytes, stream, stream_owner, self, size, home)
                 except IndexError:  # another thread took the last one
                     pass
-            elif home is None:
-                home = self._free.setdefault((stream, size), [])
             ptr = self._driver_alloc(size, stream)
             return DeviceBuffer(ptr, nbytes, stream, stream_owner, self, size, home)
         if nbytes == 0:
@@ -291,12 +361,27 @@ def alloc(nbytes: int, stream: int | None = None) -> DeviceBuffer:
 # --- copies --------------------------------------------------------------------------
 # All take int device pointers and an optional stream (default: the current stream).
 # Host->device: the host array may be modified or freed as soon as the call returns (for
-# pageable memory the driver stages the data before returning; big copies go through our
-# own staging).  Device->host: the host array holds the data when the call returns.
+# pageable memory the driver stages the data before returning; our staging copies it into
+# pinned buffers; 'register' waits for the DMA).  Device->host: the host array holds the
+# data when the call returns.
 
 
 def _stream(stream):
-    return runtime._tls.stream if stream is None else stream
+    """The stream to queue on: a prebuilt ``CUstream(0)`` while no thread uses another
+    stream (the bindings would build one from an int on every call).  Unlike a read of
+    ``runtime._tls`` this does not bind the context in a fresh thread: the hot calls
+    below retry through ``_failed``, which does."""
+    if stream is None:
+        return runtime._tls.stream if runtime.nondefault_streams else runtime.DEFAULT_STREAM
+    return stream
+
+
+def _failed(err, fn, what, *args) -> None:
+    """Error path of a driver call: a thread's first driver call finds no context (bind
+    it and call again), anything else raises."""
+    if runtime.rebind():
+        (err,) = fn(*args)
+    check(err, what)
 
 
 def memcpy_htod(dst_ptr: int, host: np.ndarray, stream: int | None = None) -> None:
@@ -305,9 +390,13 @@ def memcpy_htod(dst_ptr: int, host: np.ndarray, stream: int | None = None) -> No
     n = host.nbytes
     if n == 0:
         return
+    runtime.ensure_thread()
     s = _stream(stream)
-    if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD:
-        _staging().htod(dst_ptr, host, n, s)
+    if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD and H2D != "pageable":
+        if H2D == "staging":
+            _staging().htod(dst_ptr, host, n, s)
+        else:
+            _registered_copy(True, dst_ptr, host, n, s)
         return
     (err,) = runtime._d.cuMemcpyHtoDAsync(dst_ptr, host.ctypes.data, n, s)
     check(err, "cuMemcpyHtoDAsync")
@@ -320,9 +409,13 @@ def memcpy_dtoh(host: np.ndarray, src_ptr: int, stream: int | None = None) -> No
     n = host.nbytes
     if n == 0:
         return
+    runtime.ensure_thread()
     s = _stream(stream)
-    if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD:
-        _staging().dtoh(host, src_ptr, n, s)
+    if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD and D2H != "pageable":
+        if D2H == "staging":
+            _staging().dtoh(host, src_ptr, n, s)
+        else:
+            _registered_copy(False, src_ptr, host, n, s)
         return
     d = runtime._d
     (err,) = d.cuMemcpyDtoHAsync(host.ctypes.data, src_ptr, n, s)
@@ -335,80 +428,157 @@ def memcpy_dtod(dst_ptr: int, src_ptr: int, nbytes: int, stream: int | None = No
     """Device-to-device copy, queued on the stream."""
     if nbytes <= 0:
         return
-    (err,) = runtime._d.cuMemcpyDtoDAsync(dst_ptr, src_ptr, nbytes, _stream(stream))
-    check(err, "cuMemcpyDtoDAsync")
+    f = runtime._d.cuMemcpyDtoDAsync
+    s = _stream(stream)
+    (err,) = f(dst_ptr, src_ptr, nbytes, s)
+    if err:
+        _failed(err, f, "cuMemcpyDtoDAsync", dst_ptr, src_ptr, nbytes, s)
 
 
 def memset_d8(ptr: int, value: int, n: int, stream: int | None = None) -> None:
     """Set ``n`` bytes at ``ptr`` to ``value & 0xFF``, queued on the stream."""
     if n <= 0:
         return
-    (err,) = runtime._d.cuMemsetD8Async(ptr, value & 0xFF, n, _stream(stream))
-    check(err, "cuMemsetD8Async")
+    f = runtime._d.cuMemsetD8Async
+    s = _stream(stream)
+    (err,) = f(ptr, value & 0xFF, n, s)
+    if err:
+        _failed(err, f, "cuMemsetD8Async", ptr, value & 0xFF, n, s)
+
+
+_ALREADY_REGISTERED = 712  # CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+
+
+def _registered_copy(h2d: bool, dev: int, host: np.ndarray, n: int, stream) -> None:
+    """Page-lock ``host`` chunk by chunk and DMA each chunk as soon as it is locked (the
+    locking of the next chunk overlaps that copy), wait, unlock.  Chunk boundaries are
+    multiples of REGISTER_CHUNK in the address space, so no page belongs to two chunks.
+    Memory that is already page-locked is copied as it is; a chunk the driver refuses to
+    lock goes through the driver's pageable path."""
+    d = runtime._d
+    runtime.ensure_thread()
+    base = host.ctypes.data
+    end = base + n
+    locked = []
+    try:
+        a = base
+        while a < end:
+            b = min(end, (a // REGISTER_CHUNK + 1) * REGISTER_CHUNK)
+            (err,) = d.cuMemHostRegister(a, b - a, 0)
+            if not err:
+                locked.append(a)
+            elif err != _ALREADY_REGISTERED:
+                pass  # not lockable (e.g. a file mapping): the driver stages it instead
+            if h2d:
+                (err,) = d.cuMemcpyHtoDAsync(dev + (a - base), a, b - a, stream)
+            else:
+                (err,) = d.cuMemcpyDtoHAsync(a, dev + (a - base), b - a, stream)
+            check(err, "cuMemcpyHtoDAsync" if h2d else "cuMemcpyDtoHAsync")
+            a = b
+        (err,) = d.cuStreamSynchronize(stream)
+        check(err, "cuStreamSynchronize")
+    finally:
+        for a in locked:
+            d.cuMemHostUnregister(a)
 
 
 class _Staging:
-    """Two pinned host buffers used in turn, so the CPU copy of one chunk overlaps the DMA
-    of the other.  An event per buffer says when its last DMA finished; a lock serialises
-    threads (one big copy at a time through staging).  Allocated once, kept for the process.
-    """
+    """``nbuf`` pinned host buffers used in turn, so the CPU copy of one chunk overlaps the
+    DMA of another.  Each CPU copy is split over ``threads`` threads (``ctypes.memmove``
+    releases the GIL): one thread rarely reaches the host's memory bandwidth, and the
+    driver's own pageable path uses one.  An event per buffer says when its last DMA
+    finished; a lock serialises callers (one big copy at a time through staging).
+    Allocated on first use, kept for the process."""
 
-    def __init__(self):
+    def __init__(self, chunk=None, threads=None, nbuf=2):
         runtime.init()
         d = runtime._d
         runtime.ensure_thread()
+        self.chunk = chunk or STAGING_CHUNK
+        self.threads = threads or COPY_THREADS
         self.lock = threading.Lock()
-        self.ptrs, self.views, self.events = [], [], []
-        for _ in range(2):
-            err, p = d.cuMemHostAlloc(STAGING_CHUNK, 0)
+        self.ptrs, self.events = [], []
+        for _ in range(nbuf):
+            err, p = d.cuMemHostAlloc(self.chunk, 0)
             check(err, "cuMemHostAlloc")
-            p = int(p)
-            self.ptrs.append(p)
-            self.views.append(np.ctypeslib.as_array((ctypes.c_uint8 * STAGING_CHUNK).from_address(p)))
+            self.ptrs.append(int(p))
             self.events.append(runtime.create_event(timing=False))
-        self.chunk = STAGING_CHUNK
+        self._pool = None
+
+    def close(self) -> None:
+        """Free the pinned buffers (benchmarks build several stagings; the module's own
+        object lives as long as the process)."""
+        with self.lock:
+            runtime.synchronize()
+            for p in self.ptrs:
+                runtime._d.cuMemFreeHost(p)
+            for ev in self.events:
+                runtime.destroy_event(ev)
+            self.ptrs = []
+            if self._pool is not None:
+                self._pool.shutdown()
 
     def _wait(self, k):
         (err,) = runtime._d.cuEventSynchronize(self.events[k])
         check(err, "cuEventSynchronize")
 
-    def htod(self, dst: int, host: np.ndarray, n: int, stream: int) -> None:
-        d, ch = runtime._d, self.chunk
-        src = host.reshape(-1).view(np.uint8)
+    def _record(self, k, stream):
+        (err,) = runtime._d.cuEventRecord(self.events[k], stream)
+        check(err, "cuEventRecord")
+
+    def _memmove(self, dst: int, src: int, m: int) -> None:
+        """``memmove(dst, src, m)`` split over the copy threads (at least 1 MiB each)."""
+        t = min(self.threads, max(1, m >> 20))
+        if t == 1:
+            ctypes.memmove(dst, src, m)
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.threads - 1, "cupynum-copy")
+        cut = [(m * i // t) & ~63 for i in range(t)] + [m]  # 64-byte aligned pieces
+        futs = [self._pool.submit(ctypes.memmove, dst + cut[i], src + cut[i], cut[i + 1] - cut[i])
+                for i in range(1, t)]
+        ctypes.memmove(dst, src, cut[1])
+        for f in futs:
+            f.result()
+
+    def htod(self, dst: int, host: np.ndarray, n: int, stream) -> None:
+        d, ch, nb = runtime._d, self.chunk, len(self.ptrs)
+        src = host.ctypes.data
         with self.lock:
             runtime.ensure_thread()
             for i, off in enumerate(range(0, n, ch)):
-                k, m = i & 1, min(ch, n - off)
+                k, m = i % nb, min(ch, n - off)
                 self._wait(k)  # the previous DMA out of this buffer is done
-                self.views[k][:m] = src[off:off + m]
+                self._memmove(self.ptrs[k], src + off, m)
                 (err,) = d.cuMemcpyHtoDAsync(dst + off, self.ptrs[k], m, stream)
                 check(err, "cuMemcpyHtoDAsync")
-                (err,) = d.cuEventRecord(self.events[k], stream)
-                check(err, "cuEventRecord")
+                self._record(k, stream)
 
-    def dtoh(self, host: np.ndarray, src: int, n: int, stream: int) -> None:
-        d, ch = runtime._d, self.chunk
-        dst = host.reshape(-1).view(np.uint8)  # a view: host is C-contiguous
+    def dtoh(self, host: np.ndarray, src: int, n: int, stream) -> None:
+        d, ch, nb = runtime._d, self.chunk, len(self.ptrs)
+        dst = host.ctypes.data  # host is C-contiguous
         chunks = [(off, min(ch, n - off)) for off in range(0, n, ch)]
 
         def issue(i):
-            k = i & 1
+            k = i % nb
             off, m = chunks[i]
-            self._wait(k)  # nobody still reads this buffer
             (err,) = d.cuMemcpyDtoHAsync(self.ptrs[k], src + off, m, stream)
             check(err, "cuMemcpyDtoHAsync")
-            (err,) = d.cuEventRecord(self.events[k], stream)
-            check(err, "cuEventRecord")
+            self._record(k, stream)
 
         with self.lock:
             runtime.ensure_thread()
-            issue(0)
+            for i in range(min(nb, len(chunks))):
+                self._wait(i)  # nobody still reads this buffer (an earlier htod's DMA)
+                issue(i)
             for i, (off, m) in enumerate(chunks):
-                if i + 1 < len(chunks):
-                    issue(i + 1)
-                k = i & 1
+                k = i % nb
                 self._wait(k)
-                dst[off:off + m] = self.views[k][:m]
+                self._memmove(dst + off, self.ptrs[k], m)
+                if i + nb < len(chunks):
+                    issue(i + nb)
 
 
 _staging_obj: _Staging | None = None

@@ -17,12 +17,25 @@ legacy default stream ``0``, as in CuPy: it orders against every blocking stream
 (if any) that owns the stream, which buffers keep alive so a stream is never destroyed while
 memory is still queued for release on it (see memory.py).
 
+``nondefault_streams`` counts the threads whose current stream is not the legacy default
+stream: while it is 0 (the common case) a hot path knows the stream is 0 without reading
+the thread-local (one module attribute read instead of a function call).
+
 Launch.  ``launch`` takes the address of a prepacked ``void*[]`` (``ParamBlock.address``):
 cuda.bindings passes an int ``kernelParams`` straight through as ``void**`` (see
 ``_HelperKernelParams`` in cuda/bindings/_lib/utils.pxi), the cheapest form per launch.
+The bindings convert every other handle argument per call: an int stream becomes a new
+``CUstream`` object and a ``CUkernel`` a new ``CUfunction``, so the hot launchers pass
+objects built once (``function_object``, ``DEFAULT_STREAM``).  ``CUPYNUM_LAUNCH=ctypes``
+calls libcuda's ``cuLaunchKernel`` through ctypes instead (no argtypes: ctypes converts
+ints and prebuilt ``c_void_p`` objects in C, while argtypes cost a Python-level
+``from_param`` per argument); which is faster depends on the host and the bindings
+version, so benchmarks/launch_micro.py measures both.
 """
 from __future__ import annotations
 
+import ctypes
+import os
 import threading
 
 import numpy as np
@@ -37,6 +50,11 @@ _ready = False
 _init_lock = threading.Lock()
 _cuLaunchKernel = None
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY
+# How the elementwise launchers call cuLaunchKernel: 'bindings' or 'ctypes' (see above).
+LAUNCH = os.environ.get("CUPYNUM_LAUNCH", "bindings").strip().lower()
+nondefault_streams = 0  # threads whose current stream is not 0 (see the module docstring)
+_stream_count_lock = threading.Lock()
+DEFAULT_STREAM = None  # CUstream(0), built once by init()
 
 
 def _bindings():
@@ -88,7 +106,7 @@ def init() -> None:
 
     Raises RuntimeError when no usable driver/GPU exists (see ``driver.reason()``).
     """
-    global _d, _dev, _ctx, _tls, _ready, _cuLaunchKernel
+    global _d, _dev, _ctx, _tls, _ready, _cuLaunchKernel, DEFAULT_STREAM
     if _ready:
         return
     with _init_lock:
@@ -101,6 +119,7 @@ def init() -> None:
         check(err, "cuDevicePrimaryCtxRetain")
         _d, _dev, _ctx = d, dev, ctx
         _cuLaunchKernel = d.cuLaunchKernel
+        DEFAULT_STREAM = d.CUstream(0)
         _tls = _ThreadState()  # binds the context in this thread
         _ready = True
 
@@ -146,12 +165,17 @@ def current_stream_owner():
 
 def set_current_stream(handle: int, owner=None) -> None:
     """Make ``handle`` this thread's current stream; ``owner`` keeps its object alive."""
+    global nondefault_streams
     if not _ready:
         init()
     t = _tls
+    old = t.stream
     t.stream = handle = int(handle)
     t.stream_owner = owner
     t.cur = (handle, owner)
+    if bool(old) != bool(handle):  # this thread leaves or joins the legacy default stream
+        with _stream_count_lock:
+            nondefault_streams += 1 if handle else -1
 
 
 def create_stream(non_blocking: bool = False) -> int:
@@ -326,6 +350,44 @@ def launch(func, grid, block, shmem: int, stream: int, params: int) -> None:
         check(err, f"cuLaunchKernel(grid=({gx}, {gy}, {gz}), block=({bx}, {by}, {bz}))")
 
 
+def bindings_launch():
+    """cuda.bindings' ``cuLaunchKernel`` (None before ``init``)."""
+    return _cuLaunchKernel
+
+
+def kernel_function(kernel) -> int:
+    """The ``CUfunction`` of a ``CUkernel`` in our context, as an int.  Launching it skips
+    the driver's per-launch lookup of the kernel's function for the current context; our
+    libraries are never unloaded and the primary context lives as long as the process, so
+    the handle stays valid.  Falls back to the kernel handle itself (which cuLaunchKernel
+    also accepts) if the driver refuses."""
+    ensure_thread()
+    err, f = _d.cuKernelGetFunction(kernel)
+    return int(kernel) if err else int(f)
+
+
+def function_object(kernel):
+    """``kernel_function(kernel)`` as a ``CUfunction`` object, for cuda.bindings' launch
+    (which would otherwise build a ``CUfunction`` from a ``CUkernel`` on every call)."""
+    return _d.CUfunction(kernel_function(kernel))
+
+
+_ctypes_launch = None
+
+
+def ctypes_launch():
+    """libcuda's ``cuLaunchKernel`` as a ctypes function: returns an int CUresult; pass
+    grid/block/shmem as ints, handles and the params address as ``c_void_p`` (or None for
+    NULL).  ctypes releases the GIL during the call, as cuda.bindings does."""
+    global _ctypes_launch
+    if _ctypes_launch is None:
+        init()
+        f = ctypes.CDLL("libcuda.so.1").cuLaunchKernel  # the library cuda.bindings loaded
+        f.restype = ctypes.c_int
+        _ctypes_launch = f
+    return _ctypes_launch
+
+
 def kernel_attribute(func, name: str, dev: int = 0) -> int:
     """A ``CU_FUNC_ATTRIBUTE_<name>`` of a kernel, e.g. ``'MAX_THREADS_PER_BLOCK'``."""
     ensure_thread()
@@ -481,6 +543,7 @@ __all__ = [
     "create_stream", "current_stream", "current_stream_owner", "destroy_event",
     "destroy_stream", "device_attribute", "device_count", "device_name", "elapsed_time",
     "ensure_thread", "event_query", "rebind", "get_function", "init", "kernel_attribute", "launch",
+    "bindings_launch", "ctypes_launch", "function_object", "kernel_function",
     "load_module", "mem_info", "multiprocessor_count", "record_event", "set_current_stream",
     "set_kernel_attribute", "stream_query", "stream_wait_event", "synchronize",
     "synchronize_event", "synchronize_stream", "total_memory",

@@ -1,0 +1,729 @@
+"""Reductions and scans (NumPy: "Sums, products, differences", "Order statistics" minima and
+maxima, "Logic functions" truth tests, ``ufunc.reduce/accumulate/reduceat``).
+
+NumPy is the metadata engine: each distinct call shape is first run by NumPy itself on a
+tiny host array with the same pattern of empty axes (sizes 0 or 1), which raises NumPy's
+exceptions (AxisError, repeated axes, non-reorderable ops over several axes, empty reduction
+without identity, ``where`` without ``initial``, bad dtypes or casts) and gives the result
+dtype (and, for empty reductions, the fill value); the loop (accumulator) dtype is
+``ufunc.resolve_dtypes((dtype or out.dtype, a.dtype, None), reduction=True)``.  Answers are
+cached per call shape, so a repeated ``a.sum()`` is a dict lookup, an allocation and the
+backend's launch.  Results are 0-d device arrays where NumPy returns scalars.
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from .. import _backends
+from .._array import broadcast_view, empty_array, may_overlap, ndarray
+from .._backends.base import ReduceOp
+from .._dtypes import normalize
+
+__all__ = ["sum", "prod", "product", "amin", "amax", "min", "max", "argmin", "argmax", "ptp",
+           "any", "all", "count_nonzero", "cumsum", "cumprod", "cumulative_sum",
+           "cumulative_prod", "nansum", "nanprod", "nanmin", "nanmax", "nanargmin",
+           "nanargmax", "nancumsum", "nancumprod", "diff", "ediff1d", "trapezoid", "allclose",
+           "array_equal", "array_equiv"]
+
+_NoValue = np._NoValue
+_builtin_all, _builtin_any, _builtin_sum = all, any, sum  # (shadowed below)
+
+
+def _uf(name):
+    from .._ufunc import UFUNCS
+
+    return UFUNCS[name]
+
+
+def _asarray(a):
+    if type(a) is ndarray:
+        return a
+    from .creation import asarray
+
+    return asarray(a)
+
+
+# --- neutral elements: what every combination of a reorderable op may start from ----------
+
+
+def _neutral(name, dt):
+    k = dt.kind
+    t = dt.type
+    if name == "add":
+        return t(complex(-0.0, -0.0)) if k == "c" else t(-0.0) if k == "f" else t(0)
+    if name == "multiply":
+        return t(1)
+    if name in ("minimum", "maximum", "fmin", "fmax"):
+        big = name in ("minimum", "fmin")
+        if k == "b":
+            return t(big)
+        if k in "iu":
+            info = np.iinfo(dt)
+            return t(info.max if big else info.min)
+        if name in ("fmin", "fmax"):
+            return t(complex(np.nan, np.nan)) if k == "c" else t(np.nan)
+        v = np.inf if big else -np.inf
+        return t(complex(v, v)) if k == "c" else t(v)
+    if name in ("logical_and", "logical_or", "logical_xor"):
+        return t(name == "logical_and")
+    if name == "bitwise_and":
+        return t(True) if k == "b" else (t(-1) if k == "i" else t(np.iinfo(dt).max))
+    if name in ("bitwise_or", "bitwise_xor"):
+        return t(0)
+    return None
+
+
+_ops: dict = {}
+
+
+def _reduce_op(name, functor, loop):
+    key = (name, loop)
+    op = _ops.get(key)
+    if op is None:
+        op = _ops[key] = ReduceOp(name, functor, loop.char, _neutral(name, loop))
+    return op
+
+
+# --- ufunc.reduce ----------------------------------------------------------------------------
+
+_meta: dict = {}
+_fast: dict = {}  # (ufunc, dtype, shape) -> (result dtype, ReduceOp, axes) for axis=None calls
+
+
+def _pattern(shape):
+    return tuple(0 if n == 0 else 1 for n in shape)
+
+
+def _axis_key(axis):
+    if axis is None or isinstance(axis, (int, np.integer)):
+        return axis if axis is None else operator.index(axis)
+    if isinstance(axis, (tuple, list)):
+        return tuple(operator.index(x) for x in axis)
+    return operator.index(axis)  # TypeError like NumPy
+
+
+def _normalize_axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    from numpy.lib.array_utils import normalize_axis_tuple
+
+    return tuple(sorted(normalize_axis_tuple(axis, ndim)))
+
+
+def _probe(uf, a, axis_key, dtype, out, keepdims, has_initial, initial, has_where):
+    """NumPy's own answer for this call shape: (axes, result dtype, loop dtype, fill value
+    of an empty reduction), or NumPy's exception."""
+    pat = _pattern(a._shape)
+    key = (uf.__name__, a.dtype, pat, axis_key, dtype, None if out is None else
+           (out.dtype, out.ndim), keepdims, has_initial, has_where)
+    m = _meta.get(key)
+    if m is not None:
+        return m
+    npu = uf._np
+    host = np.zeros(pat, a.dtype)
+    kw = {"axis": axis_key, "keepdims": keepdims}
+    if dtype is not None:
+        kw["dtype"] = dtype
+    if has_initial:
+        kw["initial"] = initial
+    if has_where:
+        kw["where"] = np.ones(pat, bool)
+    axes = _normalize_axes(axis_key, a.ndim) if a.ndim or axis_key is not None else ()
+    if out is not None:
+        oshape = tuple(1 if i in axes else n for i, n in enumerate(pat)) if keepdims else tuple(
+            n for i, n in enumerate(pat) if i not in axes)
+        if len(oshape) != out.ndim:
+            raise ValueError(f"output parameter for reduction operation {uf.__name__} has the "
+                             f"wrong number of dimensions: Found {out.ndim} but expected "
+                             f"{len(oshape)}")
+        kw["out"] = np.empty(oshape, out.dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = npu.reduce(host, **kw)
+    res = np.asarray(res)
+    loop = _loop(npu, a.dtype, dtype, None if out is None else out.dtype)
+    fill = res.reshape(-1)[0] if res.size else None
+    m = (axes, normalize(res.dtype), normalize(loop), fill)
+    if len(_meta) > 4096:
+        _meta.clear()
+    _meta[key] = m
+    return m
+
+
+def _loop(npu, in_dt, dtype, out_dt):
+    """NumPy's reduction loop: ``dtype`` fixes it (the input is cast), else ``out``'s dtype
+    takes part in the resolution as the first operand."""
+    if dtype is not None:
+        return npu.resolve_dtypes((None, in_dt, None), signature=(np.dtype(dtype), None, None),
+                                  reduction=True, casting="unsafe")[0]
+    return npu.resolve_dtypes((out_dt, in_dt, None), reduction=True, casting="unsafe")[0]
+
+
+def _out_arg(out):
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError("The 'out' tuple must have exactly one entry")
+        out = out[0]
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("output must be a cupynum array")
+    return out
+
+
+def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NoValue,
+                 where=True):
+    """``uf.reduce`` (NumPy's semantics; see the module docstring)."""
+    plain = (axis is None and dtype is None and out is None and keepdims is False and
+             initial is _NoValue and where is True and type(a) is ndarray)
+    if plain:  # ``a.sum()``: one lookup, one allocation, the backend's launch
+        e = _fast.get((uf, a.dtype, a._shape))
+        if e is not None:
+            target = empty_array((), e[0])
+            _backends._backend.reduce(e[1], a, target, e[2], None)
+            return target
+    a = _asarray(a)
+    out = _out_arg(out)
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    has_initial = initial is not _NoValue and initial is not None
+    has_where = where is not True
+    axes, rdt, loop, fill = _probe(uf, a, _axis_key(axis), dtype, out, bool(keepdims),
+                                   has_initial, initial if has_initial else None, has_where)
+    shape = a._shape
+    kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+    kshape = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else kept
+    if out is not None and out._shape != kshape:
+        raise ValueError(f"output parameter for reduction operation {uf.__name__} has a "
+                         f"non-reduction dimension not equal to the output: {out._shape} "
+                         f"vs {kshape}")
+    R = 1
+    for i in axes:
+        R *= shape[i]
+    odt = out.dtype if out is not None else rdt
+    if has_where:
+        mask = _asarray(where)
+        mask = broadcast_view(mask if mask.dtype == np.bool_ else mask.astype(np.bool_), shape)
+    # where the result goes: the out array (viewed without the reduced axes), or a new one
+    if out is not None and not may_overlap(out, a):
+        target = out if not keepdims else _squeeze_axes(out, axes)
+    else:
+        target = empty_array(kept, odt)
+    M = target._size
+    if M and R == 0:
+        value = initial if has_initial else fill
+        _fill_value(target, value)
+    elif M:
+        op = _reduce_op(uf.__name__, uf._row.functor, loop)
+        src = a
+        if has_where:
+            if op.neutral is None:
+                from .._fallback import call_on_host
+
+                kw = dict(axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+                if has_initial:
+                    kw["initial"] = initial
+                res = call_on_host(uf._np.reduce, (a,), kw)
+                return _finish_host(res, out)
+            from .elementwise import where as _where
+
+            src = _where(mask, a.astype(loop, copy=False), op.neutral)
+        init = loop.type(initial) if has_initial else None
+        _backends.get().reduce(op, src, target, axes, init)
+        if plain and out is None and not has_where and not kept and src is a:
+            if len(_fast) > 1024:
+                _fast.clear()
+            _fast[(uf, a.dtype, a._shape)] = (odt, op, axes)
+    if out is not None:
+        if target is not out and not _is_view_of(target, out):
+            from .._array import assign
+
+            assign(_squeeze_axes(out, axes) if keepdims else out, target)
+        return out
+    if keepdims:
+        return target.reshape(kshape)
+    return target
+
+
+def _is_view_of(t, out):
+    return t._buf is out._buf and t._offset == out._offset
+
+
+def _finish_host(res, out):
+    if out is not None:
+        return out
+    return res
+
+
+def _squeeze_axes(x, axes):
+    from .._array import _make
+
+    keep = [i for i in range(x.ndim) if i not in axes]
+    return _make(x._buf, x._offset, tuple(x._shape[i] for i in keep),
+                 tuple(x._strides[i] for i in keep), x.dtype, x._root())
+
+
+def _fill_value(target, value):
+    from .._array import _fill
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _fill(target, value, casting="unsafe")
+
+
+# --- ufunc.accumulate / reduceat -----------------------------------------------------------
+
+_acc_meta: dict = {}
+_fast: dict = {}  # (ufunc, dtype, shape) -> (result dtype, ReduceOp, axes) for axis=None calls
+
+
+def _scan(uf, a, axis, dtype, out, np_func):
+    """``np_func`` is NumPy's own function for this call (``cumsum`` or ``uf.accumulate``),
+    probed on a tiny array for errors and the result dtype."""
+    out = _out_arg(out)
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    key = (np_func, a.dtype, _pattern(a._shape), axis, dtype, None if out is None else out.dtype)
+    m = _acc_meta.get(key)
+    if m is None:
+        host = np.zeros(_pattern(a._shape), a.dtype)
+        kw = {"axis": axis}
+        if dtype is not None:
+            kw["dtype"] = dtype
+        if out is not None:
+            kw["out"] = np.empty(host.shape, out.dtype)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = np_func(host, **kw)
+        loop = _loop(uf._np, a.dtype, dtype if dtype is not None else (
+            res.dtype if np_func is not uf._np.accumulate else None),
+            None if out is None else out.dtype)
+        m = _acc_meta[key] = (normalize(res.dtype), normalize(loop))
+    rdt, loop = m
+    ax = 0 if a.ndim == 0 else _normalize_axes(axis, a.ndim)[0]
+    shape = a._shape
+    if out is not None and out._shape != shape:
+        raise ValueError(f"output has shape {out._shape}, expected {shape}")
+    target = out if out is not None and not may_overlap(out, a) else empty_array(shape, (
+        out.dtype if out is not None else rdt))
+    if target._size:
+        op = _reduce_op(uf.__name__, uf._row.functor, loop)
+        if a.ndim == 0:
+            from .._array import assign
+
+            assign(target, a)
+        else:
+            _backends.get().scan(op, a, target, ax)
+    if out is not None:
+        if target is not out:
+            from .._array import assign
+
+            assign(out, target)
+        return out
+    return target
+
+
+def ufunc_accumulate(uf, array, axis=0, dtype=None, out=None):
+    a = _asarray(array)
+    if a.ndim == 0:
+        raise TypeError("cannot accumulate on a scalar")  # NumPy's type too
+    return _scan(uf, a, axis, dtype, out, uf._np.accumulate)
+
+
+def ufunc_reduceat(uf, array, indices, axis=0, dtype=None, out=None):
+    """Segment reductions: one device reduction per segment (``indices`` come to the host)."""
+    a = _asarray(array)
+    idx = np.asarray(indices.get() if isinstance(indices, ndarray) else indices)
+    host_probe = np.zeros(_pattern(a._shape) if a.ndim else (), a.dtype)
+    with np.errstate(all="ignore"):
+        if a.ndim == 0 or idx.ndim != 1 or idx.dtype.kind not in "iu":
+            uf._np.reduceat(host_probe, idx, axis=axis, dtype=dtype)  # NumPy's error
+    ax = _normalize_axes(axis, a.ndim)[0]
+    n = a._shape[ax]
+    for i in idx.tolist():
+        if not 0 <= i < n:
+            raise IndexError(f"index {i} out-of-bounds in {uf.__name__}.reduceat [0, {n})")
+    probe = uf._np.reduceat(np.ones((1,) * a.ndim, a.dtype), np.zeros(1, np.intp), axis=ax,
+                            dtype=dtype)
+    rdt = normalize(probe.dtype if out is None else out.dtype)
+    shape = a._shape[:ax] + (len(idx),) + a._shape[ax + 1:]
+    res = empty_array(shape, rdt)
+    from .._array import assign
+
+    for j, i in enumerate(idx.tolist()):
+        stop = idx[j + 1] if j + 1 < len(idx) else n
+        dst = _take_axis(res, ax, j)
+        if stop <= i + 1:  # NumPy: the element itself, not a reduction of one element
+            assign(dst, _take_axis(a, ax, i))
+            continue
+        seg = _take_axis(a, ax, slice(i, stop))
+        ufunc_reduce(uf, seg, axis=ax, dtype=dtype if dtype is not None else rdt, out=dst)
+    if out is not None:
+        assign(out, res)
+        return out
+    return res
+
+
+def _take_axis(a, ax, key):
+    return a[(slice(None),) * ax + (key,)]
+
+
+# --- reductions ------------------------------------------------------------------------------
+
+
+def _red(name, a, axis, dtype, out, keepdims, initial=_NoValue, where=True):
+    return ufunc_reduce(_uf(name), a, axis, dtype, out, keepdims, initial, where)
+
+
+def _kd(keepdims):
+    return False if keepdims is _NoValue else keepdims
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    """Sum of array elements over the given axes (pairwise-or-better accuracy: a tree)."""
+    return _red("add", a, axis, dtype, out, _kd(keepdims), initial, where)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _red("multiply", a, axis, dtype, out, _kd(keepdims), initial, where)
+
+
+product = prod
+
+
+def amax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    """Maximum (NaN propagates; complex: lexicographic)."""
+    return _red("maximum", a, axis, None, out, _kd(keepdims), initial, where)
+
+
+def amin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _red("minimum", a, axis, None, out, _kd(keepdims), initial, where)
+
+
+max = amax
+min = amin
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=True):
+    return _red("logical_or", a, axis, None, out, _kd(keepdims), _NoValue, where)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=True):
+    return _red("logical_and", a, axis, None, out, _kd(keepdims), _NoValue, where)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    hi = amax(a, axis, None, keepdims)
+    lo = amin(a, axis, None, keepdims)
+    return _uf("subtract")(hi, lo, out=out) if out is not None else _uf("subtract")(hi, lo)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    a = _asarray(a)
+    nz = a if a.dtype == np.bool_ else a.astype(np.bool_)
+    return sum(nz, axis=axis, dtype=np.intp, keepdims=keepdims)
+
+
+_arg_meta: dict = {}
+_fast: dict = {}  # (ufunc, dtype, shape) -> (result dtype, ReduceOp, axes) for axis=None calls
+
+
+def _arg(kind, a, axis, out, keepdims):
+    a = _asarray(a)
+    out = _out_arg(out)
+    key = (kind, a.dtype, _pattern(a._shape), _axis_key(axis), bool(keepdims))
+    if key not in _arg_meta:
+        getattr(np, kind)(np.zeros(_pattern(a._shape), a.dtype), axis=axis,
+                          keepdims=bool(keepdims))  # NumPy's errors (empty, bad axis)
+        _arg_meta[key] = True
+    if axis is None:
+        axes = tuple(range(a.ndim))
+        shape = (1,) * a.ndim if keepdims else ()
+    else:
+        axes = (_normalize_axes(axis, a.ndim)[0],) if a.ndim else ()
+        shape = tuple(1 if i in axes else n for i, n in enumerate(a._shape)) if keepdims else \
+            tuple(n for i, n in enumerate(a._shape) if i not in axes)
+    kept = tuple(n for i, n in enumerate(a._shape) if i not in axes)
+    res = empty_array(kept, np.dtype(np.intp))
+    if res._size:
+        if a.ndim == 0:
+            _fill_value(res, 0)
+        else:
+            _backends.get().arg_reduce(kind, a, res, axes)
+    res = res.reshape(shape) if shape != kept else res
+    if out is not None:
+        if out._shape != shape:
+            raise ValueError("output array does not match result of np.argmax.")
+        from .._array import assign
+
+        assign(out, res)
+        return out
+    return res
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the first maximum (the first NaN, if any)."""
+    return _arg("argmax", a, axis, out, _kd(keepdims))
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    return _arg("argmin", a, axis, out, _kd(keepdims))
+
+
+# --- scans -----------------------------------------------------------------------------------
+
+
+def _flat_axis(a, axis):
+    a = _asarray(a)
+    if axis is None:
+        return a.reshape(-1), 0
+    return a, axis
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    a, ax = _flat_axis(a, axis)
+    return _scan(_uf("add"), a, ax, dtype, out, np.cumsum)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    a, ax = _flat_axis(a, axis)
+    return _scan(_uf("multiply"), a, ax, dtype, out, np.cumprod)
+
+
+def _cumulative(name, npf, x, axis, dtype, out, include_initial):
+    x = _asarray(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("For arrays which have more than one dimension ``axis`` argument "
+                             "is required.")
+        axis = 0
+    if x.ndim == 0:
+        npf(np.zeros((), x.dtype), axis=axis)  # NumPy's error
+    res = (cumsum if name == "add" else cumprod)(x, axis=axis, dtype=dtype)
+    if include_initial:
+        ax = _normalize_axes(axis, x.ndim)[0]
+        shape = list(res._shape)
+        shape[ax] += 1
+        full = empty_array(tuple(shape), res.dtype)
+        _fill_value(_take_axis(full, ax, slice(0, 1)), 0 if name == "add" else 1)
+        _take_axis(full, ax, slice(1, None))[...] = res
+        res = full
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative("add", np.cumulative_sum, x, axis, dtype, out, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative("multiply", np.cumulative_prod, x, axis, dtype, out, include_initial)
+
+
+# --- NaN-ignoring variants ------------------------------------------------------------------
+
+
+def _nan_replaced(a, value):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return a, None
+    from .elementwise import where as _where
+
+    mask = _uf("isnan")(a)
+    return _where(mask, value, a), mask
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    b, _ = _nan_replaced(a, 0)
+    return sum(b, axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    b, _ = _nan_replaced(a, 1)
+    return prod(b, axis, dtype, out, keepdims, initial, where)
+
+
+def _all_nan_warning(res):
+    if res.dtype.kind in "fc" and res._size and bool(_uf("isnan")(res).any()):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    """fmin.reduce: NaN only where a slice is all NaN (then a RuntimeWarning)."""
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return amin(a, axis, out, keepdims, initial, where)
+    res = _red("fmin", a, axis, None, out, _kd(keepdims), initial, where)
+    _all_nan_warning(res)
+    return res
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return amax(a, axis, out, keepdims, initial, where)
+    res = _red("fmax", a, axis, None, out, _kd(keepdims), initial, where)
+    _all_nan_warning(res)
+    return res
+
+
+def _nanarg(kind, a, axis, out, keepdims):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return _arg(kind, a, axis, out, _kd(keepdims))
+    b, mask = _nan_replaced(a, -np.inf if kind == "argmax" else np.inf)
+    if mask._size and bool(all(mask, axis=axis).any()):
+        raise ValueError("All-NaN slice encountered")
+    return _arg(kind, b, axis, out, _kd(keepdims))
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=_NoValue):
+    return _nanarg("argmax", a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=_NoValue):
+    return _nanarg("argmin", a, axis, out, keepdims)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    b, _ = _nan_replaced(a, 0)
+    return cumsum(b, axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    b, _ = _nan_replaced(a, 1)
+    return cumprod(b, axis, dtype, out)
+
+
+# --- differences -------------------------------------------------------------------------------
+
+
+def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
+    if n == 0:
+        return _asarray(a)
+    if n < 0:
+        raise ValueError("order must be non-negative but got " + repr(n))
+    a = _asarray(a)
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    from .._indexing import normalize_axis
+
+    axis = normalize_axis(axis, a.ndim)
+    parts = []
+    for v in (prepend, append):
+        if v is _NoValue:
+            parts.append(None)
+            continue
+        v = _asarray(v)
+        if v.ndim == 0:
+            shape = list(a._shape)
+            shape[axis] = 1
+            v = broadcast_view(v, tuple(shape))
+        parts.append(v)
+    if parts[0] is not None or parts[1] is not None:
+        seq = [p for p in (parts[0], a, parts[1]) if p is not None]
+        a = _concat(seq, axis)
+    op = _uf("not_equal") if a.dtype == np.bool_ else _uf("subtract")
+    for _ in range(n):
+        a = op(_take_axis(a, axis, slice(1, None)), _take_axis(a, axis, slice(None, -1)))
+    return a
+
+
+def _concat(arrays, axis):
+    dt = np.result_type(*[x.dtype for x in arrays])
+    shape = list(arrays[0]._shape)
+    shape[axis] = _builtin_sum(x._shape[axis] for x in arrays)
+    out = empty_array(tuple(shape), normalize(dt))
+    pos = 0
+    for x in arrays:
+        k = x._shape[axis]
+        if k:
+            _take_axis(out, axis, slice(pos, pos + k))[...] = x
+        pos += k
+    return out
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    a = _asarray(ary).reshape(-1)
+    d = _uf("subtract")(a[1:], a[:-1])
+    seq = []
+    if to_begin is not None:
+        b = _asarray(to_begin).reshape(-1)
+        if not np.can_cast(b.dtype, a.dtype, casting="same_kind"):
+            raise TypeError("dtype of `to_begin` must be compatible with input `ary` under the "
+                            "`same_kind` rule.")
+        seq.append(b.astype(a.dtype))
+    seq.append(d)
+    if to_end is not None:
+        e = _asarray(to_end).reshape(-1)
+        if not np.can_cast(e.dtype, a.dtype, casting="same_kind"):
+            raise TypeError("dtype of `to_end` must be compatible with input `ary` under the "
+                            "`same_kind` rule.")
+        seq.append(e.astype(a.dtype))
+    if len(seq) == 1:
+        return d
+    out = _concat(seq, 0)
+    return out.astype(a.dtype, copy=False)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = _asarray(y)
+    from .._indexing import normalize_axis
+
+    nd = y.ndim
+    axis = normalize_axis(axis, nd)
+    hi = _take_axis(y, axis, slice(1, None))
+    lo = _take_axis(y, axis, slice(None, -1))
+    if x is None:
+        d = dx
+    else:
+        x = _asarray(x)
+        if x.ndim == 1:
+            d = diff(x)
+            shape = [1] * nd
+            shape[axis] = d._shape[0]
+            d = d.reshape(shape)
+        else:
+            d = diff(x, axis=axis)
+    mul, add, div = _uf("multiply"), _uf("add"), _uf("true_divide")
+    return sum(div(mul(d, add(hi, lo)), 2.0), axis=axis)
+
+
+# --- comparisons of whole arrays --------------------------------------------------------------
+
+
+def allclose(a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
+    from .elementwise import isclose
+
+    return bool(all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    try:
+        a1, a2 = _asarray(a1), _asarray(a2)
+    except Exception:  # noqa: BLE001 - NumPy returns False for what it cannot compare
+        return False
+    if a1._shape != a2._shape:
+        return False
+    if not equal_nan or not (a1.dtype.kind in "fc" or a2.dtype.kind in "fc"):
+        return bool(all(_uf("equal")(a1, a2)))
+    isnan = _uf("isnan")
+    n1, n2 = isnan(a1), isnan(a2)
+    if not bool(all(_uf("equal")(n1, n2))):
+        return False
+    return bool(all(_uf("logical_or")(_uf("equal")(a1, a2), n1)))
+
+
+def array_equiv(a1, a2):
+    try:
+        a1, a2 = _asarray(a1), _asarray(a2)
+    except Exception:  # noqa: BLE001
+        return False
+    try:
+        np.broadcast_shapes(a1._shape, a2._shape)
+    except ValueError:
+        return False
+    return bool(all(_uf("equal")(a1, a2)))

@@ -1,0 +1,189 @@
+"""Set routines (NumPy: "Set routines"), built on device sort, compare and compaction.
+
+``unique`` is a sort, a neighbour comparison and one compaction (a sync: the number of
+unique values decides the output shape); the others follow NumPy's own algorithms over
+these pieces.  ``unique(..., axis=k)`` runs on the host for now.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._array import empty_array, from_host, ndarray
+from .._fallback import call_on_host
+
+__all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
+           "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d"]
+
+_INTP = np.dtype(np.intp)
+
+
+def _asarray(x):
+    from .creation import asarray
+
+    return asarray(x)
+
+
+def _uf(name):
+    import cupynum
+
+    return getattr(cupynum, name)
+
+
+def _group_starts(s, equal_nan):
+    """Bool mask over sorted s: True at the first element of each group of equal values."""
+    n = s.shape[0]
+    from .creation import empty
+
+    mask = empty(n, bool)
+    mask[:1] = True
+    if n > 1:
+        neq = _uf("not_equal")(s[1:], s[:-1])
+        if equal_nan and s.dtype.kind in "fc":
+            isn = _uf("isnan")
+            both = _uf("logical_and")(isn(s[1:]), isn(s[:-1]))
+            neq = _uf("logical_and")(neq, _uf("logical_not")(both))
+        mask[1:] = neq
+    return mask
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):
+    ar = _asarray(ar)
+    if axis is not None:
+        return call_on_host(np.unique, (ar, return_index, return_inverse, return_counts, axis),
+                            {"equal_nan": equal_nan})
+    from .indexing import _flatnonzero_bool
+    from .sorting import argsort, sort
+
+    flat = ar.reshape(-1)
+    n = flat.shape[0]
+    need_perm = return_index or return_inverse
+    if need_perm:
+        perm = argsort(flat, kind="stable")
+        s = flat[perm]
+    else:
+        s = sort(flat)
+    mask = _group_starts(s, equal_nan)
+    idx = _flatnonzero_bool(mask) if n else empty_array((0,), _INTP)
+    res = (s[idx],)
+    if return_index:
+        res += (perm[idx],)
+    if return_inverse:
+        from .creation import empty
+
+        inv = empty(n, _INTP)
+        if n:
+            csum = _uf("cumsum")(mask.astype(_INTP))
+            inv[perm] = _uf("subtract")(csum, 1)
+        res += (inv.reshape(ar.shape),)
+    if return_counts:
+        from .manipulation import concatenate
+
+        ends = concatenate([idx, from_host(np.asarray([n], _INTP))])
+        res += (_uf("subtract")(ends[1:], ends[:-1]),)
+    return res[0] if len(res) == 1 else res
+
+
+def unique_values(x):
+    return unique(x, equal_nan=False)
+
+
+def unique_counts(x):
+    from numpy.lib._arraysetops_impl import UniqueCountsResult
+
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
+
+
+def unique_inverse(x):
+    from numpy.lib._arraysetops_impl import UniqueInverseResult
+
+    v, inv = unique(x, return_inverse=True, equal_nan=False)
+    return UniqueInverseResult(v, inv.reshape(_asarray(x).shape))
+
+
+def unique_all(x):
+    from numpy.lib._arraysetops_impl import UniqueAllResult
+
+    v, i, inv, c = unique(x, True, True, True, equal_nan=False)
+    return UniqueAllResult(v, i, inv.reshape(_asarray(x).shape), c)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    el = _asarray(element)
+    te = _asarray(test_elements).reshape(-1)
+    if te.size == 0:
+        from .creation import full
+
+        return full(el.shape, bool(invert), bool)
+    from .sorting import searchsorted, sort
+
+    s = sort(te)
+    dt = np.result_type(s.dtype, el.dtype)
+    s = s.astype(dt, copy=False)
+    e = el.astype(dt, copy=False)
+    pos = searchsorted(s, e, "left")
+    posc = _uf("minimum")(pos, s.size - 1)
+    found = _uf("equal")(s[posc], e)
+    return _uf("logical_not")(found) if invert else found
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    from .manipulation import concatenate
+    from .sorting import argsort
+
+    ar1, ar2 = _asarray(ar1), _asarray(ar2)
+    if not assume_unique:
+        if return_indices:
+            ar1, ind1 = unique(ar1, return_index=True)
+            ar2, ind2 = unique(ar2, return_index=True)
+        else:
+            ar1, ar2 = unique(ar1), unique(ar2)
+    else:
+        ar1, ar2 = ar1.reshape(-1), ar2.reshape(-1)
+    aux = concatenate((ar1, ar2))
+    if return_indices:
+        aux_sort_indices = argsort(aux, kind="stable")
+        aux = aux[aux_sort_indices]
+    else:
+        from .sorting import sort
+
+        aux = sort(aux)
+    mask = _uf("equal")(aux[1:], aux[:-1])
+    int1d = aux[:-1][mask]
+    if return_indices:
+        ar1_indices = aux_sort_indices[:-1][mask]
+        ar2_indices = _uf("subtract")(aux_sort_indices[1:][mask], ar1.size)
+        if not assume_unique:
+            ar1_indices = ind1[ar1_indices]
+            ar2_indices = ind2[ar2_indices]
+        return int1d, ar1_indices, ar2_indices
+    return int1d
+
+
+def union1d(ar1, ar2):
+    from .manipulation import concatenate
+
+    return unique(concatenate((_asarray(ar1), _asarray(ar2)), axis=None))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    ar1 = _asarray(ar1)
+    ar1 = ar1.reshape(-1) if assume_unique else unique(ar1)
+    return ar1[isin(ar1, ar2, invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    from .manipulation import concatenate
+    from .sorting import sort
+
+    ar1, ar2 = _asarray(ar1), _asarray(ar2)
+    if not assume_unique:
+        ar1, ar2 = unique(ar1), unique(ar2)
+    aux = sort(concatenate((ar1, ar2), axis=None))
+    if aux.size == 0:
+        return aux
+    t = from_host(np.ones(1, bool))
+    flag = concatenate((t, _uf("not_equal")(aux[1:], aux[:-1]), t))
+    return aux[_uf("logical_and")(flag[1:], flag[:-1])]

@@ -1,0 +1,158 @@
+"""Sorting and searching (NumPy: "Sorting, searching, and counting").
+
+Every sort is one ``backend.sort`` over C-contiguous rows (the sorted axis moved last and
+copied if need be).  Floats sort with NaN last; complex in NumPy's order
+(``R + Rj < R + nanj < nan + Rj < nan + nanj``).  ``argsort`` is always stable (so it
+equals NumPy's ``kind='stable'``, and any valid answer for the other kinds); ``sort`` is
+stable when asked for.  ``partition``/``argpartition`` return a full sort, which satisfies
+their contract.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import _backends
+from .._array import empty_array, ndarray
+from .._indexing import normalize_axis
+
+__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
+           "sort_complex"]
+
+_INTP = np.dtype(np.intp)
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _asarray(x):
+    from .creation import asarray
+
+    return asarray(x)
+
+
+def _rows(a, axis):
+    """(C-contiguous (rows, n) copy or view of a with ``axis`` last, moved shape, axis)."""
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    axis = normalize_axis(axis, a.ndim)
+    moved = a if axis == a.ndim - 1 else a.swapaxes(axis, -1)
+    src = moved if moved._c_contig else moved.copy()
+    n = moved.shape[-1]
+    return src.reshape(-1, n) if n else src, moved.shape, axis
+
+
+def _back(res, moved_shape, axis, ndim):
+    res = res.reshape(moved_shape)
+    if axis != ndim - 1:
+        res = res.swapaxes(axis, -1).copy()
+    return res
+
+
+def _check_kind(kind, stable):
+    if kind not in _KINDS:
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+    if stable is not None and kind is not None:
+        raise ValueError("`kind` and `stable` parameters can't be provided at the same time. "
+                         "Use only one of them.")
+    return bool(stable) or kind in ("stable", "mergesort")
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    st = _check_kind(kind, stable)
+    a = _asarray(a)
+    src, moved, ax = _rows(a, axis)
+    nd = 1 if axis is None else a.ndim
+    out = empty_array(src.shape, a.dtype)
+    if out._size:
+        _backends.get().sort(src, out, None, st)
+    return _back(out, moved, ax, nd)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    _check_kind(kind, stable)
+    a = _asarray(a)
+    src, moved, ax = _rows(a, axis)
+    nd = 1 if axis is None else a.ndim
+    out = empty_array(src.shape, _INTP)
+    if out._size:
+        _backends.get().sort(src, None, out, True)
+    return _back(out, moved, ax, nd)
+
+
+def sort_complex(a):
+    b = sort(_asarray(a))
+    if b.dtype.kind != "c":
+        return b.astype(np.complex64 if b.dtype.char in "bhBH" else np.complex128)
+    return b
+
+
+def lexsort(keys, axis=-1):
+    if isinstance(keys, ndarray):
+        keys = [keys[i] for i in range(keys.shape[0])] if keys.ndim > 1 else [keys]
+    keys = [_asarray(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if len({k.shape for k in keys}) != 1:
+        raise ValueError("all keys need to be the same shape")
+    from .indexing import take_along_axis
+
+    if keys[0].ndim == 0:
+        raise np.exceptions.AxisError(axis, 0) if axis not in (-1, 0) else None
+    perm = argsort(keys[0], axis=axis, kind="stable")
+    for k in keys[1:]:
+        kp = take_along_axis(k, perm, axis=axis)
+        perm = take_along_axis(perm, argsort(kp, axis=axis, kind="stable"), axis=axis)
+    return perm
+
+
+def _check_kth(kth, n):
+    ks = np.atleast_1d(np.asarray(kth._host() if isinstance(kth, ndarray) else kth))
+    if ks.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    for k in ks.ravel():
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    a = _asarray(a)
+    n = a.size if axis is None else (a.shape[normalize_axis(axis, a.ndim)] if a.ndim else 0)
+    _check_kth(kth, n)
+    return sort(a, axis=axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    a = _asarray(a)
+    n = a.size if axis is None else (a.shape[normalize_axis(axis, a.ndim)] if a.ndim else 0)
+    _check_kth(kth, n)
+    return argsort(a, axis=axis)
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    a = _asarray(a)
+    if a.ndim != 1:
+        raise ValueError("object too deep for desired array" if a.ndim > 1 else
+                         "object of too small depth for desired array")
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    if sorter is not None:
+        from .indexing import take
+
+        sorter = _asarray(sorter)
+        if sorter.shape != a.shape:
+            raise ValueError("sorter.size must equal a.size")
+        a = take(a, sorter)
+    v = _asarray(v)
+    dt = np.result_type(a.dtype, v.dtype)
+    a = a.astype(dt, copy=False)
+    v = v.astype(dt, copy=False)
+    out = empty_array(v.shape, _INTP)
+    if out._size:
+        _backends.get().searchsorted(a, v, side, out)
+    return out

@@ -1,0 +1,497 @@
+"""Statistics (NumPy: "Statistics"): averages and variances composed from device reductions
+and elementwise ufuncs, following NumPy's own algorithms (``numpy/_core/_methods.py``,
+``numpy/lib/_nanfunctions_impl.py``) so that dtypes, warnings and rounding steps agree.
+
+Order statistics (median, quantile, percentile and their NaN variants) sort along the axis
+with ``cupynum.sort`` (a host fallback until the sorting issue lands) and then gather and
+interpolate on the device for the interpolating methods; the virtual indices come from
+NumPy's own method table (``_QuantileMethods``).  Weighted quantiles run through NumPy.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._array import empty_array, ndarray
+from .._dtypes import normalize
+from . import reductions as _r
+
+__all__ = ["mean", "var", "std", "nanmean", "nanvar", "nanstd", "average", "median",
+           "nanmedian", "quantile", "percentile", "nanquantile", "nanpercentile", "cov",
+           "corrcoef"]
+
+_NoValue = np._NoValue
+_uf = _r._uf
+_asarray = _r._asarray
+
+
+def _count(a, axis, keepdims, where):
+    if where is True:
+        axes = _r._normalize_axes(_r._axis_key(axis), a.ndim) if a.ndim else ()
+        n = 1
+        for ax in axes:
+            n *= a._shape[ax]
+        return n
+    from .._array import broadcast_view
+
+    w = _asarray(where)
+    return _r.sum(broadcast_view(w.astype(np.bool_, copy=False), a._shape), axis, np.intp,
+                  None, keepdims)
+
+
+def _is_zero_count(rcount):
+    if isinstance(rcount, ndarray):
+        return bool(_r.any(_uf("equal")(rcount, 0)))
+    return rcount == 0
+
+
+def _divide(ret, rcount, out):
+    div = _uf("true_divide")
+    if isinstance(rcount, ndarray):
+        rcount = rcount.reshape(ret._shape) if rcount._shape != ret._shape and \
+            rcount._size == ret._size else rcount
+    else:
+        rcount = np.intp(rcount)
+    res = div(ret, rcount, out=ret, casting="unsafe")
+    return res
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    a = _asarray(a)
+    keepdims = _r._kd(keepdims)
+    rcount = _count(a, axis, keepdims, where)
+    if _is_zero_count(rcount):
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    f16 = False
+    if dtype is None:
+        if a.dtype.kind in "biu":
+            dtype = np.dtype("f8")
+        elif a.dtype == np.float16:
+            dtype = np.dtype("f4")
+            f16 = True
+    ret = _r.sum(a, axis, dtype, out, keepdims, where=where)
+    with np.errstate(all="ignore"):
+        ret = _divide(ret, rcount, None)
+    if f16 and out is None:
+        ret = ret.astype(a.dtype)
+    return ret
+
+
+def _var(a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
+    if correction is not _NoValue:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    a = _asarray(a)
+    keepdims = _r._kd(keepdims)
+    rcount = _count(a, axis, keepdims, where)
+    if isinstance(rcount, ndarray):
+        bad = bool(_r.any(_uf("less_equal")(rcount, ddof)))
+    else:
+        bad = ddof >= rcount
+    if bad:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    if dtype is None and a.dtype.kind in "biu":
+        dtype = np.dtype("f8")
+    with np.errstate(all="ignore"):
+        if mean_ is not None:
+            arrmean = _asarray(mean_)
+        else:
+            arrmean = _r.sum(a, axis, dtype, None, True, where=where)
+            rc = _count(a, axis, True, where)
+            arrmean = _divide(arrmean, rc, None)
+        x = _uf("subtract")(a, arrmean)
+        if a.dtype.kind in "fiub":
+            x = _uf("square")(x)
+        else:
+            x = _uf("add")(_uf("square")(x.real), _uf("square")(x.imag))
+        ret = _r.sum(x, axis, dtype, out, keepdims, where=where)
+        if isinstance(rcount, ndarray):
+            rc = _uf("maximum")(_uf("subtract")(rcount, ddof), 0)
+        else:
+            rc = max(rcount - ddof, 0)
+            rc = float(rc) if not isinstance(rc, int) else rc
+        ret = _divide(ret, rc, None)
+    return ret
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+        correction=_NoValue):
+    return _var(a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+        correction=_NoValue):
+    ret = _var(a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+    return _uf("sqrt")(ret, out=ret)
+
+
+# --- NaN-ignoring -------------------------------------------------------------------------------
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    b, mask = _r._nan_replaced(a, 0)
+    keepdims = _r._kd(keepdims)
+    notnan = _uf("logical_not")(mask)
+    cnt = _r.sum(notnan, axis, np.intp, None, keepdims, where=where)
+    tot = _r.sum(b, axis, dtype, out, keepdims, where=where)
+    if bool(_r.any(_uf("equal")(cnt, 0))):
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    with np.errstate(all="ignore"):
+        avg = _uf("true_divide")(tot, cnt, out=tot, casting="unsafe")
+    return avg
+
+
+def _nanvar(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, sqrt):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        f = std if sqrt else var
+        return f(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean_,
+                 correction=correction)
+    if correction is not _NoValue:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    keepdims = _r._kd(keepdims)
+    b, mask = _r._nan_replaced(a, 0)
+    notnan = _uf("logical_not")(mask)
+    with np.errstate(all="ignore"):
+        cnt = _r.sum(notnan, axis, np.intp, None, True, where=where)
+        if mean_ is not None:
+            avg = _asarray(mean_)
+        else:
+            avg = _r.sum(b, axis, dtype, None, True, where=where)
+            avg = _uf("true_divide")(avg, cnt, out=avg, casting="unsafe")
+        from .elementwise import where as _where
+
+        x = _where(mask, 0, _uf("subtract")(b, avg))
+        if x.dtype.kind == "c":
+            sq = _uf("add")(_uf("square")(x.real), _uf("square")(x.imag))
+        else:
+            sq = _uf("square")(x)
+        v = _r.sum(sq, axis, dtype, out, keepdims, where=where)
+        if not keepdims:
+            cnt = cnt.reshape(v._shape)
+        dof = _uf("subtract")(cnt, ddof)
+        isbad = _uf("less_equal")(dof, 0)
+        if bool(_r.any(isbad)):
+            warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
+            dof = _where(isbad, 0, dof)
+        v = _uf("true_divide")(v, dof, out=v, casting="unsafe")
+        if sqrt:
+            v = _uf("sqrt")(v, out=v)
+    return v
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=None, correction=_NoValue):
+    return _nanvar(a, axis, dtype, out, ddof, keepdims, where, mean, correction, False)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=None, correction=_NoValue):
+    return _nanvar(a, axis, dtype, out, ddof, keepdims, where, mean, correction, True)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=_NoValue):
+    a = _asarray(a)
+    kd = _r._kd(keepdims)
+    if weights is None:
+        avg = mean(a, axis, keepdims=kd)
+        scl = avg.dtype.type(a._size / avg._size) if avg._size else avg.dtype.type(0)
+        if returned:
+            from .creation import full
+
+            return avg, full(avg._shape, scl, dtype=avg.dtype)
+        return avg
+    wgt = _asarray(weights)
+    if a.dtype.kind in "biu":
+        rdt = np.result_type(a.dtype, wgt.dtype, "f8")
+    else:
+        rdt = np.result_type(a.dtype, wgt.dtype)
+    if a._shape != wgt._shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
+        if wgt.ndim != len(axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        if tuple(a._shape[i] for i in axes) != wgt._shape:
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        # broadcast weights along the specified axes
+        shape = [1] * a.ndim
+        order = sorted(range(len(axes)), key=lambda i: axes[i])
+        wgt = wgt.transpose(order) if len(axes) > 1 else wgt
+        for i, ax in enumerate(sorted(axes)):
+            shape[ax] = a._shape[ax]
+        wgt = wgt.reshape(shape)
+    scl = _r.sum(wgt, axis, rdt, None, kd)
+    if bool(_r.any(_uf("equal")(scl, 0.0))):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    avg = _uf("true_divide")(_r.sum(_uf("multiply")(a, wgt), axis, rdt, None, kd), scl)
+    if returned:
+        if scl._shape != avg._shape:
+            from .._array import broadcast_view
+
+            scl = broadcast_view(scl, avg._shape).copy()
+        return avg, scl
+    return avg
+
+
+# --- order statistics ------------------------------------------------------------------------
+
+
+def _sorted_along(a, axis):
+    """(values sorted along the reduced axes moved to the front, n)."""
+    import cupynum
+
+    if axis is None:
+        flat = a.reshape(-1)
+        return cupynum.sort(flat), flat._shape[0]
+    axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
+    rest = [i for i in range(a.ndim) if i not in axes]
+    moved = a.transpose(list(axes) + rest)
+    n = 1
+    for i in axes:
+        n *= a._shape[i]
+    moved = moved.reshape((n,) + tuple(a._shape[i] for i in rest))
+    return cupynum.sort(moved, axis=0), n
+
+
+def _quantile(a, q, axis, method, keepdims, res_dt):
+    """Quantiles q (host NumPy array in [0, 1]) of a: NumPy's ``_quantile`` over a sorted
+    copy, with NaN slices (NaN sorts last) giving NaN, or for the nan-variants ignored."""
+    from numpy.lib import _function_base_impl as fb
+
+    a = _asarray(a)
+    if method not in fb._QuantileMethods:
+        raise ValueError(f"{method!r} is not a valid method. Use one of: "
+                         f"{fb._QuantileMethods.keys()}")
+    props = fb._QuantileMethods[method]
+    if a._size == 0 or props["fix_gamma"] is None:
+        return None  # the caller runs NumPy on the host
+    srt, n = _sorted_along(a, axis)
+    vi = np.atleast_1d(np.asanyarray(props["get_virtual_index"](n, q)))
+    prev = np.floor(vi).astype(np.intp)
+    nxt = prev + 1
+    above = vi >= n - 1
+    prev[above] = n - 1
+    nxt[above] = n - 1
+    below = vi < 0
+    prev[below] = 0
+    nxt[below] = 0
+    gamma = np.asanyarray(props["fix_gamma"](vi - np.floor(vi), vi), dtype=vi.dtype)
+    gamma = np.where(above | below, 0, gamma)
+    from .creation import asarray
+    from .elementwise import where as _where
+
+    rest = srt._shape[1:]
+    out_rows = []
+    last = srt[n - 1]
+    for i in range(vi.size):
+        p, nx, g = int(prev.flat[i]), int(nxt.flat[i]), gamma.flat[i]
+        lo = srt[p].astype(res_dt)
+        hi = srt[nx].astype(res_dt)
+        d = _uf("subtract")(hi, lo)
+        gv = res_dt.type(g)
+        r = _uf("add")(lo, _uf("multiply")(d, gv))
+        if g >= 0.5:
+            r = _uf("subtract")(hi, _uf("multiply")(d, res_dt.type(1 - g)))
+        if a.dtype.kind in "fc":
+            r = _where(_uf("isnan")(last), last.astype(res_dt), r)
+        out_rows.append(r.reshape((1,) + rest))
+    res = _r._concat(out_rows, 0) if out_rows else empty_array((0,) + rest, res_dt)
+    res = res.reshape(np.shape(q) + rest)
+    if keepdims:
+        if axis is None:
+            kshape = (1,) * a.ndim
+        else:
+            axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
+            kshape = tuple(1 if i in axes else m for i, m in enumerate(a._shape))
+        res = res.reshape(np.shape(q) + kshape)
+    return res
+
+
+def _host(fname, *args, **kwargs):
+    from .._fallback import call_on_host
+
+    return call_on_host(getattr(np, fname), args, kwargs)
+
+
+def _q_array(q, scale):
+    qh = np.asanyarray(q.get() if isinstance(q, ndarray) else q)
+    if scale != 1:
+        qh = np.true_divide(qh, scale)
+    return qh
+
+
+def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, nan, scale,
+           interpolation=None):
+    qh = _q_array(q, scale)
+    kw = dict(axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+              keepdims=keepdims)
+    if weights is not None:
+        kw["weights"] = weights
+    if interpolation is not None:
+        kw["interpolation"] = interpolation
+    a = _asarray(a)
+    if (weights is None and interpolation is None and a.dtype.kind in "fiu"
+            and qh.dtype.kind == "f" and np.all((qh >= 0) & (qh <= 1)) and out is None
+            and not isinstance(axis, tuple) and not isinstance(q, ndarray)):
+        # validate with NumPy on a tiny array first (errors, result dtype)
+        probe = getattr(np, name)(np.zeros(_r._pattern(a._shape), a.dtype), q,
+                                  axis=axis, method=method, keepdims=keepdims)
+        pd = normalize(np.asarray(probe).dtype)
+        with np.errstate(all="ignore"):
+            res = _quantile(a, qh, axis, method, keepdims, pd)
+        if res is not None:
+            return res
+    return _host(name, a, q, **kw)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None, interpolation=None):
+    return _qfunc("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+                  False, 1, interpolation)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None, interpolation=None):
+    return _qfunc("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+                  False, 100, interpolation)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=_NoValue, *, weights=None, interpolation=None):
+    kw = {} if keepdims is _NoValue else {"keepdims": keepdims}
+    return _host("nanquantile", a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                 method=method, weights=weights,
+                 **({"interpolation": interpolation} if interpolation else {}), **kw)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=_NoValue, *, weights=None, interpolation=None):
+    kw = {} if keepdims is _NoValue else {"keepdims": keepdims}
+    return _host("nanpercentile", a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                 method=method, weights=weights,
+                 **({"interpolation": interpolation} if interpolation else {}), **kw)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    a = _asarray(a)
+    if a._size and out is None and a.dtype.kind in "fiub" and not isinstance(axis, tuple):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe = np.median(np.zeros(_r._pattern(a._shape), a.dtype), axis=axis,
+                              keepdims=keepdims)
+            pd = normalize(np.asarray(probe).dtype)
+            res = _median(a, axis, keepdims, pd)
+        return res
+    return _host("median", a, axis=axis, out=out, overwrite_input=overwrite_input,
+                 keepdims=keepdims)
+
+
+def _median(a, axis, keepdims, res_dt):
+    """NumPy's median: the middle element, or the mean of the two middle ones
+    ((lo + hi) / 2, as ``numpy.mean`` computes it); NaN where a slice holds a NaN."""
+    srt, n = _sorted_along(a, axis)
+    if n % 2:
+        res = srt[n // 2].astype(res_dt)
+    else:
+        res = _uf("true_divide")(_uf("add")(srt[n // 2 - 1].astype(res_dt),
+                                            srt[n // 2].astype(res_dt)), res_dt.type(2))
+    if a.dtype.kind in "fc":
+        from .elementwise import where as _where
+
+        last = srt[n - 1]
+        res = _where(_uf("isnan")(last), last.astype(res_dt), res)
+    if keepdims:
+        if axis is None:
+            kshape = (1,) * a.ndim
+        else:
+            axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
+            kshape = tuple(1 if i in axes else m for i, m in enumerate(a._shape))
+        res = res.reshape(kshape)
+    return res
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=_NoValue):
+    kw = {} if keepdims is _NoValue else {"keepdims": keepdims}
+    return _host("nanmedian", a, axis=axis, out=out, overwrite_input=overwrite_input, **kw)
+
+
+# --- covariance ---------------------------------------------------------------------------------
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    if fweights is not None or aweights is not None:
+        return _host("cov", m, y, rowvar=rowvar, bias=bias, ddof=ddof, fweights=fweights,
+                     aweights=aweights, dtype=dtype)
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    m = _asarray(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if y is not None:
+        y = _asarray(y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+    if dtype is None:
+        dtype = np.result_type(m.dtype, np.float64) if y is None else np.result_type(
+            m.dtype, y.dtype, np.float64)
+    dtype = normalize(dtype)
+    X = m.reshape(1, -1) if m.ndim < 2 else m
+    X = X.astype(dtype)
+    if not rowvar and X._shape[0] != 1:
+        X = X.T
+    if X._shape[0] == 0:
+        return empty_array((0, 0), dtype)
+    if y is not None:
+        Y = y.reshape(1, -1) if y.ndim < 2 else y
+        Y = Y.astype(dtype)
+        if not rowvar and Y._shape[0] != 1:
+            Y = Y.T
+        X = _r._concat([X, Y], 0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    avg = mean(X, axis=1)
+    fact = X._shape[1] - ddof
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    X = _uf("subtract")(X, avg.reshape(-1, 1))
+    import cupynum
+
+    c = cupynum.dot(X, _uf("conjugate")(X.T))
+    with np.errstate(all="ignore"):
+        c = _uf("true_divide")(c, fact)
+    return c.squeeze()
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return _uf("true_divide")(c, c)
+    import cupynum
+
+    d = cupynum.diagonal(c)
+    sd = _uf("sqrt")(d.real if d.dtype.kind == "c" else d)
+    with np.errstate(all="ignore"):
+        c = _uf("true_divide")(c, sd.reshape(-1, 1))
+        c = _uf("true_divide")(c, sd.reshape(1, -1))
+    if c.dtype.kind != "c":
+        from .elementwise import clip
+
+        c = clip(c, -1, 1)
+    else:
+        from .elementwise import clip
+
+        c.real[...] = clip(c.real, -1, 1)
+        c.imag[...] = clip(c.imag, -1, 1)
+    return c

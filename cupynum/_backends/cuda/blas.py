@@ -1,0 +1,210 @@
+"""cuBLAS through nvmath-python's low-level bindings (``nvmath.bindings.cublas``).
+
+Imported lazily: the first matmul pays ``import nvmath.bindings.cublas`` (~0.75 s) and the
+handle creation.  Handles are cached per thread (``threading.local``) and bound to the
+current stream before each call (``set_stream`` only when the stream changed).
+
+Row-major trick: cuBLAS is column-major.  A C-ordered ``r x c`` matrix with row stride ``ld``
+is, to cuBLAS, the column-major ``c x r`` matrix (its transpose) with leading dimension
+``ld``.  So ``C = A @ B`` (row-major) is computed as ``Cᵀ = Bᵀ Aᵀ`` (column-major): the
+operands are passed swapped, no data moves.  A column-major view (``rs == 1``) is passed with
+``op = T`` instead; any other layout is copied first.
+
+float32 is true float32 (``COMPUTE_32F``, default math mode: no TF32).
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from . import memory, runtime
+
+_lib = None
+_tls = threading.local()
+
+# cudaDataType_t and cublasComputeType_t values (stable ABI numbers).
+CUDA_R_16F, CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F = 2, 0, 1, 4, 5
+DATA_TYPE = {"e": CUDA_R_16F, "f": CUDA_R_32F, "d": CUDA_R_64F, "F": CUDA_C_32F, "D": CUDA_C_64F}
+_COMPUTE_32F, _COMPUTE_64F = 68, 70
+COMPUTE = {"e": _COMPUTE_32F, "f": _COMPUTE_32F, "d": _COMPUTE_64F, "F": _COMPUTE_32F,
+           "D": _COMPUTE_64F}
+_SCALAR = {"e": np.float32, "f": np.float32, "d": np.float64, "F": np.complex64,
+           "D": np.complex128}
+OP_N, OP_T, OP_C = 0, 1, 2
+_INT_MAX = 2**31 - 1
+
+
+def lib():
+    """``nvmath.bindings.cublas`` (imported on first use)."""
+    global _lib
+    if _lib is None:
+        import nvmath.bindings.cublas as cublas
+
+        _lib = cublas
+    return _lib
+
+
+def handle() -> int:
+    """This thread's cuBLAS handle, bound to the current stream."""
+    stream = runtime.current_stream()
+    h = getattr(_tls, "handle", None)
+    cb = lib()
+    if h is None:
+        h = cb.create()
+        cb.set_math_mode(h, 0)  # CUBLAS_DEFAULT_MATH: no TF32 for float32
+        _tls.handle, _tls.stream = h, None
+    if _tls.stream != stream:
+        cb.set_stream(h, stream)
+        _tls.stream = stream
+    return h
+
+
+# --- helpers shared with solver.py / fft.py ------------------------------------------------
+
+class Temp:
+    """A device array in the shape the backend's ``copy`` reads and writes: the ndarray
+    fields it needs, over a buffer we own (strides in bytes, any layout)."""
+
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
+                 "_f_contig")
+
+    def __init__(self, buf, shape, dtype, strides=None, offset=0):
+        dtype = np.dtype(dtype)
+        self._buf, self._offset, self._shape, self.dtype = buf, offset, tuple(shape), dtype
+        c = _c_strides(self._shape, dtype.itemsize)
+        self._strides = tuple(strides) if strides is not None else c
+        size = 1
+        for d in self._shape:
+            size *= d
+        self._size = size
+        self._c_contig = self._strides == c or size <= 1
+        self._f_contig = False
+
+    @property
+    def ptr(self) -> int:
+        return self._buf.ptr + self._offset
+
+
+def _c_strides(shape, itemsize):
+    out, acc = [], itemsize
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def ptr(a) -> int:
+    return a._buf.ptr + a._offset
+
+
+def empty(shape, dtype) -> Temp:
+    """A new C-contiguous device temporary."""
+    dtype = np.dtype(dtype)
+    n = 1
+    for d in shape:
+        n *= d
+    return Temp(memory.alloc(max(n, 1) * dtype.itemsize), shape, dtype)
+
+
+def colmajor_copy(backend, a) -> Temp:
+    """A copy of stacked matrices ``a`` (B, m, n) in which each matrix is column-major
+    (Fortran order), matrices one after another: what LAPACK-style routines want."""
+    b, m, n = a._shape
+    s = a.dtype.itemsize
+    t = Temp(memory.alloc(max(b * m * n, 1) * s), (b, m, n), a.dtype,
+             strides=(m * n * s, s, m * s))
+    if t._size:
+        backend.copy(a, t)
+    return t
+
+
+def colmajor_view(t: Temp, b, m, n, ld=None) -> Temp:
+    """The (b, m, n) column-major stacked view over ``t``'s buffer (leading dimension ld)."""
+    s = t.dtype.itemsize
+    ld = m if ld is None else ld
+    return Temp(t._buf, (b, m, n), t.dtype, strides=(ld * n * s, s, ld * s), offset=t._offset)
+
+
+def scalar_ptrs(char, alpha, beta):
+    """Host arrays for alpha/beta (cuBLAS reads host pointers by default); keep them alive."""
+    st = _SCALAR[char]
+    arr = np.array([alpha, beta], dtype=st)
+    return arr, arr.ctypes.data, arr.ctypes.data + arr.itemsize
+
+
+# --- matmul ------------------------------------------------------------------------------
+
+def _layout(rows, cols, rs, cs, itemsize):
+    """How cuBLAS can read an ``rows x cols`` matrix with byte strides (rs, cs):
+    ('N', ld) row-major (cuBLAS sees the transpose), ('T', ld) column-major, or None."""
+    if rs % itemsize or cs % itemsize:
+        return None
+    rs //= itemsize
+    cs //= itemsize
+    if cols == 1:
+        cs = 1
+    if rows == 1:
+        rs = max(cols, 1) if cs == 1 else rs
+    if cs == 1 and rs >= max(cols, 1):
+        return OP_N, rs
+    if rows == 1:
+        rs = 1
+    if rs == 1 and cs >= max(rows, 1):
+        return OP_T, cs
+    return None
+
+
+def _batch_stride(shape, strides):
+    """One byte stride that walks the batch dims (shape, strides) in C order, or None."""
+    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    if not dims:
+        return 0
+    if all(s == 0 for _, s in dims):
+        return 0
+    for (n0, s0), (n1, s1) in zip(dims, dims[1:]):
+        if s0 != s1 * n1:
+            return None
+    return dims[-1][1]
+
+
+def matmul(backend, a, b, out) -> None:
+    """``out = a @ b``: a (..., m, k), b (..., k, n) broadcast to out's batch (..., m, n);
+    out C-contiguous; all one floating/complex dtype (float16/32/64, complex64/128)."""
+    m, n = out._shape[-2], out._shape[-1]
+    k = a._shape[-1]
+    if out._size == 0:
+        return
+    char = out.dtype.char
+    if k == 0:
+        backend.fill(out, out.dtype.type(0))
+        return
+    batch_shape = out._shape[:-2]
+    nbatch = 1
+    for d in batch_shape:
+        nbatch *= d
+    isz = out.dtype.itemsize
+
+    def prepare(x, rows, cols):
+        lay = _layout(rows, cols, x._strides[-2], x._strides[-1], isz)
+        bs = _batch_stride(x._shape[:-2], x._strides[:-2])
+        if lay is None or bs is None or bs % isz or bs < 0 or min(x._strides) < 0:
+            t = empty(batch_shape + (rows, cols), x.dtype)
+            backend.copy(x, t)
+            x = t
+            lay = (OP_N, cols)
+            bs = rows * cols * isz if nbatch > 1 else 0
+        return x, lay, bs // isz
+
+    a, (opa, lda), sa = prepare(a, m, k)
+    b, (opb, ldb), sb = prepare(b, k, n)
+    keep, alpha, beta = scalar_ptrs(char, 1, 0)
+    h = handle()
+    cb = lib()
+    dt = DATA_TYPE[char]
+    big = max(m, n, k, lda, ldb) > _INT_MAX or nbatch > _INT_MAX
+    fn = cb.gemm_strided_batched_ex_64 if big else cb.gemm_strided_batched_ex
+    # column-major: C^T (n x m, ldc = n) = op(B^T) (n x k) @ op(A^T) (k x m)
+    fn(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa,
+       beta, ptr(out), dt, n, m * n, nbatch, COMPUTE[char], -1)  # -1: CUBLAS_GEMM_DEFAULT
+    del keep

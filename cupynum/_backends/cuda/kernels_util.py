@@ -1,0 +1,129 @@
+"""Small kernels written by hand (indexing, compaction, sort, transpose): text, compile,
+launch, and the few memory calls they make.
+
+A ``Kernel`` is an ``extern "C"`` CUDA function whose parameters are listed once as
+``(C++ type, NumPy dtype)``; the same list lays out its ``runtime.ParamBlock`` and, in the
+CPU tests, the host wrapper that unpacks the ``void*[]`` the way ``cuLaunchKernel`` does.
+Every device touch of these modules goes through the ``DEV`` object below, so the tests
+(tests/test_index_kernels_host.py) replace it with a CPU version and run the kernel text
+itself, compiled by the host C++ compiler.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+PRELUDE = """\
+template <int M> struct cpn_arr { long long v[M]; };
+struct cpn_u16 { unsigned long long a, b; };
+"""
+
+
+class Kernel:
+    """One ``extern "C"`` kernel: ``name``, ``params`` [(ctype, dtype)], ``body`` (the text
+    after the signature, braces included), ``prelude`` (text before it)."""
+
+    __slots__ = ("name", "params", "body", "prelude")
+
+    def __init__(self, name, params, body, prelude=""):
+        self.name, self.params, self.body, self.prelude = name, tuple(params), body, prelude
+
+    def signature(self) -> str:
+        return (f'extern "C" __global__ void {self.name}(' +
+                ", ".join(f"{t} p_{i}" for i, (t, _) in enumerate(self.params)) + ")")
+
+    def source(self) -> str:
+        return self.prelude + "\n" + self.signature() + "\n" + self.body + "\n"
+
+
+def program(kernels) -> str:
+    """One program holding these kernels (deduplicated by name)."""
+    seen, parts, preludes = set(), [], []
+    for k in kernels:
+        if k.name in seen:
+            continue
+        seen.add(k.name)
+        if k.prelude and k.prelude not in preludes:
+            preludes.append(k.prelude)
+        parts.append(k.signature() + "\n" + k.body + "\n")
+    return PRELUDE + "\n".join(preludes) + "\n" + "\n".join(parts)
+
+
+class _Device:
+    """The device calls of the hand-written kernels (replaced on the CPU in tests)."""
+
+    def __init__(self):
+        self._funcs = {}
+        self._lock = threading.Lock()
+
+    def function(self, kernel: Kernel):
+        f = self._funcs.get(kernel.name)
+        if f is None:
+            from . import compiler, runtime
+
+            src = program([kernel])
+            cubin = compiler.compile_cubin(src, name="cupynum_index.cu").cubin
+            with self._lock:
+                f = self._funcs.get(kernel.name)
+                if f is None:
+                    f = self._funcs[kernel.name] = runtime.load_module(cubin).get_function(
+                        kernel.name)
+        return f
+
+    def launch(self, kernel: Kernel, grid, block, values, shmem=0):
+        from . import runtime
+
+        pb = runtime.ParamBlock([dt for _, dt in kernel.params])
+        pb.set_values(values)
+        runtime.launch(self.function(kernel), grid, block, shmem, runtime.current_stream(),
+                       pb.address)
+
+    def alloc(self, nbytes):
+        from . import memory
+
+        return memory.get_pool().malloc(max(int(nbytes), 1))
+
+    def dtoh(self, host, ptr):
+        from . import memory
+
+        memory.memcpy_dtoh(host, ptr)
+
+    def htod(self, ptr, host):
+        from . import memory
+
+        memory.memcpy_htod(ptr, host)
+
+    def dtod(self, dst, src, nbytes):
+        from . import memory
+
+        memory.memcpy_dtod(dst, src, nbytes)
+
+    def memset(self, ptr, value, nbytes):
+        from . import memory
+
+        memory.memset_d8(ptr, value, nbytes)
+
+    def sm_count(self):
+        from . import runtime
+
+        return runtime.multiprocessor_count()
+
+
+DEV = _Device()
+
+PTR = np.dtype(np.uintp)
+I64 = np.dtype(np.int64)
+I32 = np.dtype(np.int32)
+
+UNIT_CTYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
+              8: "unsigned long long", 16: "cpn_u16"}
+
+
+def arr_dtype(m: int) -> np.dtype:
+    """The ParamBlock slot of a ``cpn_arr<m>`` struct parameter."""
+    return np.dtype((np.int64, (m,)))
+
+
+def ptr(a) -> int:
+    return a._buf.ptr + a._offset

@@ -1,0 +1,659 @@
+"""The CUDA reduction engine: reductions, arg-reductions and scans (kernels/cpn/reduce.cuh).
+
+Layout.  A reduction over ``axes`` of an array is an (M kept) x (R reduced) iteration
+space.  Size-1 dims go, kept dims are ordered and merged as the elementwise ``collapse``
+does (over the input and output strides), reduced dims too (over the input strides; in C
+order, merged only when contiguous, for arg-reductions and sequential ops, whose index or
+order matters).  More than ``RED_MAXD`` (4) dims on either side: the input is first copied
+into (kept..., reduced...) C order.  Then, by which side has the smaller input stride:
+
+* ``rows`` (reduced dims innermost, or M == 1): a group (the block, or a warp for short
+  rows) reduces one slice of a row; a row long enough for the GPU to need more blocks is
+  split into ``S`` slices whose partial states a second ``rows`` pass combines (two-pass
+  whole-array reduction: per-block partials, then a final block).  Contiguous rows use
+  16-byte vector loads.
+* ``cols`` (kept dims innermost): each thread walks the reduced positions of one kept
+  position, coalesced across threads; grid.y splits R into slices when M alone does not
+  fill the GPU, then a second ``cols`` pass combines them.  Non-reorderable ops (no
+  ``neutral``) always take ``cols`` with one slice: strictly left to right.
+
+Scans: one thread per line (``scan_cols``) when lines are many and strided, or for
+non-reorderable ops; otherwise three phases: per-slice totals (``rows``), a sequential
+scan of the totals per line (``scan_cols`` over the partials, in place), and a block scan
+of each slice starting from the previous slices' total (``scan_rows``).
+
+Everything is deterministic: the launch shape depends only on shapes and the SM count,
+and the combination order only on the launch shape (no atomics).
+
+Programs: one per (family, functor, input, loop, output dtype) holding its few kernels,
+compiled on first use (or by ``precompile`` for the default set) and cached like the
+elementwise programs.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+from typing import NamedTuple
+
+import numpy as np
+
+from .elementwise_source import _code, _dtype, canonical_char, ctype
+
+BLOCK = 256
+ITEMS = 8  # RED_ITEMS: elements per thread per scan tile
+MAXD = 4  # RED_MAXD
+WAVE = 8  # resident 256-thread blocks per SM (2048 threads)
+PROGRAM_NAME = "cupynum_reduction.cu"
+
+
+class Unit(NamedTuple):
+    """One program: ``family`` 'reduce' | 'arg' | 'scan'; ``functor`` a cpn functor (or
+    'argmax' / 'argmin'); dtype chars of the input, the loop and the output."""
+    family: str
+    functor: str
+    inp: str
+    loop: str
+    out: str
+
+
+def _cchar(c):
+    return canonical_char(c)
+
+
+def compute_char(loop: str) -> str:
+    """The type the kernels accumulate in: float for float16 loops."""
+    return "f" if _dtype(loop).kind == "f" and _dtype(loop).itemsize == 2 else loop
+
+
+def _state_size(unit: Unit) -> int:
+    c = _dtype(compute_char(unit.loop))
+    if unit.family != "arg":
+        return c.itemsize
+    align = max(8, 2 * (c.itemsize // 2) if c.kind == "c" else c.itemsize)
+    return -(-(c.itemsize + 8) // align) * align
+
+
+def kernel_names(unit: Unit) -> dict:
+    base = f"cpn_{unit.family}_{unit.functor}_{_code(unit.inp)}{_code(unit.loop)}{_code(unit.out)}"
+    if unit.family == "scan":
+        kinds = ("rows", "scan_cols", "scan_cols_part", "scan_rows")
+    else:
+        kinds = ("rows", "rows32", "cols", "rows_part", "cols_part")
+    return {k: f"{base}__{k}" for k in kinds}
+
+
+def _reducer(unit: Unit, part: bool) -> str:
+    i, a, o = ctype(unit.inp), ctype(unit.loop), ctype(unit.out)
+    if unit.family == "arg":
+        cmp = f"cpn_red::{unit.functor}_cmp"
+        return f"cpn_red::arg{'_part' if part else ''}<{cmp}, {i}, {a}, {o}>"
+    return f"cpn_red::plain{'_part' if part else ''}<cpn::{unit.functor}, {i}, {a}, {o}>"
+
+
+def unit_source(unit: Unit) -> str:
+    """The ``extern "C"`` kernels of one unit (no includes: see ``program_source``)."""
+    names = kernel_names(unit)
+    c = ctype(compute_char(unit.loop))
+    out = []
+    red_args = ("const char* in, char* out, const {c} ident, const {c} init, "
+                "const cpn_red::rdims g, const long long M, const long long R, const int kd, "
+                "const int rd, const long long chunk, const int S, const int flags").format(c=c)
+
+    def init_state(red):
+        if unit.family == "arg":
+            return f"typename {red}::state s0; s0.v = init; s0.i = -1;"
+        return f"typename {red}::state s0 = init;"
+
+    def head(name):
+        return f'extern "C" __global__ void __launch_bounds__({BLOCK}) {name}('
+
+    if unit.family in ("reduce", "arg"):
+        for kind, part, call in (("rows", False, "rows<Rd, RED_BLOCK>"),
+                                 ("rows32", False, "rows<Rd, 32>"),
+                                 ("cols", False, "cols<Rd>"),
+                                 ("rows_part", True, "rows<Rd, RED_BLOCK>"),
+                                 ("cols_part", True, "cols<Rd>")):
+            red = _reducer(unit, part)
+            out.append(f"{head(names[kind])}{red_args}) {{\n"
+                       f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
+                       f"  {init_state('Rd')}\n"
+                       f"  cpn_red::{call}(red, in, out, s0, g, M, R, kd, rd, chunk, S, flags);\n}}\n")
+    else:
+        red, redp = _reducer(unit, False), _reducer(unit, True)
+        out.append(f"{head(names['rows'])}{red_args}) {{\n"
+                   f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n  {init_state('Rd')}\n"
+                   f"  cpn_red::rows<Rd, RED_BLOCK>(red, in, out, s0, g, M, R, kd, rd, chunk, S, "
+                   "flags);\n}\n")
+        scan_args = (f"const char* in, char* out, const {c} ident, const cpn_red::rdims g, "
+                     "const long long M, const long long R, const int kd, const int rd, "
+                     "const long long ostride, const int flags")
+        for kind, r in (("scan_cols", red), ("scan_cols_part", redp)):
+            out.append(f"{head(names[kind])}{scan_args}) {{\n"
+                       f"  typedef {r} Rd;\n  Rd red; red.ident = ident;\n"
+                       "  cpn_red::scan_cols<Rd>(red, in, out, g, M, R, kd, rd, ostride, flags);\n}\n")
+        out.append(f"{head(names['scan_rows'])}const char* in, char* out, const char* carries, "
+                   f"const {c} ident, const cpn_red::rdims g, const long long M, "
+                   "const long long R, const int kd, const int rd, const long long ostride, "
+                   "const long long chunk, const int S) {\n"
+                   f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
+                   "  cpn_red::scan_rows<Rd>(red, in, out, carries, g, M, R, kd, rd, ostride, "
+                   "chunk, S);\n}\n")
+    return "\n".join(out)
+
+
+def _is_complex_unit(u: Unit) -> bool:
+    return any(_dtype(c).kind == "c" for c in (u.inp, u.loop, u.out))
+
+
+def program_source(units) -> str:
+    units = list(dict.fromkeys(units))
+    cplx = any(_is_complex_unit(u) for u in units)
+    head = ["#define CPN_RED_COMPLEX" if cplx else "",
+            '#include "cpn/complex.cuh"' if cplx else '#include "cpn/real.cuh"',
+            '#include "cpn/reduce.cuh"']
+    return "\n".join(head) + "\n\n" + "\n".join(unit_source(u) for u in units)
+
+
+# --- parameter blocks ----------------------------------------------------------------------
+
+_SCALAR_FMT = {"b1": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I",
+               "i8": "q", "u8": "Q", "f4": "f", "f8": "d", "c8": "ff", "c16": "dd"}
+NDIMS = 5 * MAXD  # int64 values of cpn_red::rdims
+
+
+def _layout(unit: Unit, kind: str):
+    c = _dtype(compute_char(unit.loop))
+    cf = _SCALAR_FMT[_code(c)]
+    p, q, i = (np.dtype(np.uintp), "Q"), (np.dtype(np.int64), "q"), (np.dtype(np.int32), "i")
+    dims = (np.dtype((np.int64, NDIMS)), f"{NDIMS}q")
+    sc = (c, cf)
+    if kind in ("rows", "rows32", "cols", "rows_part", "cols_part"):
+        items = [p, p, sc, sc, dims, q, q, i, i, q, i, i]
+    elif kind in ("scan_cols", "scan_cols_part"):
+        items = [p, p, sc, dims, q, q, i, i, q, i]
+    else:  # scan_rows
+        items = [p, p, p, sc, dims, q, q, i, i, q, q, i]
+    return [d for d, _ in items], [f for _, f in items]
+
+
+def param_block(unit: Unit, kind: str):
+    """``(ParamBlock, pack)`` as ``elementwise.param_block`` (one ``struct.pack_into``)."""
+    from . import runtime
+
+    dts, fmts = _layout(unit, kind)
+    pb = runtime.ParamBlock(dts)
+    parts, pos = ["<"], 0
+    for off, fmt, dt in zip(pb.offsets, fmts, pb.dtypes):
+        if off > pos:
+            parts.append(f"{off - pos}x")
+        if struct.calcsize("<" + fmt) != dt.itemsize:
+            raise AssertionError(f"param format {fmt!r} != {dt}")
+        parts.append(fmt)
+        pos = off + dt.itemsize
+    return pb, struct.Struct("".join(parts)).pack_into
+
+
+# --- kernels at run time ------------------------------------------------------------------
+
+_modules: dict = {}
+_funcs: dict = {}
+_load_lock = threading.Lock()
+
+
+def compile_options() -> tuple:
+    from . import elementwise
+
+    return elementwise.compile_options()
+
+
+def get_kernel(unit: Unit, kind: str):
+    key = (unit, kind)
+    f = _funcs.get(key)
+    if f is not None:
+        return f
+    from . import compiler, runtime
+
+    src = program_source([unit])
+    mod = _modules.get(src)
+    if mod is None:
+        cubin = compiler.compile_cubin(src, options=compile_options(), name=PROGRAM_NAME).cubin
+        with _load_lock:
+            mod = _modules.get(src)
+            if mod is None:
+                mod = _modules[src] = runtime.load_module(cubin)
+    f = _funcs[key] = mod.get_function(kernel_names(unit)[kind])
+    return f
+
+
+class Prepared:
+    __slots__ = ("func", "pb", "pack", "buf", "addr", "lock")
+
+    def __init__(self, unit: Unit, kind: str):
+        self.func = get_kernel(unit, kind)
+        self.pb, self.pack = param_block(unit, kind)
+        self.buf = self.pb._data
+        self.addr = self.pb.address
+        self.lock = threading.Lock()
+
+    def launch(self, grid, values) -> None:
+        raw, slow, stream = _driver()
+        gx, gy = grid
+        with self.lock:
+            self.pack(self.buf, 0, *values)
+            if raw(self.func, gx, gy, 1, BLOCK, 1, 1, 0, stream(), self.addr, 0)[0]:
+                slow(self.func, (gx, gy), BLOCK, 0, stream(), self.addr)
+
+
+_prepared: dict = {}
+
+
+def prepared(unit: Unit, kind: str) -> Prepared:
+    p = _prepared.get((unit, kind))
+    if p is None:
+        p = _prepared.setdefault((unit, kind), Prepared(unit, kind))
+    return p
+
+
+_drv = None
+_sms = 0
+
+
+def _driver():
+    """``(cuLaunchKernel, runtime.launch, runtime.current_stream)`` (patched by the CPU tests)."""
+    global _drv
+    if _drv is None:
+        from . import elementwise
+
+        _drv = elementwise._driver()
+    return _drv
+
+
+def sm_count() -> int:
+    global _sms
+    if not _sms:
+        from . import runtime
+
+        _sms = runtime.multiprocessor_count()
+    return _sms
+
+
+def _alloc(nbytes: int):
+    from . import memory
+
+    return memory.get_pool().malloc(max(nbytes, 1))
+
+
+# --- layouts ----------------------------------------------------------------------------------
+
+
+def _collapse_kept(shape, sin, sout):
+    from .elementwise import collapse
+
+    if not shape:
+        return (), (), ()
+    sh, (si, so) = collapse(shape, [sin, sout])
+    if sh == (1,) or (len(sh) == 1 and not any(n != 1 for n in shape)):
+        return (), (), ()
+    return sh, si, so
+
+
+def _collapse_red(shape, strides, ordered: bool):
+    """Reduced dims (C order, last innermost): ``ordered`` keeps the logical C order (the
+    flat index matters), merging only neighbours that are contiguous with each other."""
+    from .elementwise import collapse
+
+    if not ordered:
+        sh, (st,) = collapse(shape, [strides])
+        return sh, st
+    out_sh, out_st = [], []
+    for n, s in zip(shape, strides):
+        if out_sh and out_st[-1] == s * n:
+            out_sh[-1] *= n
+            out_st[-1] = s
+        else:
+            out_sh.append(n)
+            out_st.append(s)
+    return tuple(out_sh), tuple(out_st)
+
+
+def _dims(kshape, kin, kout, rshape, rin):
+    """The rdims values, innermost first, padded to MAXD."""
+    def pad(v, fill):
+        v = list(v[::-1])
+        return v + [fill] * (MAXD - len(v))
+    return (pad(kshape, 1) + pad(kin, 0) + pad(kout, 0) + pad(rshape, 1) + pad(rin, 0))
+
+
+def _c_strides(shape, itemsize):
+    out, acc = [], itemsize
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+class _View:
+    """The fields the engine reads, for temporaries and re-laid-out views."""
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
+
+    def __init__(self, buf, offset, shape, strides, dtype):
+        self._buf, self._offset, self._shape, self._strides, self.dtype = (
+            buf, offset, tuple(shape), tuple(strides), dtype)
+        n = 1
+        for d in shape:
+            n *= d
+        self._size = n
+        self._c_contig = tuple(strides) == _c_strides(shape, dtype.itemsize)
+
+
+def _compact(src, axes):
+    """A C-ordered copy of ``src`` laid out (kept..., reduced...): shape and the new axes."""
+    from .backend import _bit_copy
+
+    kept = [d for d in range(len(src._shape)) if d not in axes]
+    order = kept + list(axes)
+    shape = tuple(src._shape[d] for d in order)
+    perm = _View(src._buf, src._offset, shape, tuple(src._strides[d] for d in order), src.dtype)
+    dst = _View(_alloc(perm._size * src.dtype.itemsize), 0, shape,
+                _c_strides(shape, src.dtype.itemsize), src.dtype)
+    _bit_copy(perm, dst)
+    return dst, tuple(range(len(kept), len(order)))
+
+
+def _split(space: int, work: int, min_chunk: int, cap: int = 1 << 30):
+    """Slices per line: enough blocks to fill the GPU (``space`` groups available already),
+    none shorter than ``min_chunk`` elements."""
+    target = sm_count() * WAVE
+    if space >= target or work <= min_chunk:
+        return 1
+    s = min(target // max(space, 1), work // min_chunk, cap)  # one wave: no partial tail
+    return max(1, s)
+
+
+# --- plans -----------------------------------------------------------------------------------
+# A plan is a list of steps (Prepared, grid, values with None where a pointer goes, pointer
+# sources) plus the temporaries' sizes; executing one only fills pointers and scalars.
+
+_plans: dict = {}
+
+
+def _ident_values(unit, neutral, initial):
+    c = _dtype(compute_char(unit.loop))
+
+    def parts(v):
+        if v is None:
+            v = c.type(0)
+        v = c.type(v)
+        return [float(v.real), float(v.imag)] if c.kind == "c" else [v.item()]
+    return parts(neutral), parts(initial)
+
+
+def reduce(op, src, out, axes, initial=None) -> None:
+    """``out[...] = initial (op) reduce(src over axes)`` (see ``Backend.reduce``)."""
+    key = (op, src.dtype, out.dtype, src._shape, src._strides, out._strides, axes,
+           initial is not None)
+    plan = _plans.get(key)
+    if plan is None:
+        unit = Unit("reduce", op.functor, _cchar(src.dtype.char), _cchar(op.loop),
+                    _cchar(out.dtype.char))
+        if len(_plans) > 4096:
+            _plans.clear()
+        plan = _plans[key] = _finish(_plan_reduce(unit, src, out, tuple(axes),
+                                                  op.neutral is None, initial is not None),
+                                     _ident_values(unit, op.neutral, None)[0])
+    _execute(plan, src, out, initial)
+
+
+def _finish(plan, ident):
+    """Expand the scalar markers of a plan's steps: ident values now (fixed per op), init
+    positions recorded for each call."""
+    steps, temps, compact = plan
+    out = []
+    for p, grid, values, ptrs in steps:
+        vals, init_pos = [], []
+        for v in values:
+            if v is _IDENT:
+                vals += ident
+            elif v is _INIT:
+                init_pos.append(len(vals))
+                vals += [0] * len(ident)
+            else:
+                vals.append(v)
+        out.append((p, grid, vals, tuple(ptrs), tuple(init_pos), len(ident)))
+    return tuple(out), tuple(temps), compact
+
+
+def _execute(plan, src, out, initial):
+    steps, temps, compact = plan
+    if compact is not None:
+        src, _ = _compact(src, compact)
+    bufs = [_alloc(n) for n in temps] if temps else ()
+    inp, outp = src._buf.ptr + src._offset, out._buf.ptr + out._offset
+    for p, grid, vals, ptrs, init_pos, nsc in steps:
+        vals = vals.copy()
+        for slot, name in ptrs:
+            vals[slot] = inp if name == "in" else outp if name == "out" else bufs[name].ptr
+        if init_pos and initial is not None:
+            parts = ([float(initial.real), float(initial.imag)] if nsc == 2 else
+                     [initial.item()])
+            for pos in init_pos:
+                vals[pos:pos + nsc] = parts
+        p.launch(grid, vals)
+    # temporaries go back to the pool in stream order when ``bufs`` is dropped
+
+
+_IDENT, _INIT = object(), object()
+
+
+def _plan_reduce(unit, src, out, axes, seq, has_init):
+    ordered = unit.family == "arg" or seq
+    nd = len(src._shape)
+    compact = None
+    kept = [d for d in range(nd) if d not in axes]
+    kshape = tuple(src._shape[d] for d in kept)
+    kin = tuple(src._strides[d] for d in kept)
+    kout = tuple(out._strides)
+    kshape, kin, kout = _collapse_kept(kshape, kin, kout)
+    rshape, rin = _collapse_red(tuple(src._shape[d] for d in axes),
+                                tuple(src._strides[d] for d in axes), ordered)
+    if len(kshape) > MAXD or len(rshape) > MAXD:
+        compact = axes
+        shape = tuple(src._shape[d] for d in kept) + tuple(src._shape[d] for d in axes)
+        st = _c_strides(shape, src.dtype.itemsize)
+        nk = len(kept)
+        kshape, kin, kout = _collapse_kept(shape[:nk], st[:nk], tuple(out._strides))
+        rshape, rin = _collapse_red(shape[nk:], st[nk:], ordered)
+    M = 1
+    for n in kshape:
+        M *= n
+    R = 1
+    for n in rshape:
+        R *= n
+    kd, rd = len(kshape), max(len(rshape), 1)
+    if not rshape:
+        rshape, rin = (1,), (0,)
+    isz = src.dtype.itemsize
+    ssize = _state_size(unit)
+    rmin = min(abs(s) for s in rin) if R > 1 else 0
+    kmin = min((abs(s) for s, n in zip(kin, kshape) if n > 1), default=1 << 62)
+    use_rows = not seq and (M == 1 or (R > 1 and rmin < kmin))
+    contig = rd == 1 and rin[0] == isz
+    steps, temps = [], []
+    fin = 1 | (4 if has_init else 0)
+
+    def dims(ks, ki, ko, rs, ri):
+        return _dims(ks, ki, ko, rs, ri)
+
+    if use_rows:
+        small = R <= 2048 and M >= 4 * sm_count() * WAVE
+        if small:
+            per = BLOCK // 32
+            grid = (-(-M // per), 1)
+            steps.append((prepared(unit, "rows32"), grid,
+                          [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
+                           kd, rd, R, 1, fin | (2 if contig else 0)], [(0, "in"), (1, "out")]))
+            return steps, temps, compact
+        S = _split(M, R, BLOCK * 16)
+        chunk = -(-R // S)
+        chunk = -(-chunk // BLOCK) * BLOCK
+        S = -(-R // chunk)
+        if S == 1:
+            steps.append((prepared(unit, "rows"), (M, 1),
+                          [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
+                           kd, rd, R, 1, fin | (2 if contig else 0)], [(0, "in"), (1, "out")]))
+            return steps, temps, compact
+        temps.append(M * S * ssize)
+        steps.append((prepared(unit, "rows"), (M * S, 1),
+                      [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
+                       kd, rd, chunk, S, 2 if contig else 0], [(0, "in"), (1, 0)]))
+        pkin = _c_strides(kshape, S * ssize)
+        steps.append((prepared(unit, "rows_part"), (M, 1),
+                      [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (ssize,)), M, S,
+                       kd, 1, S, 1, fin | 2], [(0, 0), (1, "out")]))
+        return steps, temps, compact
+    # cols
+    gx = -(-M // BLOCK)
+    S = 1 if seq else _split(gx, R, 64, 65535)
+    chunk = -(-R // S)
+    S = -(-R // chunk)
+    flags = fin | (8 if seq else 0)
+    if S == 1:
+        steps.append((prepared(unit, "cols"), (gx, 1),
+                      [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
+                       kd, rd, R, 1, flags], [(0, "in"), (1, "out")]))
+        return steps, temps, compact
+    temps.append(M * S * ssize)
+    steps.append((prepared(unit, "cols"), (gx, S),
+                  [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
+                   kd, rd, chunk, S, 0], [(0, "in"), (1, 0)]))
+    pkin = _c_strides(kshape, ssize)
+    steps.append((prepared(unit, "cols_part"), (gx, 1),
+                  [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (M * ssize,)), M, S,
+                   kd, 1, S, 1, fin], [(0, 0), (1, "out")]))
+    return steps, temps, compact
+
+
+def arg_reduce(kind, src, out, axes) -> None:
+    """``out[...] = index of the first max (min) over axes`` (C-order flat index)."""
+    key = (kind, src.dtype, out.dtype, src._shape, src._strides, out._strides, axes)
+    plan = _plans.get(key)
+    if plan is None:
+        c = _cchar(src.dtype.char)
+        unit = Unit("arg", kind, c, c, _cchar(out.dtype.char))
+        plan = _plans[key] = _finish(_plan_reduce(unit, src, out, tuple(axes), False, False),
+                                     _ident_values(unit, None, None)[0])
+    _execute(plan, src, out, None)
+
+
+def scan(op, src, out, axis) -> None:
+    """``out = inclusive scan of src along axis`` (see ``Backend.scan``)."""
+    key = ("scan", op, src.dtype, out.dtype, src._shape, src._strides, out._strides, axis)
+    plan = _plans.get(key)
+    if plan is None:
+        unit = Unit("scan", op.functor, _cchar(src.dtype.char), _cchar(op.loop),
+                    _cchar(out.dtype.char))
+        plan = _plans[key] = _finish(_plan_scan(unit, src, out, axis, op.neutral is None),
+                                     _ident_values(unit, op.neutral, None)[0])
+    _execute(plan, src, out, None)
+
+
+def _plan_scan(unit, src, out, axis, seq):
+    nd = len(src._shape)
+    kept = [d for d in range(nd) if d != axis]
+    kshape, kin, kout = _collapse_kept(tuple(src._shape[d] for d in kept),
+                                       tuple(src._strides[d] for d in kept),
+                                       tuple(out._strides[d] for d in kept))
+    compact = None
+    R = src._shape[axis]
+    rin, ostride = src._strides[axis], out._strides[axis]
+    if len(kshape) > MAXD:  # (rare) too many dims: scan a compact copy
+        compact = (axis,)
+        shape = tuple(src._shape[d] for d in kept) + (R,)
+        st = _c_strides(shape, src.dtype.itemsize)
+        kshape, kin, kout = _collapse_kept(shape[:-1], st[:-1],
+                                           tuple(out._strides[d] for d in kept))
+        rin = st[-1]
+    M = 1
+    for n in kshape:
+        M *= n
+    kd = len(kshape)
+    ssize = _state_size(unit)
+    kmin = min((abs(s) for s, n in zip(kin, kshape) if n > 1), default=1 << 62)
+    steps, temps = [], []
+    d0 = _dims(kshape, kin, kout, (R,), (rin,))
+    if seq or (abs(rin) > kmin and M >= sm_count() * BLOCK):
+        steps.append((prepared(unit, "scan_cols"), (-(-M // BLOCK), 1),
+                      [None, None, _IDENT, *d0, M, R, kd, 1, ostride, 1],
+                      [(0, "in"), (1, "out")]))
+        return steps, temps, compact
+    tile = BLOCK * ITEMS
+    S = _split(M, R, tile * 4)
+    chunk = -(-(-(-R // S)) // tile) * tile
+    S = -(-R // chunk)
+    if S > 1:
+        temps.append(M * S * ssize)
+        steps.append((prepared(unit, "rows"), (M * S, 1),
+                      [None, None, _IDENT, _IDENT, *d0, M, R, kd, 1, chunk, S,
+                       2 if rin == src.dtype.itemsize else 0], [(0, "in"), (1, 0)]))
+        pk = _c_strides(kshape, S * ssize)
+        steps.append((prepared(unit, "scan_cols_part"), (-(-M // BLOCK), 1),
+                      [None, None, _IDENT, *_dims(kshape, pk, pk, (S,), (ssize,)), M, S, kd, 1,
+                       ssize, 0], [(0, 0), (1, 0)]))
+    steps.append((prepared(unit, "scan_rows"), (M * S, 1),
+                  [None, None, None, _IDENT, *d0, M, R, kd, 1, ostride, chunk, S],
+                  [(0, "in"), (1, "out")] + ([(2, 0)] if S > 1 else [(2, "in")])))
+    return steps, temps, compact
+
+
+# --- the default set ------------------------------------------------------------------------
+
+
+def default_units() -> list:
+    """What ``python -m cupynum precompile`` builds: sum/prod/min/max/any/all for every
+    input dtype (with NumPy's default loop), argmin/argmax, and cumsum/cumprod."""
+    from ... import _ops
+
+    units = []
+    chars = list(dict.fromkeys(_cchar(c) for c in _ops.SUPPORTED_CHARS))
+    for name in ("add", "multiply", "minimum", "maximum", "logical_and", "logical_or"):
+        uf = getattr(np, name)
+        for c in chars:
+            try:
+                loop = uf.resolve_dtypes((None, np.dtype(c), None), reduction=True)[0]
+            except Exception:
+                continue
+            lc = _cchar(loop.char)
+            units.append(Unit("reduce", name, c, lc, lc))
+            if name in ("add", "multiply"):
+                units.append(Unit("scan", name, c, lc, lc))
+    for c in chars:
+        for k in ("argmax", "argmin"):
+            units.append(Unit("arg", k, c, c, "l"))
+    return list(dict.fromkeys(units))
+
+
+def precompile(arch=None, jobs=None) -> dict:
+    import os
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import compiler
+
+    units = default_units()
+    t0 = time.perf_counter()
+
+    def one(u):
+        try:
+            compiler.compile_cubin(program_source([u]), options=compile_options(), arch=arch,
+                                   name=PROGRAM_NAME)
+            return None
+        except compiler.CompileError as e:
+            return u, e
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as ex:
+        failed = [r for r in ex.map(one, units) if r is not None]
+    if failed:
+        u, e = failed[0]
+        raise compiler.CompileError(f"{len(failed)} reduction programs failed, first {u}: "
+                                    f"{e.log or e}", e.log, e.source)
+    return {"programs": len(units), "seconds": time.perf_counter() - t0}

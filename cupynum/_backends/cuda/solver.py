@@ -1,0 +1,238 @@
+"""cuSOLVER (dense) through ``nvmath.bindings.cusolverDn``, imported lazily.
+
+Each routine takes stacked matrices ``(B, m, n)`` (any strides), copies them once into a
+column-major work buffer (what LAPACK-style routines want; see ``blas.colmajor_copy``),
+loops over the batch with the legacy ``{s,d,c,z}`` API on the current stream, and copies
+the results into the caller's C-contiguous outputs through strided views (no transposes
+needed: the backend's copy reads any layout).  ``info`` from every matrix is read back to
+the host at the end (one sync point): that is how the frontend raises ``LinAlgError``
+exactly where NumPy does.  Handles are per thread and bound to the current stream.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from . import memory, runtime
+from .blas import Temp, colmajor_copy, empty, ptr
+
+_lib = None
+_tls = threading.local()
+_PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}
+LOWER, UPPER = 0, 1  # cublasFillMode_t
+OP_N = 0
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        import nvmath.bindings.cusolverDn as cusolverDn
+
+        _lib = cusolverDn
+    return _lib
+
+
+def handle() -> int:
+    stream = runtime.current_stream()
+    h = getattr(_tls, "handle", None)
+    cs = lib()
+    if h is None:
+        h = cs.create()
+        _tls.handle, _tls.stream = h, None
+    if _tls.stream != stream:
+        cs.set_stream(h, stream)
+        _tls.stream = stream
+    return h
+
+
+def _fn(char, name):
+    return getattr(lib(), _PREFIX[char] + name)
+
+
+def _work(lwork_elems, dtype):
+    return memory.alloc(max(int(lwork_elems), 1) * np.dtype(dtype).itemsize)
+
+
+def _infos(info_buf, count) -> np.ndarray:
+    host = np.empty(count, np.int32)
+    memory.memcpy_dtoh(host, info_buf.ptr)  # waits: the sync point of every decomposition
+    return host
+
+
+def _strided(t: Temp, shape, strides_elems, offset_elems=0) -> Temp:
+    s = t.dtype.itemsize
+    return Temp(t._buf, shape, t.dtype, strides=tuple(x * s for x in strides_elems),
+                offset=t._offset + offset_elems * s)
+
+
+def solve(backend, a, b, x) -> np.ndarray:
+    """x = solve(a, b): a (B, n, n), b (B, n, k), x (B, n, k) C-contiguous. Returns the
+    getrf infos (> 0: singular)."""
+    nb, n, _ = a._shape
+    k = b._shape[-1]
+    char = a.dtype.char
+    h = handle()
+    af = colmajor_copy(backend, a)
+    bf = colmajor_copy(backend, b)
+    ipiv = memory.alloc(max(nb * n, 1) * 4)
+    info = memory.alloc(max(nb, 1) * 4)
+    info2 = memory.alloc(4)
+    lwork = _fn(char, "getrf_buffer_size")(h, n, n, af.ptr, n)
+    work = _work(lwork, a.dtype)
+    getrf, getrs = _fn(char, "getrf"), _fn(char, "getrs")
+    s = a.dtype.itemsize
+    for i in range(nb):
+        ai = af.ptr + i * n * n * s
+        pi = ipiv.ptr + i * n * 4
+        getrf(h, n, n, ai, n, work.ptr, pi, info.ptr + 4 * i)
+        getrs(h, OP_N, n, k, ai, n, pi, bf.ptr + i * n * k * s, n, info2.ptr)
+    backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
+    return _infos(info, nb)
+
+
+def slogdet(backend, a):
+    """LU-factor a (B, n, n); returns host arrays (diagonal of U (B, n), pivots (B, n),
+    infos (B,)): the frontend forms sign and log|det| from them (n values per matrix)."""
+    nb, n, _ = a._shape
+    char = a.dtype.char
+    h = handle()
+    af = colmajor_copy(backend, a)
+    ipiv = memory.alloc(max(nb * n, 1) * 4)
+    info = memory.alloc(max(nb, 1) * 4)
+    lwork = _fn(char, "getrf_buffer_size")(h, n, n, af.ptr, n)
+    work = _work(lwork, a.dtype)
+    getrf = _fn(char, "getrf")
+    s = a.dtype.itemsize
+    for i in range(nb):
+        getrf(h, n, n, af.ptr + i * n * n * s, n, work.ptr, ipiv.ptr + i * n * 4,
+              info.ptr + 4 * i)
+    diag = empty((nb, n), a.dtype)
+    backend.copy(_strided(af, (nb, n), (n * n, n + 1)), diag)
+    d = backend.to_host(diag)
+    piv = np.empty((nb, n), np.int32)
+    memory.memcpy_dtoh(piv, ipiv.ptr)
+    return d, piv, _infos(info, nb)
+
+
+def cholesky(backend, a, out, upper: bool) -> np.ndarray:
+    """Factor Hermitian positive-definite a (B, n, n) into out (B, n, n), C-contiguous:
+    the factor's triangle is valid, the other holds garbage (the frontend masks it)."""
+    nb, n, _ = a._shape
+    char = a.dtype.char
+    h = handle()
+    af = colmajor_copy(backend, a)
+    info = memory.alloc(max(nb, 1) * 4)
+    uplo = UPPER if upper else LOWER
+    lwork = _fn(char, "potrf_buffer_size")(h, uplo, n, af.ptr, n)
+    work = _work(lwork, a.dtype)
+    potrf = _fn(char, "potrf")
+    s = a.dtype.itemsize
+    for i in range(nb):
+        potrf(h, uplo, n, af.ptr + i * n * n * s, n, work.ptr, int(lwork), info.ptr + 4 * i)
+    backend.copy(_strided(af, (nb, n, n), (n * n, 1, n)), out)
+    return _infos(info, nb)
+
+
+def qr(backend, a, q, r) -> None:
+    """Householder QR of a (B, m, n).  r: (B, rr, n) C-contiguous, rr = min(m, n) or m; its
+    upper triangle is valid (the frontend masks the rest).  q: None or (B, m, mc), mc =
+    min(m, n) or m."""
+    nb, m, n = a._shape
+    kk = min(m, n)
+    char = a.dtype.char
+    h = handle()
+    af = colmajor_copy(backend, a)
+    s = a.dtype.itemsize
+    tau = memory.alloc(max(nb * kk, 1) * s)
+    info = memory.alloc(max(nb, 1) * 4)
+    geqrf = _fn(char, "geqrf")
+    lwork = _fn(char, "geqrf_buffer_size")(h, m, n, af.ptr, m)
+    work = _work(lwork, a.dtype)
+    for i in range(nb):
+        geqrf(h, m, n, af.ptr + i * m * n * s, m, tau.ptr + i * kk * s, work.ptr, int(lwork),
+              info.ptr + 4 * i)
+    rr = r._shape[1]
+    if rr <= m:
+        backend.copy(_strided(af, (nb, rr, n), (m * n, 1, m)), r)
+    if q is None:
+        return
+    mc = q._shape[-1]
+    name = "orgqr" if char in "fd" else "ungqr"
+    if mc <= n:  # Q is the first mc columns of the factored buffer: generate in place
+        qf, qstride = af, m * n
+    else:  # complete Q of a tall matrix: an m x m buffer seeded with the reflectors
+        qf = empty((nb, m, m), a.dtype)
+        qstride = m * m
+        backend.copy(_strided(af, (nb, m, n), (m * n, 1, m)),
+                      _strided(qf, (nb, m, n), (m * m, 1, m)))
+    lwork = _fn(char, name + "_buffer_size")(h, m, mc, kk, qf.ptr, m, tau.ptr)
+    work = _work(lwork, a.dtype)
+    orgqr = _fn(char, name)
+    for i in range(nb):
+        orgqr(h, m, mc, kk, qf.ptr + i * qstride * s, m, tau.ptr + i * kk * s, work.ptr,
+              int(lwork), info.ptr + 4 * i)
+    backend.copy(_strided(qf, (nb, m, mc), (qstride, 1, m)), q)
+
+
+def svd(backend, a, u, s_out, vh) -> np.ndarray:
+    """SVD of a (B, m, n) with m >= n (the frontend transposes wide matrices).  s_out
+    (B, n) real, C-contiguous; u None or (B, m, m) / (B, m, n); vh None or (B, n, n)."""
+    nb, m, n = a._shape
+    char = a.dtype.char
+    h = handle()
+    af = colmajor_copy(backend, a)
+    isz = a.dtype.itemsize
+    rsz = s_out.dtype.itemsize
+    info = memory.alloc(max(nb, 1) * 4)
+    if u is None:
+        jobu, jobvt, ucols = ord("N"), ord("N"), 0
+    else:
+        ucols = u._shape[-1]
+        jobu, jobvt = (ord("A") if ucols == m else ord("S")), ord("A")
+    ub = memory.alloc(max(nb * m * ucols, 1) * isz)
+    vb = memory.alloc(max(nb * n * n, 1) * isz) if u is not None else memory.alloc(isz)
+    sb = s_out if s_out._c_contig else empty(s_out._shape, s_out.dtype)
+    lwork = _fn(char, "gesvd_buffer_size")(h, m, n)
+    work = _work(lwork, a.dtype)
+    rwork = memory.alloc(max(n - 1, 1) * rsz)
+    gesvd = _fn(char, "gesvd")
+    for i in range(nb):
+        gesvd(h, jobu, jobvt, m, n, af.ptr + i * m * n * isz, m, ptr(sb) + i * n * rsz,
+              ub.ptr + i * m * ucols * isz, m, vb.ptr + (i * n * n * isz if u is not None
+                                                         else 0), n,
+              work.ptr, int(lwork), rwork.ptr, info.ptr + 4 * i)
+    if sb is not s_out:
+        backend.copy(sb, s_out)
+    if u is not None:
+        ut = Temp(ub, (nb, m, ucols), a.dtype)
+        backend.copy(_strided(ut, (nb, m, ucols), (m * ucols, 1, m)), u)
+        vt = Temp(vb, (nb, n, n), a.dtype)
+        backend.copy(_strided(vt, (nb, n, n), (n * n, 1, n)), vh)
+    return _infos(info, nb)
+
+
+def eigh(backend, a, w, v, lower: bool) -> np.ndarray:
+    """Eigen-decomposition of Hermitian a (B, n, n), reading one triangle (NumPy's UPLO).
+    w (B, n) real C-contiguous (ascending); v None or (B, n, n)."""
+    nb, n, _ = a._shape
+    char = a.dtype.char
+    h = handle()
+    af = colmajor_copy(backend, a)
+    isz, rsz = a.dtype.itemsize, w.dtype.itemsize
+    info = memory.alloc(max(nb, 1) * 4)
+    jobz = 1 if v is not None else 0
+    uplo = LOWER if lower else UPPER
+    wb = w if w._c_contig else empty(w._shape, w.dtype)
+    name = "syevd" if char in "fd" else "heevd"
+    lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, ptr(wb))
+    work = _work(lwork, a.dtype)
+    fn = _fn(char, name)
+    for i in range(nb):
+        fn(h, jobz, uplo, n, af.ptr + i * n * n * isz, n, ptr(wb) + i * n * rsz, work.ptr,
+           int(lwork), info.ptr + 4 * i)
+    if wb is not w:
+        backend.copy(wb, w)
+    if v is not None:
+        backend.copy(_strided(af, (nb, n, n), (n * n, 1, n)), v)
+    return _infos(info, nb)

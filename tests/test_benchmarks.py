@@ -1,0 +1,75 @@
+"""The benchmark helpers keep working: example workloads agree with NumPy, reports render.
+
+Times nothing (performance is measured in benchmarks/, never asserted in tests).
+"""
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy
+import pytest
+
+import cupynum
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name):
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+workloads = _load("example_workloads")
+report = _load("report")
+
+
+@pytest.mark.filterwarnings("ignore::cupynum.FallbackWarning")
+@pytest.mark.parametrize("name", workloads.NAMES)
+def test_example_workload_agrees_with_numpy(name):
+    inputs, fn, rtol, atol = workloads.prepare(name, "small")
+    ref = fn(numpy, *inputs)
+    got = fn(cupynum, *[cupynum.asarray(a) for a in inputs])
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(ref)
+    for g, r in zip(got, ref):
+        g = numpy.asarray(g)
+        assert g.shape == r.shape and g.dtype == r.dtype
+        numpy.testing.assert_allclose(g, r, rtol=rtol, atol=atol)
+    assert workloads.describe(name, "small")
+
+
+def _data(with_cupy):
+    rows = [
+        {"workload": "a + b", "kind": "device", "bytes": 12, "numpy": 2e-3, "cupynum": 1e-4,
+         "cupy": 2e-4 if with_cupy else None},
+        {"workload": "example x", "kind": "example", "bytes": 0, "numpy": 1.5, "cupynum": None,
+         "cupynum_error": "RuntimeError: boom", "cupy": 0.5 if with_cupy else None},
+    ]
+    meta = {"date": "2026-01-01T00:00:00+00:00", "quick": False, "backend": "cuda",
+            "gpu": "NVIDIA H200 (143771 MiB)", "driver": "580.00", "python": "3.12",
+            "platform": "Linux", "cpu": "x86_64",
+            "versions": {"cupynum": "0.1.0", "numpy": "2.4", "cupy": "14.2" if with_cupy else None}}
+    return {"meta": meta, "results": rows, "extra": {}}
+
+
+@pytest.mark.parametrize("with_cupy", [True, False])
+def test_markdown_report(with_cupy):
+    text = report.markdown_report(_data(with_cupy))
+    assert "NVIDIA H200" in text and "2026-01-01" in text
+    assert ("cupynum / CuPy time" in text) == with_cupy
+    assert "| a + b |" in text
+    assert "RuntimeError: boom" in text  # errors are listed, not hidden
+    if with_cupy:
+        assert "| 0.50 |" in text  # 1e-4 / 2e-4
+
+
+def test_chart(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "chart.png"
+    assert report.draw_chart(_data(True), str(path)) is None
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,381 @@
+"""The CUDA gather/scatter, compaction, radix-sort, searchsorted and transpose kernels, run
+on the CPU.
+
+As in test_elementwise_host.py, the generated kernel text itself is compiled by the host
+C++ compiler under a CUDA shim, but these kernels cooperate within a block
+(``__syncthreads``, ``__match_any_sync``, shared memory), so the shim runs each block's
+threads as fibers (ucontext): a barrier switches to the next thread, and a block's threads
+pass each barrier together, as on the GPU.  Warp intrinsics are emulated with two block
+barriers (the kernels call them uniformly).  The CUDA modules' device calls go through
+``kernels_util.DEV``, replaced here by host memory; the frontend runs on the host backend
+with its gather/scatter/flatnonzero/sort/searchsorted routed to the CUDA modules, so the
+same NumPy comparisons check the kernels' logic.  Grids are capped small (one "SM") so
+grid-stride loops and multi-block scans run several rounds.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cupynum as cp
+from cupynum import _backends
+from cupynum._backends.cuda import indexing as cix
+from cupynum._backends.cuda import kernels_util as ku
+from cupynum._backends.cuda import sorting as csort
+from cupynum._backends.host import HostBackend, _alloc
+from helpers import compare
+
+CXX = next((c for c in (os.environ.get("CXX"), "g++", "c++", "clang++") if c and shutil.which(c)),
+           None)
+pytestmark = [
+    pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)"),
+    pytest.mark.skipif(_backends.name() != "host", reason="runs the kernels on the CPU"),
+]
+
+SHIM = r"""
+#include <ucontext.h>
+#include <cstdlib>
+#include <cstring>
+struct cpn_dim3 { unsigned int x, y, z; };
+static cpn_dim3 blockIdx, threadIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+static ucontext_t cpn_sched;
+static ucontext_t cpn_fib[1024];
+static char* cpn_stacks[1024];
+static bool cpn_done[1024];
+static int cpn_cur, cpn_nthr;
+static void (*cpn_fn)(void**);
+static void** cpn_args;
+static void cpn_barrier() { swapcontext(&cpn_fib[cpn_cur], &cpn_sched); }
+#define __syncthreads() cpn_barrier()
+static int cpn_tid() { return threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y; }
+static unsigned long long cpn_slot[1024];
+static unsigned __match_any_sync(unsigned, unsigned v) {
+  int t = cpn_tid(); cpn_slot[t] = v; cpn_barrier();
+  unsigned m = 0; int w0 = t & ~31;
+  for (int l = 0; l < 32 && w0 + l < cpn_nthr; ++l) if (cpn_slot[w0 + l] == v) m |= 1u << l;
+  cpn_barrier(); return m;
+}
+static int __popc(unsigned x) { return __builtin_popcount(x); }
+template <class T> static T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
+static unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) {
+  unsigned long long o = *p; if (o == c) *p = v; return o;
+}
+static void cpn_entry() { cpn_fn(cpn_args); cpn_done[cpn_cur] = true; }
+static void cpn_run(void (*fn)(void**), void** args, unsigned gx, unsigned gy, unsigned gz,
+                    unsigned bx, unsigned by, unsigned bz) {
+  gridDim = {gx, gy, gz}; blockDim = {bx, by, bz}; cpn_nthr = bx * by * bz;
+  cpn_fn = fn; cpn_args = args;
+  for (int t = 0; t < cpn_nthr; ++t) if (!cpn_stacks[t]) cpn_stacks[t] = (char*)malloc(1 << 16);
+  for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) {
+    blockIdx = {x, y, z};
+    for (int t = 0; t < cpn_nthr; ++t) {
+      getcontext(&cpn_fib[t]);
+      cpn_fib[t].uc_stack.ss_sp = cpn_stacks[t]; cpn_fib[t].uc_stack.ss_size = 1 << 16;
+      cpn_fib[t].uc_link = &cpn_sched;
+      makecontext(&cpn_fib[t], cpn_entry, 0);
+      cpn_done[t] = false;
+    }
+    for (;;) {
+      bool any = false;
+      for (int t = 0; t < cpn_nthr; ++t) {
+        if (cpn_done[t]) continue;
+        any = true; cpn_cur = t;
+        threadIdx = {(unsigned)(t % bx), (unsigned)((t / bx) % by), (unsigned)(t / (bx * by))};
+        swapcontext(&cpn_sched, &cpn_fib[t]);
+      }
+      if (!any) break;
+    }
+  }
+}
+"""
+
+
+def _all_kernels():
+    ks = [cix.ix_kernel(m, u, k) for m in ("gather", "gatherc", "scatter", "check")
+          for u in (1, 2, 4, 8, 16) for k in range(1, cix.MAXK + 1)]
+    ks += [cix._count_kernel(), cix._write_kernel()]
+    ks += [cix._transpose_kernel(u) for u in (1, 2, 4, 8)]
+    for kind, sizes in (("b", (1,)), ("u", (1, 2, 4, 8)), ("i", (1, 2, 4, 8)), ("f", (2, 4, 8))):
+        for w in sizes:
+            ks += [csort.keys_kernel(kind, w, e) for e in (False, True)]
+            ks.append(csort.unkeys_kernel(kind, w))
+    ks += [csort.complex_keys_kernel(w) for w in (4, 8)]
+    ks += [f(w, p) for f in (csort.hist_kernel, csort.scatter_kernel) for w in (1, 2, 4, 8)
+           for p in (False, True)]
+    ks += [csort.scan_block_kernel(), csort.scan_add_kernel(), csort.mod_kernel()]
+    ks += [csort.searchsorted_kernel(w) for w in (1, 2, 4, 8)]
+    return ks
+
+
+def _build():
+    ks = _all_kernels()
+    parts = [SHIM, ku.program(ks)]
+    for k in ks:
+        types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(k.params))
+        args = ", ".join(f"*(T{i}*)p[{i}]" for i in range(len(k.params)))
+        parts.append(
+            f'extern "C" void host_{k.name}(void** p, unsigned gx, unsigned gy, unsigned gz, '
+            f"unsigned bx, unsigned by, unsigned bz) {{\n{types}"
+            f"  cpn_run([](void** p) {{\n{types}    {k.name}({args}); }}, p, gx, gy, gz, bx, by, bz);\n}}\n")
+    src = "\n".join(parts)
+    flags = ["-std=c++17", "-O1", "-w", "-shared", "-fPIC"]
+    h = hashlib.sha256((src + " ".join([CXX] + flags)).encode()).hexdigest()[:20]
+    out = Path(tempfile.gettempdir()) / f"cupynum-ix-host-{h}.so"
+    if not out.exists():
+        cpp = out.with_suffix(".cpp")
+        cpp.write_text(src)
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")
+        res = subprocess.run([CXX, *flags, str(cpp), "-o", str(tmp)], capture_output=True,
+                             text=True)
+        assert res.returncode == 0, res.stderr[-4000:]
+        os.replace(tmp, out)
+    return ctypes.CDLL(str(out))
+
+
+def _dim3(t):
+    if isinstance(t, int):
+        return (t, 1, 1)
+    t = tuple(t) + (1, 1)
+    return t[:3]
+
+
+class CpuDevice:
+    """kernels_util.DEV on the CPU: host memory, kernels from the shim library."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.keep = []
+        self.launches = []
+
+    def launch(self, kernel, grid, block, values, shmem=0):
+        from cupynum._backends.cuda.runtime import ParamBlock
+
+        pb = ParamBlock([dt for _, dt in kernel.params])
+        pb.set_values(values)
+        f = getattr(self.lib, f"host_{kernel.name}")
+        f.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 6
+        f.restype = None
+        gx, gy, gz = _dim3(grid)
+        bx, by, bz = _dim3(block)
+        self.launches.append(kernel.name)
+        f(pb.address, gx, gy, gz, bx, by, bz)
+
+    def alloc(self, nbytes):
+        buf = _alloc(max(int(nbytes), 1))
+        self.keep.append(buf)
+        return buf
+
+    def dtoh(self, host, ptr):
+        ctypes.memmove(host.ctypes.data, ptr, host.nbytes)
+
+    def htod(self, ptr, host):
+        host = np.ascontiguousarray(host)
+        ctypes.memmove(ptr, host.ctypes.data, host.nbytes)
+
+    def dtod(self, dst, src, nbytes):
+        ctypes.memmove(dst, src, nbytes)
+
+    def memset(self, ptr, value, nbytes):
+        ctypes.memset(ptr, value, nbytes)
+
+    def sm_count(self):
+        return 1
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return _build()
+
+
+@pytest.fixture
+def kernels(lib, monkeypatch):
+    """The host backend with its indexing/sort primitives running the CUDA kernel text."""
+    dev = CpuDevice(lib)
+    for mod in (ku, cix, csort):
+        monkeypatch.setattr(mod, "DEV", dev)
+    b = _backends.get()
+    monkeypatch.setattr(b, "gather", cix.gather, raising=False)
+    monkeypatch.setattr(b, "scatter", cix.scatter, raising=False)
+    monkeypatch.setattr(b, "flatnonzero", cix.flatnonzero, raising=False)
+    monkeypatch.setattr(b, "sort", csort.sort, raising=False)
+    monkeypatch.setattr(b, "searchsorted", csort.searchsorted, raising=False)
+    return dev
+
+
+rng = np.random.default_rng(5)
+
+
+# --- gather / scatter ------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.float32, np.int64,
+                                   np.complex64, np.complex128])
+def test_gather_dtypes(kernels, dtype):
+    a = (rng.standard_normal((7, 9, 5)) * 10).astype(dtype)
+    compare(lambda xp, a: a[[0, -1, 3, 3]], a)
+    compare(lambda xp, a: a[:, xp.asarray([[1, 2], [8, -9]]), 1:4], a)
+    compare(lambda xp, a: a[[1, 2], :, [0, 4]], a)
+    compare(lambda xp, a: a[..., [4, 0]][::-1], a)
+    compare(lambda xp, a: a[a.real > 0] if a.dtype.kind != "b" else a[a], a)
+    assert any(n.startswith("cpn_ix_gather") for n in kernels.launches)
+
+
+def test_gather_strided_and_broadcast(kernels):
+    a = rng.standard_normal((40, 30))[::-2, 1::3]
+    compare(lambda xp, a: a[xp.asarray([[3], [1]]), xp.asarray([0, 2, -1])], a)
+    compare(lambda xp, a: a.T[[5, 1, 2]], a)
+    compare(lambda xp, a: xp.take(a, xp.asarray([2, 0, 1]), axis=1), a)
+    c = (rng.standard_normal(301) + 1j).astype(np.complex128)[1:]  # misaligned: 8-byte units
+    compare(lambda xp, c: c[xp.asarray([5, 0, 299])], c)
+
+
+def test_gather_out_of_bounds(kernels):
+    a = np.arange(20.0).reshape(4, 5)
+    compare(lambda xp, a: a[xp.asarray([0, 4])], a)
+    compare(lambda xp, a: a[:, xp.asarray([-6])], a)
+    compare(lambda xp, a: a[xp.asarray([1]), xp.asarray([7])], a)
+    compare(lambda xp, a: xp.take(a, xp.asarray([20])), a)
+
+
+def test_scatter(kernels):
+    a = np.zeros((6, 7), np.float32)
+
+    def f(xp, a):
+        a[xp.asarray([1, -1]), 2:5] = xp.asarray([1.5, 2.5, 3.5], dtype=xp.float32)
+        a[:, xp.asarray([0])] = 7
+        return a
+
+    compare(f, a)
+
+    def oob(xp, a):
+        a[xp.asarray([0, 9])] = 1
+        return a
+
+    compare(oob, a)
+    d = cp.zeros(6)
+    with pytest.raises(IndexError):
+        d[cp.asarray([0, 6])] = 1.0
+    assert not d.get().any()  # checked before writing
+
+
+def test_scatter_repeated_indices(kernels):
+    d = cp.zeros(5, np.complex128)
+    vals = cp.asarray(np.arange(1, 13) * (1 + 1j))
+    d[cp.asarray([2] * 12)] = vals
+    assert d.get()[2] in vals.get()
+    assert (d.get()[[0, 1, 3, 4]] == 0).all()
+
+
+# --- compaction ------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, 1, 255, 4096, 4097, 20000])
+def test_nonzero(kernels, n):
+    m = rng.random(n) < 0.3
+    compare(lambda xp, m: xp.flatnonzero(m), m)
+    compare(lambda xp, m: xp.nonzero(m.reshape(-1, 1) if m.size else m), m)
+
+
+def test_nonzero_nd(kernels):
+    a = (rng.random((13, 17, 3)) < 0.5) * rng.integers(1, 5, (13, 17, 3))
+    compare(lambda xp, a: xp.nonzero(a), a)
+    compare(lambda xp, a: xp.argwhere(a), a)
+    compare(lambda xp, a: a[a > 2], a)
+
+
+# --- sort ------------------------------------------------------------------------------------
+SORT_DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+               np.uint64, np.float16, np.float32, np.float64]
+
+
+def _sample(n, dtype):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(n) < 0.5
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    x = (rng.standard_normal(n) * 100).astype(dt)
+    x[rng.random(n) < 0.05] = np.nan
+    x[rng.random(n) < 0.05] = np.inf
+    x[rng.random(n) < 0.05] = -np.inf
+    x[rng.random(n) < 0.05] = 0.0
+    x[rng.random(n) < 0.05] = -0.0
+    return x
+
+
+@pytest.mark.parametrize("dtype", SORT_DTYPES)
+def test_sort_argsort(kernels, dtype):
+    x = _sample(5000, dtype)
+    compare(lambda xp, x: xp.argsort(x, kind="stable"), x)
+    compare(lambda xp, x: xp.sort(x, kind="stable"), x)
+    got = cp.sort(cp.asarray(x)).get()  # the unstable sort: values equal (-0.0 == 0.0)
+    exp = np.sort(x)
+    assert np.array_equal(got, exp, equal_nan=x.dtype.kind == "f")
+    assert "cpn_radix_scatter_%d_0" % x.dtype.itemsize in kernels.launches
+    assert any(n.startswith("cpn_sortunkeys") for n in kernels.launches)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.complex64])
+def test_sort_rows(kernels, dtype):
+    x = _sample(3 * 700, np.float32).reshape(3, 700)
+    with np.errstate(all="ignore"):
+        x = (x + 1j * _sample(x.size, np.float32).reshape(x.shape)).astype(dtype) \
+            if np.dtype(dtype).kind == "c" else np.nan_to_num(x).astype(dtype)
+    compare(lambda xp, x: xp.argsort(x, axis=1, kind="stable"), x)
+    compare(lambda xp, x: xp.argsort(x, axis=0, kind="stable"), x)
+    compare(lambda xp, x: xp.sort(x, axis=0, kind="stable"), x)
+    assert "cpn_radix_scatter_8_1" in kernels.launches  # the row passes
+
+
+def test_sort_complex_nan_order(kernels):
+    v = np.array([1 + 2j, np.nan + 1j, 1 + np.nan * 1j, complex(np.nan, np.nan), 0 + 5j,
+                  -1 - 1j, 1 + 1j, np.nan - 3j, -2 + np.nan * 1j] * 3, np.complex128)
+    compare(lambda xp, v: xp.argsort(v, kind="stable"), v)
+    compare(lambda xp, v: xp.sort(v, kind="stable"), v)
+
+
+def test_searchsorted(kernels):
+    a = np.sort(_sample(3000, np.float32))
+    v = _sample(777, np.float32)
+    for side in ("left", "right"):
+        compare(lambda xp, a, v: xp.searchsorted(a, v, side=side), a, v)
+    ai = np.sort(rng.integers(-50, 50, 200))
+    compare(lambda xp, a: xp.searchsorted(a, xp.asarray([-100, 0, 7, 49, 100])), ai)
+
+
+def test_unique(kernels):
+    x = rng.integers(0, 50, 3000).astype(np.int16)
+    compare(lambda xp, x: xp.unique(x, return_index=True, return_inverse=True,
+                                    return_counts=True), x)
+    f = _sample(2000, np.float64)
+    compare(lambda xp, f: xp.unique(f), f)
+
+
+# --- transpose copy --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype,shape", [(np.float32, (100, 70)), (np.int8, (33, 65)),
+                                         (np.float64, (64, 64)), (np.int16, (3, 40, 50))])
+def test_transpose_copy(kernels, dtype, shape):
+    h = (rng.standard_normal(shape) * 50).astype(dtype)
+    src = cp.asarray(h)
+    t = src.T if len(shape) == 2 else src.transpose(0, 2, 1)
+    out = cp.empty(t.shape, dtype)
+    assert cix.try_transpose_copy(t, out)
+    want = h.T if len(shape) == 2 else h.transpose(0, 2, 1)
+    assert np.array_equal(out.get(), want)
+
+
+def test_transpose_copy_declines_plain_layouts(kernels):
+    a = cp.asarray(np.zeros((40, 40), np.float32))
+    assert not cix.try_transpose_copy(a, cp.empty((40, 40), np.float32))
+    assert not cix.try_transpose_copy(a[:, ::2], cp.empty((40, 20), np.float32))

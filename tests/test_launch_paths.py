@@ -1,0 +1,371 @@
+"""The lean hot path, checked without a GPU.
+
+1. The strided kernels' one-dimensional branch (STRIDED_ILP elements per thread) and their
+   general branch, compiled for the CPU with the shim of test_elementwise_host.py, for each
+   STRIDED_ILP, against NumPy.
+2. Both ways of calling cuLaunchKernel (``CUPYNUM_LAUNCH=bindings|ctypes``), the memory
+   pool's fast path, the stream bookkeeping and every host transfer strategy, run against a
+   fake ``libcuda.so.1`` (built here; "device" memory is host memory, copies are memcpy,
+   launches are recorded, kernels do not run) in a subprocess.  What reaches the driver is
+   compared with what must: the function handle, grid, stream and every parameter.
+3. ``empty``/``zeros``/``ones`` fast paths agree with NumPy on shapes, dtypes, flags, errors.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+import textwrap
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cupynum as cp
+from cupynum import _backends
+from cupynum._backends.cuda import elementwise as ew
+from cupynum._backends.cuda import elementwise_source as es
+from test_elementwise_host import CXX, HostArray, _build, _check, _hot, _op, _ufunc
+
+ROOT = Path(__file__).resolve().parents[1]
+rng = np.random.default_rng(11)
+
+
+def _f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+ADD_F = _op("add", "fff")
+CASES = {  # each reaches the strided kernel with one dimension after collapse
+    "1d-step2": lambda: _ufunc(ADD_F, _f32(5001)[::2], _f32(2501)),
+    "1d-step3-both": lambda: _ufunc(ADD_F, _f32(3 * 1500)[::3], _f32(2 * 1500)[1::2]),
+    "1d-reversed-scalar": lambda: _ufunc(ADD_F, _f32(1031)[::-1], np.float32(0.5)),
+    "1d-0-stride": lambda: _ufunc(ADD_F, _f32(4000)[::4], np.array(np.float32(3.0))),
+    "1d-short": lambda: _ufunc(ADD_F, _f32(7)[::2], _f32(4)),
+    "1d-divmod": lambda: _ufunc(_op("divmod", "dddd"), rng.standard_normal(2600)[::2] * 9,
+                                rng.standard_normal(1300) + 3),
+    "1d-complex": lambda: _ufunc(_op("multiply", "DDD"),
+                                 (rng.standard_normal(1800) + 1j)[::-3], np.complex128(2 - 1j)),
+    "1d-cast-column": lambda: _ufunc(_op("add", "ddd"), rng.integers(-9, 9, (700, 3))[:, 1],
+                                     _f32(700)),
+    "2d-transpose": lambda: _ufunc(ADD_F, _f32(33, 47).T, _f32(47, 33)),
+    "hot-path-bare": lambda: _bare_case(),
+}
+
+
+def _bare_case():
+    """``launch.bare`` repeats the launch it was built for (parameters packed once)."""
+    x, y = _f32(3000), _f32(3000)
+    out = np.zeros(3000, np.float32)
+    launch = ew.contiguous_launcher(ADD_F, (x.dtype, y.dtype))
+    bare = launch.bare((HostArray(x), HostArray(y)), (HostArray(out),), 3000)
+    out[...] = 0
+    bare()
+    return [(out, x + y)] + _hot(ADD_F, _f32(100), np.float32(2.0))
+
+
+@pytest.fixture(scope="module", params=[1, 2, 4], ids=lambda k: f"ilp{k}")
+def engine(request):
+    """The engine with its launches run by host-compiled kernels (as in
+    test_elementwise_host.py), for one STRIDED_ILP; the grid cap of 3 blocks makes the
+    grid-stride loops run several rounds."""
+    if CXX is None:
+        pytest.skip("no C++ compiler (set CXX)")
+    mp = pytest.MonkeyPatch()
+    funcs, specs, lib = {}, [], [None]
+
+    def get_kernel(spec):
+        if lib[0] is None:
+            specs.append(spec)
+            return lambda params, gx, bx: None
+        f = funcs.get(spec)
+        if f is None:
+            f = funcs[spec] = getattr(lib[0], f"host_{ew.kernel_name(spec)}")
+            f.argtypes, f.restype = (ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint), None
+        return f
+
+    def raw(func, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
+        assert (gy, gz, by, bz, shmem, extra, bx, stream) == (1, 1, 1, 1, 0, 0, ew.BLOCK, 0)
+        assert 0 < gx <= 3
+        func(params, gx, bx)
+        return (0,)
+
+    mp.setattr(es, "STRIDED_ILP", request.param)
+    mp.setattr(ew, "get_kernel", get_kernel)
+    mp.setattr(ew, "_drv", (raw, None, lambda: 0))
+    mp.setattr(ew, "_cap", 3)
+    for name in ("_prepared", "_plans"):
+        mp.setattr(ew, name, {})
+    for case in CASES.values():  # dry run: collect the kernels the cases need
+        case()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(ew, "_I32", 64)
+        m.setattr(ew, "_plans", {})
+        for name in ("1d-step2", "1d-divmod", "2d-transpose"):
+            CASES[name]()
+    lib[0] = _build(specs)
+    for name in ("_prepared", "_plans"):
+        mp.setattr(ew, name, {})
+    yield request.param
+    mp.undo()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_strided_one_dimension_on_cpu(engine, name):
+    rng.bit_generator.state = np.random.default_rng(zlib.crc32(name.encode())).bit_generator.state
+    _check(CASES[name]())
+
+
+@pytest.mark.parametrize("name", ["1d-step2", "1d-divmod", "2d-transpose"])
+def test_strided_64bit_indexing_on_cpu(engine, name, monkeypatch):
+    monkeypatch.setattr(ew, "_I32", 64)
+    monkeypatch.setattr(ew, "_plans", {})
+    _check(CASES[name]())
+
+
+def test_strided_kernel_text():
+    """One multiply per operand in the 1-D branch, 32-bit when it fits; the body once."""
+    spec = ew.KernelSpec(ew.op_exprs(ADD_F), (("a", "f"), ("s", "f"), ("a", "f")), 2,
+                         "strided", 4, False)
+    src = ew.kernel_source(spec)
+    assert "o[k][0] = (int)jk * st0;" in src and src.count("cpn::add{}(") == 1
+    assert f"{ew.BLOCK * es.STRIDED_ILP}u" in src
+    spec64 = spec._replace(idx64=True)
+    assert "(long long)jk * st0" in ew.kernel_source(spec64)
+
+
+# --- the fake driver ------------------------------------------------------------------------
+
+FAKE_LIBCUDA = r"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+typedef int CUresult;
+typedef unsigned long long u64;
+static int generic(void) { return 0; }
+static u64 counter = 0x10000;
+static u64 next_handle(void) { counter += 0x100; return counter; }
+u64 fake_launches = 0, fake_last[11], fake_registered = 0;
+CUresult cuInit(unsigned f) { return 0; }
+CUresult cuDriverGetVersion(int* v) { *v = 13000; return 0; }
+CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
+CUresult cuDeviceGet(int* d, int o) { *d = 0; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void** c, int d) { *c = (void*)0x1000; return 0; }
+CUresult cuCtxSetCurrent(void* c) { return 0; }
+CUresult cuCtxGetCurrent(void** c) { *c = (void*)0x1000; return 0; }
+CUresult cuDeviceGetAttribute(int* v, int attr, int dev) {
+  *v = attr == 16 ? 4 : attr == 75 ? 9 : attr == 76 ? 0 : 1; return 0; }
+CUresult cuDeviceTotalMem_v2(size_t* v, int d) { *v = (size_t)80 << 30; return 0; }
+CUresult cuDeviceGetName(char* s, int n, int d) { strncpy(s, "fake", n); return 0; }
+CUresult cuDeviceGetDefaultMemPool(void** p, int d) { *p = (void*)0x2000; return 0; }
+CUresult cuMemPoolGetAttribute(void* p, int a, void* v) { *(u64*)v = 0; return 0; }
+CUresult cuMemAllocFromPoolAsync(u64* p, size_t n, void* pool, void* s) {
+  void* q = NULL; if (posix_memalign(&q, 256, n ? n : 1)) return 2; *p = (u64)q; return 0; }
+CUresult cuMemFreeAsync(u64 p, void* s) { free((void*)p); return 0; }
+CUresult cuMemcpyHtoDAsync_v2(u64 d, const void* s, size_t n, void* st) {
+  memcpy((void*)d, s, n); return 0; }
+CUresult cuMemcpyDtoHAsync_v2(void* d, u64 s, size_t n, void* st) {
+  memcpy(d, (void*)s, n); return 0; }
+CUresult cuMemcpyDtoDAsync_v2(u64 d, u64 s, size_t n, void* st) {
+  memmove((void*)d, (void*)s, n); return 0; }
+CUresult cuMemsetD8Async(u64 d, unsigned char c, size_t n, void* s) {
+  memset((void*)d, c, n); return 0; }
+CUresult cuMemHostAlloc(void** p, size_t n, unsigned f) { *p = malloc(n); return 0; }
+CUresult cuMemFreeHost(void* p) { free(p); return 0; }
+CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) { fake_registered += n; return 0; }
+CUresult cuEventCreate(u64* e, unsigned f) { *e = next_handle(); return 0; }
+CUresult cuStreamCreate(u64* s, unsigned f) { *s = next_handle(); return 0; }
+CUresult cuLibraryLoadData(u64* l, const void* c, void* a, void* b, unsigned n, void* d,
+                           void* e, unsigned m) { *l = next_handle(); return 0; }
+CUresult cuLibraryGetKernel(u64* k, u64 l, const char* name) { *k = next_handle(); return 0; }
+CUresult cuKernelGetFunction(u64* f, u64 k) { *f = k | 1; return 0; }
+CUresult cuKernelGetAttribute(int* v, int a, u64 k, int d) { *v = 1024; return 0; }
+CUresult cuGetExportTable(const void** t, const void* id) { *t = 0; return 801; }
+CUresult cuLaunchKernel(u64 f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned sh, u64 s, u64 p, u64 e) {
+  u64 a[11] = {f, gx, gy, gz, bx, by, bz, sh, s, p, e};
+  memcpy(fake_last, a, sizeof a); ++fake_launches; return 0; }
+struct entry { const char* name; void* fn; };
+static struct entry table[] = {
+  {"cuInit", cuInit}, {"cuDriverGetVersion", cuDriverGetVersion},
+  {"cuDeviceGetCount", cuDeviceGetCount}, {"cuDeviceGet", cuDeviceGet},
+  {"cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain}, {"cuCtxSetCurrent", cuCtxSetCurrent},
+  {"cuCtxGetCurrent", cuCtxGetCurrent}, {"cuDeviceGetAttribute", cuDeviceGetAttribute},
+  {"cuDeviceTotalMem", cuDeviceTotalMem_v2}, {"cuDeviceGetName", cuDeviceGetName},
+  {"cuDeviceGetDefaultMemPool", cuDeviceGetDefaultMemPool},
+  {"cuMemPoolGetAttribute", cuMemPoolGetAttribute},
+  {"cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync}, {"cuMemFreeAsync", cuMemFreeAsync},
+  {"cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2}, {"cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2},
+  {"cuMemcpyDtoDAsync", cuMemcpyDtoDAsync_v2}, {"cuMemsetD8Async", cuMemsetD8Async},
+  {"cuMemHostAlloc", cuMemHostAlloc}, {"cuMemFreeHost", cuMemFreeHost},
+  {"cuMemHostRegister", cuMemHostRegister_v2},
+  {"cuEventCreate", cuEventCreate}, {"cuStreamCreate", cuStreamCreate},
+  {"cuLibraryLoadData", cuLibraryLoadData}, {"cuLibraryGetKernel", cuLibraryGetKernel},
+  {"cuKernelGetFunction", cuKernelGetFunction}, {"cuKernelGetAttribute", cuKernelGetAttribute},
+  {"cuGetExportTable", cuGetExportTable}, {"cuLaunchKernel", cuLaunchKernel}, {0, 0}};
+CUresult cuGetProcAddress_v2(const char* sym, void** pfn, int ver, u64 flags, int* status) {
+  if (status) *status = 0;
+  *pfn = (void*)generic;  /* anything else: succeeds and writes nothing */
+  for (struct entry* e = table; e->name; ++e)
+    if (!strcmp(sym, e->name)) { *pfn = e->fn; break; }
+  return 0;
+}
+CUresult cuGetProcAddress(const char* sym, void** pfn, int ver, u64 flags) {
+  return cuGetProcAddress_v2(sym, pfn, ver, flags, 0); }
+"""
+
+SCRIPT = r"""
+import ctypes, numpy as np
+import cupynum as cp
+from cupynum._backends.cuda import runtime, memory
+fake = ctypes.CDLL("libcuda.so.1")
+last = (ctypes.c_uint64 * 11).in_dll(fake, "fake_last")
+count = ctypes.c_uint64.in_dll(fake, "fake_launches")
+assert runtime.device_name() == "fake"
+
+def params(k):
+    ptrs = (ctypes.c_uint64 * k).from_address(last[9])
+    return [ctypes.c_uint64.from_address(p).value for p in ptrs]
+
+h = np.arange(1000, dtype=np.float32)
+a, b = cp.asarray(h), cp.asarray(np.ones(1000, np.float32))
+assert np.array_equal(a.get(), h)
+for _ in range(3):
+    n0 = count.value
+    c = a + b
+    assert count.value == n0 + 1
+    f, gx, gy, gz, bx, by, bz, sh, s, pp, ex = list(last)
+    assert (gx, gy, gz, bx, by, bz, sh, s, ex) == (1, 1, 1, 256, 1, 1, 0, 0, 0), list(last)
+    assert f & 1, hex(f)  # the CUfunction of cuKernelGetFunction (the fake sets bit 0)
+    assert params(4) == [a._buf.ptr, b._buf.ptr, c._buf.ptr, 1000], params(4)
+d = a * 2.0
+assert params(4)[::2] == [a._buf.ptr, d._buf.ptr]
+assert ctypes.c_float.from_address((ctypes.c_uint64 * 4).from_address(last[9])[1]).value == 2
+big = cp.empty(1 << 20, np.float32)
+e = big + big
+from cupynum._backends.cuda import elementwise as ew
+assert last[1] == min(256, ew._grid_cap()) and params(4)[3] == 1 << 20  # 2^20 / (256 * 4)
+s1 = cp.cuda.Stream()
+with s1:
+    assert runtime.nondefault_streams == 1
+    e = a + b
+    assert last[8] == s1.ptr and e._buf.stream == s1.ptr and e._buf.stream_owner is s1
+    b4 = memory.get_pool().malloc(2500)
+    assert b4.stream == s1.ptr and b4.stream_owner is s1
+assert runtime.nondefault_streams == 0
+e = a + b
+assert last[8] == 0
+launch = cp.add._fast[(a.dtype, b.dtype, 0)][1]
+out = cp.empty(1000, np.float32)
+bare = launch.bare((a, b), (out,), 1000)
+n0 = count.value
+bare()
+assert count.value == n0 + 1 and params(4) == [a._buf.ptr, b._buf.ptr, out._buf.ptr, 1000]
+x = cp.asarray(np.arange(4000, dtype=np.float32))
+y = x[::2] + x[1::2]  # the general path (a strided kernel)
+assert params(3) == [x._buf.ptr, x._buf.ptr + 4, y._buf.ptr]
+v = cp.asarray(np.arange(10, dtype=np.float32))
+v[1:-1] = cp.asarray(np.full(10, 7, np.float32))[1:-1]  # a cuMemcpyDtoDAsync (memmove here)
+assert v.get().tolist() == [0] + [7] * 8 + [9]
+z = cp.zeros(10, np.int32)
+assert np.array_equal(z.get(), np.zeros(10, np.int32))
+raw = np.random.default_rng(0).integers(0, 255, (20 << 20) + 12345, dtype=np.uint8)
+for h2d in memory._MODES:
+    for d2h in memory._MODES:
+        memory.H2D, memory.D2H = h2d, d2h
+        g = cp.asarray(raw)
+        assert np.array_equal(g.get(), raw), (h2d, d2h)
+        sub = raw[: 2 * (10 << 20)].reshape(2, -1)[:, ::2]  # a non-contiguous host array
+        assert np.array_equal(cp.asarray(sub).get(), sub), (h2d, d2h)
+assert ctypes.c_uint64.in_dll(fake, "fake_registered").value > 0
+for threads in (1, 3):
+    st = memory._Staging(chunk=1 << 20, threads=threads, nbuf=3)
+    buf = memory.alloc(raw.nbytes)
+    st.htod(buf.ptr, raw, raw.nbytes, runtime.DEFAULT_STREAM)
+    back = np.empty_like(raw)
+    st.dtoh(back, buf.ptr, raw.nbytes, runtime.DEFAULT_STREAM)
+    assert np.array_equal(back, raw)
+    st.close()
+pool = memory.get_pool()
+b1 = pool.malloc(3000)
+ptr = b1.ptr
+del b1
+b2 = pool.malloc(2500)  # same 4 KiB class on the same (default) stream: reused
+assert b2.ptr == ptr and b2.nbytes == 2500 and b2._size == 4096 and b2.stream == 0
+b3 = pool.malloc(np.int64(2500))
+assert b3.nbytes == 2500 and type(b3.nbytes) is int
+assert pool.malloc(0).ptr == 0
+print("ok", runtime.LAUNCH)
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_driver(tmp_path_factory):
+    cc = next((c for c in (os.environ.get("CC"), "cc", "gcc", "clang") if c and
+               __import__("shutil").which(c)), None)
+    if cc is None:
+        pytest.skip("no C compiler")
+    if _backends.name() == "cuda":
+        pytest.skip("a real GPU is in use: the GPU suite covers the real driver")
+    try:
+        from cupynum._backends.cuda import compiler
+
+        compiler.nvrtc_version()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"no NVRTC ({e})")
+    d = tmp_path_factory.mktemp("fakecuda")
+    (d / "fake.c").write_text(FAKE_LIBCUDA)
+    res = subprocess.run([cc, "-O1", "-shared", "-fPIC", "-w", str(d / "fake.c"), "-o",
+                          str(d / "libcuda.so.1")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return d
+
+
+@pytest.mark.parametrize("mode", ["bindings", "ctypes"])
+def test_launch_paths_against_a_fake_driver(fake_driver, mode, tmp_path_factory):
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{fake_driver}:{os.environ.get('LD_LIBRARY_PATH', '')}",
+               CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, PYTHONPATH=str(ROOT),
+               CUPYNUM_CACHE_DIR=os.environ.get("CUPYNUM_CACHE_DIR") or
+               str(tmp_path_factory.getbasetemp() / "kernel-cache"))
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT)], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, (p.stdout + p.stderr)[-4000:]
+    assert p.stdout.split()[-2:] == ["ok", mode]
+
+
+# --- creation fast paths ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", ["empty", "zeros", "ones"])
+@pytest.mark.parametrize("shape", [0, 5, (), (3,), (2, 3), (1, 4), (2, 0, 3), (1, 1, 5),
+                                   np.int64(4), (np.int32(2), 3), [2, 3]])
+@pytest.mark.parametrize("dtype", [None, "f4", np.int8, np.dtype("c8"), bool])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_creation_fast_paths_match_numpy(fn, shape, dtype, order):
+    got = getattr(cp, fn)(shape, dtype, order=order)
+    want = getattr(np, fn)(shape, dtype, order=order)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if want.size:  # (NumPy gives an empty array zero strides; cupynum keeps C strides)
+        assert got.strides == want.strides
+    assert (got.flags.c_contiguous, got.flags.f_contiguous) == (
+        want.flags.c_contiguous, want.flags.f_contiguous)
+    if fn != "empty":
+        np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("fn", ["empty", "zeros", "ones"])
+def test_creation_fast_paths_raise_as_numpy(fn):
+    for shape, exc in [(-1, ValueError), ((2, -1), ValueError), (2.5, TypeError),
+                       ((2, 1.5), TypeError), ("3", TypeError)]:
+        with pytest.raises(exc):
+            getattr(np, fn)(shape)
+        with pytest.raises(exc):
+            getattr(cp, fn)(shape)
+    with pytest.raises(TypeError):
+        getattr(cp, fn)(3, [("a", "f4")])  # an unhashable dtype spelling
+    with pytest.raises(TypeError):
+        getattr(cp, fn)(3, "U4")  # a dtype cupynum cannot store
+    with pytest.raises(ValueError):
+        getattr(cp, fn)(3, order="Z")

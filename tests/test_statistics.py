@@ -1,0 +1,183 @@
+"""Statistics (mean, var, std, NaN variants, average, median, quantiles, cov) vs NumPy.
+
+Tolerances: these are sums followed by a division, so the sum bound applies (see
+test_reductions.py): rtol 1e-5 for float32/float16 inputs (float16 means accumulate in
+float32, as NumPy's do), 1e-12 for float64 and integer inputs (computed in float64).
+Order statistics are exact gathers plus NumPy's interpolation formula: rtol 1e-12.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import cupynum as cp
+from helpers import compare
+
+rng = np.random.default_rng(5)
+
+
+
+@pytest.fixture(autouse=True)
+def _seed(request):
+    """Each test draws the same data however tests are distributed over workers."""
+    import zlib
+
+    rng.bit_generator.state = np.random.default_rng(
+        zlib.crc32(request.node.nodeid.encode())).bit_generator.state
+
+def data(dtype, shape):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        return rng.integers(0, 40, shape).astype(dt)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def tol(dtype):
+    dt = np.dtype(dtype)
+    if dt.kind == "f" and dt.itemsize <= 4 or dt == np.complex64:
+        return {"rtol": 1e-3 if dt == np.float16 else 1e-5, "atol": 1e-3 if dt == np.float16
+                else 1e-6}
+    return {"rtol": 1e-12, "atol": 1e-12}
+
+
+DTYPES = ["?", "b", "i", "L", "e", "f", "d", "F", "D"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
+def test_mean_var_std(dtype, axis):
+    x = data(dtype, (4, 5, 6))
+    for name in ("mean", "var", "std"):
+        compare(lambda xp, a: getattr(xp, name)(a, axis=axis), x, **tol(dtype))
+        compare(lambda xp, a: getattr(xp, name)(a, axis=axis, keepdims=True), x, **tol(dtype))
+    compare(lambda xp, a: xp.var(a, axis=axis, ddof=1), x, **tol(dtype))
+    compare(lambda xp, a: xp.std(a, axis=axis, correction=1), x, **tol(dtype))
+    compare(lambda xp, a: xp.mean(a, axis=axis, dtype=np.float64), x, **tol("d"))
+    compare(lambda xp, a: a.mean(axis=axis), x, **tol(dtype))
+    compare(lambda xp, a: a.var(axis=axis), x, **tol(dtype))
+
+
+def test_statistics_edge_cases():
+    x = data("d", (5, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        compare(lambda xp, a: xp.mean(a), np.zeros(0))
+        compare(lambda xp, a: xp.mean(a, axis=0), np.zeros((0, 3)))
+        compare(lambda xp, a: xp.var(a, ddof=5), x[:, 0].copy())
+    with pytest.warns(RuntimeWarning):
+        cp.mean(cp.zeros(0))
+    compare(lambda xp, a: xp.var(a, ddof=1, correction=1), x)  # ValueError
+    m = rng.random((5, 4)) < 0.6
+    compare(lambda xp, a, m: xp.mean(a, axis=0, where=m), x, m, **tol("d"))
+    compare(lambda xp, a, m: xp.var(a, axis=1, where=m), x, m, **tol("d"))
+    compare(lambda xp, a: xp.mean(a.T[::-1]), x, **tol("d"))
+    compare(lambda xp, a: xp.mean(a, out=xp.zeros(())), x, **tol("d"))
+
+    def out(xp, a):
+        o = xp.zeros(4)
+        xp.mean(a, axis=0, out=o)
+        return o
+    compare(out, x, **tol("d"))
+
+
+@pytest.mark.parametrize("dtype", ["f", "d", "F"])
+def test_nan_statistics(dtype):
+    x = data(dtype, (6, 7))
+    x[1, 2] = np.nan
+    x[4, :] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name in ("nanmean", "nanvar", "nanstd", "nansum", "nanprod"):
+            for axis in (None, 0, 1):
+                compare(lambda xp, a: getattr(xp, name)(a, axis=axis), x, **tol(dtype))
+        compare(lambda xp, a: xp.nanvar(a, axis=1, ddof=1), x, **tol(dtype))
+        compare(lambda xp, a: xp.nanmean(a, axis=0, keepdims=True), x, **tol(dtype))
+    xi = data("i", (3, 4))
+    compare(lambda xp, a: xp.nanmean(a, axis=0), xi, **tol("d"))
+    compare(lambda xp, a: xp.nanstd(a), xi, **tol("d"))
+
+
+def test_average():
+    x = data("d", (4, 5))
+    w = rng.random((4, 5))
+    w1 = rng.random(5)
+    compare(lambda xp, a: xp.average(a), x, **tol("d"))
+    compare(lambda xp, a: xp.average(a, axis=0), x, **tol("d"))
+    compare(lambda xp, a, w: xp.average(a, weights=w), x, w, **tol("d"))
+    compare(lambda xp, a, w: xp.average(a, axis=1, weights=w, returned=True), x, w1, **tol("d"))
+    compare(lambda xp, a, w: xp.average(a, axis=1, weights=w, keepdims=True), x, w1, **tol("d"))
+    compare(lambda xp, a, w: xp.average(a, weights=w), x, w1)  # TypeError: axis needed
+    compare(lambda xp, a: xp.average(a, weights=xp.zeros((4, 5))), x)  # ZeroDivisionError
+    compare(lambda xp, a: xp.average(a, returned=True, axis=0), x, **tol("d"))
+    compare(lambda xp, a: xp.average(a), data("i", (3, 3)), **tol("d"))
+
+
+@pytest.mark.parametrize("dtype", ["i", "f", "d", "?"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_median_quantiles(dtype, axis):
+    x = data(dtype, (7, 6))
+    t = tol("d" if dtype in "i?" else dtype)
+    compare(lambda xp, a: xp.median(a, axis=axis), x, **t)
+    compare(lambda xp, a: xp.median(a, axis=axis, keepdims=True), x, **t)
+    if dtype == "?":
+        return
+    for q in (0.3, [0.0, 0.25, 1.0]):
+        compare(lambda xp, a: xp.quantile(a, q, axis=axis), x, **tol(dtype))
+        compare(lambda xp, a: xp.percentile(a, np.multiply(q, 100), axis=axis), x,
+                **tol(dtype))
+    for method in ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+                   "interpolated_inverted_cdf", "hazen", "weibull", "linear",
+                   "median_unbiased", "normal_unbiased", "lower", "higher", "midpoint",
+                   "nearest"):
+        compare(lambda xp, a: xp.quantile(a, [0.1, 0.5, 0.9], axis=axis, method=method), x,
+                **tol(dtype))
+
+
+def test_quantile_nan_and_errors():
+    x = data("d", (5, 8))
+    x[2, 3] = np.nan
+    compare(lambda xp, a: xp.median(a, axis=1), x)
+    compare(lambda xp, a: xp.quantile(a, 0.4, axis=0), x, **tol("d"))
+    compare(lambda xp, a: xp.nanmedian(a, axis=1), x, **tol("d"))
+    compare(lambda xp, a: xp.nanquantile(a, [0.2, 0.7], axis=0), x, **tol("d"))
+    compare(lambda xp, a: xp.nanpercentile(a, 40), x, **tol("d"))
+    compare(lambda xp, a: xp.quantile(a, 1.5), x)  # ValueError
+    compare(lambda xp, a: xp.quantile(a, 0.5, method="bogus"), x)
+    compare(lambda xp, a: xp.quantile(a, 0.5, weights=xp.ones_like(a),
+                                      method="inverted_cdf"), x)
+    compare(lambda xp, a: xp.median(a[:, :0], axis=1), x)
+
+
+def test_cov_corrcoef():
+    x = data("d", (3, 20))
+    y = data("d", (20,))
+    compare(lambda xp, a: xp.cov(a), x, **tol("d"))
+    compare(lambda xp, a: xp.cov(a.T, rowvar=False), x, **tol("d"))
+    compare(lambda xp, a, b: xp.cov(a, b), x, y, **tol("d"))
+    compare(lambda xp, a: xp.cov(a, bias=True), x, **tol("d"))
+    compare(lambda xp, a: xp.cov(a, ddof=3), x, **tol("d"))
+    compare(lambda xp, a: xp.cov(a[0]), x, **tol("d"))
+    compare(lambda xp, a: xp.corrcoef(a), x, **tol("d"))
+    compare(lambda xp, a, b: xp.corrcoef(a, b), x, y, **tol("d"))
+    c = data("D", (2, 10))
+    compare(lambda xp, a: xp.cov(a), c, **tol("d"))
+    compare(lambda xp, a: xp.corrcoef(a), c, **tol("d"))
+    compare(lambda xp, a: xp.cov(a, fweights=np.arange(1, 21)), x, **tol("d"))
+
+
+def test_host_composed_functions_still_work():
+    """histogram & co. run through NumPy (fallback) in this issue: values still match."""
+    x = data("d", (200,))
+    compare(lambda xp, a: xp.histogram(a, bins=10), x)
+    compare(lambda xp, a: xp.histogram_bin_edges(a, bins="auto"), x)
+    compare(lambda xp, a: xp.histogram2d(a[:100], a[100:], bins=5), x)
+    compare(lambda xp, a: xp.histogramdd(a.reshape(100, 2), bins=4), x)
+    compare(lambda xp, a: xp.bincount(xp.asarray(np.arange(10) % 3)), x)
+    compare(lambda xp, a: xp.digitize(a, np.array([-1.0, 0.0, 1.0])), x)
+    compare(lambda xp, a: xp.correlate(a[:10], a[10:15], "full"), x, **tol("d"))
+    compare(lambda xp, a: xp.convolve(a[:10], a[10:15]), x, **tol("d"))
+    compare(lambda xp, a: xp.gradient(a[:20]), x, **tol("d"))
