@@ -273,7 +273,9 @@ def compare(got, ref, w):
         np.testing.assert_array_equal(got, ref)
 
 
-def run(libs, quick, only):
+def run(libs, quick, only, numpy_time="all"):
+    """``numpy_time``: time NumPy on every workload ("all"), only on the example programs
+    ("examples"), or never ("none"); NumPy's result is the reference either way."""
     results = []
     for w in workloads(quick):
         if only and not any(o in w["name"] for o in only):
@@ -282,6 +284,9 @@ def run(libs, quick, only):
         ref = None
         for lib, xp in libs.items():
             if xp is np and w["kind"] in ("transfer",):
+                continue
+            if xp is np and (numpy_time == "none" or (numpy_time == "examples"
+                                                      and w["kind"] != "example")):
                 continue
             try:
                 if w["kind"] == "transfer":
@@ -403,13 +408,15 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--out", help="write latest.json, latest.md and latest.png here")
     ap.add_argument("--only", default="")
+    ap.add_argument("--numpy-time", choices=("all", "examples", "none"), default="all",
+                    help="which workloads NumPy is timed on (it is always the reference)")
     args = ap.parse_args()
     libs = load_libraries()
     from cupynum import _backends
 
     print(f"cupynum backend: {_backends.name()}")
     only = [o for o in args.only.split(",") if o]
-    results = run(libs, args.quick, only)
+    results = run(libs, args.quick, only, args.numpy_time)
     extra = {"bare_launch_s": bare_launch_overhead(args.quick)}
     if extra["bare_launch_s"]:
         print(f"bare pre-packed launch of the add kernel: {extra['bare_launch_s'] * 1e6:.2f} us")
