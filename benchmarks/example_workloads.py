@@ -19,8 +19,10 @@ import sys
 import numpy
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+EXAMPLES = os.path.join(ROOT, "examples")
+for _path in (ROOT, EXAMPLES):  # the examples import examples/_harness.py as a top-level module
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 NAMES = ["black_scholes", "heat_equation", "kmeans", "conjugate_gradient", "nbody", "mlp"]
 _modules: dict = {}
@@ -31,7 +33,7 @@ def load(name):
     mod = _modules.get(name)
     if mod is None:
         spec = importlib.util.spec_from_file_location(
-            f"cupynum_example_{name}", os.path.join(ROOT, "examples", f"{name}.py"))
+            f"cupynum_example_{name}", os.path.join(EXAMPLES, f"{name}.py"))
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         _modules[name] = mod

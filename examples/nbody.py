@@ -8,10 +8,8 @@ from the same initial state and prints both times and whether the results agree.
     python examples/nbody.py --small    # a quick run (used by the tests)
     EXAMPLE_BACKEND=numpy python examples/nbody.py   # the program on NumPy itself
 """
-import argparse
 import os
 import sys
-import time
 
 if os.environ.get("EXAMPLE_BACKEND", "cupynum") == "numpy":
     import numpy as np
@@ -19,6 +17,8 @@ else:
     import cupynum as np
 
 import numpy  # only for the initial state, the reference run and the comparison
+
+import _harness  # the command line, timings and comparison shared by examples/
 
 G = 1.0
 
@@ -59,70 +59,15 @@ def compute(pos, vel, mass, steps=5, np=np):
     return simulate(pos, vel, mass, steps, np=np)
 
 
-def timed(fn, repeat):
-    """Median wall time of ``fn()``; fn ends by converting a result to float (a sync)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2]
-
-
-def runs_on():
-    if np.__name__ == "numpy":
-        return "NumPy (EXAMPLE_BACKEND=numpy)"
-    try:
-        from cupynum._backends import name
-
-        return f"cupynum, {name()} backend"
-    except Exception:  # the backend's name is only informative
-        return "cupynum"
-
-
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--small", action="store_true", help="a quick run: 64 bodies, 5 steps")
-    parser.add_argument("-n", type=int, default=None, help="number of bodies (default 4096)")
-    parser.add_argument("--steps", type=int, default=None, help="time steps (default 10)")
-    parser.add_argument("--dtype", default="float64", choices=["float32", "float64"])
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs; the median is shown")
-    parser.add_argument("--seed", type=int, default=2024)
-    args = parser.parse_args(argv)
-    n = args.n or (64 if args.small else 4096)
-    steps = args.steps or (5 if args.small else 10)
-    dtype = numpy.dtype(args.dtype)
-
-    pos_h, vel_h, mass_h = inputs(n, dtype, args.seed)
-    pos, vel, mass = np.asarray(pos_h), np.asarray(vel_h), np.asarray(mass_h)
-
-    def run():
-        p, v = simulate(pos, vel, mass, steps)
-        return p, v, float(p.sum() + v.sum())  # waits for the device
-
-    def run_numpy():
-        p, v = simulate(pos_h, vel_h, mass_h, steps, np=numpy)
-        return p, v, float(p.sum() + v.sum())
-
-    print(f"n-body: {n} bodies, {steps} leapfrog steps ({dtype}) on {runs_on()}")
-    p, v, checksum = run()  # warm-up: compiles and caches the kernels on a GPU
-    t = timed(run, args.repeat)
-    ref_p, ref_v, ref_checksum = run_numpy()
-    t_ref = timed(run_numpy, args.repeat)
-
-    print(f"checksum: {checksum:.12e} (NumPy: {ref_checksum:.12e})")
-    print(f"time: {np.__name__} {t * 1e3:.3f} ms (median of {args.repeat} runs after a warm-up)")
-    print(f"time: numpy {t_ref * 1e3:.3f} ms (same inputs); speed-up {t_ref / t:.1f}x")
-
-    rtol, atol = (1e-9, 1e-9) if dtype == numpy.float64 else (1e-3, 1e-3)
-    got = numpy.concatenate([numpy.asarray(p), numpy.asarray(v)])
-    ref = numpy.concatenate([ref_p, ref_v])
-    ok = got.shape == ref.shape and got.dtype == ref.dtype and numpy.allclose(got, ref, rtol, atol)
-    max_diff = (float(numpy.max(numpy.abs(got.astype(numpy.float64) - ref)))
-                if got.shape == ref.shape else numpy.inf)
-    print(f"agree: {'yes' if ok else 'NO'} (max |diff| {max_diff:.3g}, rtol {rtol:g}, "
-          f"atol {atol:g}, dtype {got.dtype})")
-    return 0 if ok else 1
+    return _harness.main(
+        argv, __doc__, np, small_help="64 bodies, 5 steps",
+        sizes={"n": ("number of bodies", 4096, 64), "steps": ("time steps", 10, 5)},
+        title=lambda p: f"n-body: {p.n} bodies, {p.steps} leapfrog steps ({p.dtype})",
+        inputs=lambda p: inputs(p.n, p.dtype, p.seed),
+        compute=lambda p, xp, pos, vel, mass: simulate(pos, vel, mass, p.steps, np=xp),
+        checksum=lambda pos, vel: pos.sum() + vel.sum(),
+        tolerance={"float64": (1e-9, 1e-9), "float32": (1e-3, 1e-3)})
 
 
 if __name__ == "__main__":
