@@ -39,7 +39,9 @@ def data(dtype, shape):
 def tol(dtype):
     dt = np.dtype(dtype)
     if dt.kind == "f" and dt.itemsize <= 4 or dt == np.complex64:
-        return {"rtol": 1e-3 if dt == np.float16 else 1e-5, "atol": 1e-3 if dt == np.float16
+        # float16: NumPy rounds the deviations to float16 before squaring (so do we), and
+        # the sums then differ in the last float16 bit
+        return {"rtol": 4e-3 if dt == np.float16 else 1e-5, "atol": 2e-3 if dt == np.float16
                 else 1e-6}
     return {"rtol": 1e-12, "atol": 1e-12}
 

@@ -466,9 +466,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
     X = _uf("subtract")(X, avg.reshape(-1, 1))
-    import cupynum
+    Xc = _uf("conjugate")(X)
+    if X._shape[0] <= 64:  # few variables: a broadcast product and one device reduction
+        c = _r.sum(_uf("multiply")(X.reshape(X._shape[0], 1, -1),
+                                   Xc.reshape(1, X._shape[0], -1)), axis=-1)
+    else:
+        import cupynum
 
-    c = cupynum.dot(X, _uf("conjugate")(X.T))
+        c = cupynum.dot(X, Xc.T)
     with np.errstate(all="ignore"):
         c = _uf("true_divide")(c, fact)
     return c.squeeze()
