@@ -143,18 +143,27 @@ def launch_sections(cp, ctx, calls, sections):
                     raise RuntimeError(f"cuLaunchKernel returned {err}")
                 return per_call(call, sync, calls)
             attempt("c", name, run)
-        lock = p.lock
         vals = (a._buf.ptr, b._buf.ptr, out._buf.ptr, 1000)
-        buf = p.buf
+        buf, take, give = p.buf, p.token.pop, p.token.append
 
         def pack_only():
             pack(buf, 0, *vals)
         row("c", "(piece) struct.pack_into of 4 parameters", per_call(pack_only, sync, calls))
 
+        def token_only():
+            take()
+            give(True)
+        row("c", "(piece) parameter block token: list.pop + append",
+            per_call(token_only, sync, calls))
+        import threading
+
+        lk = threading.Lock()
+
         def lock_only():
-            lock.acquire()
-            lock.release()
-        row("c", "(piece) lock acquire + release", per_call(lock_only, sync, calls))
+            lk.acquire()
+            lk.release()
+        row("c", "(piece) a threading.Lock acquire + release, for comparison",
+            per_call(lock_only, sync, calls))
     if "d" in sections:
         print("d: cuda.core launch (reference)")
         attempt("d", "cuda.core launch(stream, config, kernel, *args)",
@@ -243,6 +252,17 @@ def ops_section(cp, ctx, calls):
              ("x[1:-1]", lambda: x[1:-1]), ("x[1:-1] = y[1:-1]", setslice)]
     for name, fn in cases:
         row("f", "cupynum " + name, per_call(fn, sync, calls))
+    from cupynum._backends.cuda import elementwise as ew
+
+    key = (a.dtype, b.dtype, 0)
+    entry = cp.add._fast[key]
+    try:
+        for mode in ("bindings", "ctypes"):
+            cp.add._fast[key] = (entry[0], _launcher(cp, ew, runtime, mode), entry[2])
+            row("f", f"cupynum a + b, launcher built with CUPYNUM_LAUNCH={mode}",
+                per_call(lambda: a + b, sync, calls))
+    finally:
+        cp.add._fast[key] = entry
     # the memcpy under slice assignment, alone
     dst, src, nb = x._buf.ptr + 4, y._buf.ptr + 4, 998 * 4
     row("f", "(piece) memory.memcpy_dtod of 3992 bytes",
@@ -284,11 +304,16 @@ def strided_section(cp, ctx, quick):
     a, b, sync = cp.asarray(ha), cp.asarray(hb), ctx["sync"]
     want = ha[::2] + hb[::2]
     old = es.STRIDED_ILP
+
+    def forget():  # every cache that holds kernel text or kernels built with the old ILP
+        ew._prepared, ew._plans = {}, {}
+        ew._funcs.clear()
+        ew._group_src_cache.clear()
+
     try:
         for ilp in (1, 2, 4):
             es.STRIDED_ILP = ilp
-            ew._prepared, ew._plans = {}, {}
-            ew._funcs.clear()
+            forget()
             got = (a[::2] + b[::2]).get()
             ok = np.array_equal(got, want)
             t = timed(lambda: [a[::2] + b[::2] for _ in range(10)], sync, 5) / 10
@@ -296,8 +321,7 @@ def strided_section(cp, ctx, quick):
                 f"{3 * n // 2 * 4 / t / 1e12:.2f} TB/s" + ("" if ok else "  WRONG RESULT"))
     finally:
         es.STRIDED_ILP = old
-        ew._prepared, ew._plans = {}, {}
-        ew._funcs.clear()
+        forget()
     cupy = ctx["cupy"]
     if cupy is not None:
         ca, cb = cupy.asarray(ha), cupy.asarray(hb)
@@ -306,21 +330,41 @@ def strided_section(cp, ctx, quick):
 
 
 def transfer_section(cp, ctx, quick):
+    from cupynum._array import from_host
     from cupynum._backends.cuda import memory, runtime
 
     nbytes = (256 << 20) if quick else (1 << 30)
     print(f"g: host <-> device, {nbytes >> 20} MiB (wall time incl. the final sync)")
     d = runtime._d
-    host = np.ones(nbytes // 4, np.float32)
+    host = np.arange(nbytes // 4, dtype=np.int32)
     back = np.empty_like(host)
     back[...] = 0  # touched: D2H rows below time the transfer, not first-touch page faults
     buf = memory.alloc(nbytes)
     ptr, s = buf.ptr, runtime.DEFAULT_STREAM
     sync = ctx["sync"]
-    gbs = f"{{:.1f}} GB/s"
+    m = (1 << 20) // 4  # elements checked at each end after every variant
 
-    def report(name, t):
-        row("g", name, t, gbs.format(nbytes / t / 1e9))
+    def check_h2d():  # read both ends back through the driver and compare
+        for off in (0, host.size - m):
+            tmp = np.empty(m, np.int32)
+            d.cuMemcpyDtoHAsync(tmp.ctypes.data, ptr + 4 * off, 4 * m, s)
+            d.cuStreamSynchronize(s)
+            if not np.array_equal(tmp, host[off:off + m]):
+                return "  WRONG DATA"
+        return ""
+
+    def check_d2h():
+        ok = np.array_equal(back[:m], host[:m]) and np.array_equal(back[-m:], host[-m:])
+        back[:m] = 0
+        back[-m:] = 0
+        return "" if ok else "  WRONG DATA"
+
+    def measure(name, fn, check=None, sync=sync):
+        try:
+            t = timed(fn, sync)
+            row("g", name, t, f"{nbytes / t / 1e9:.1f} GB/s" + (check() if check else ""))
+        except Exception as e:  # noqa: BLE001 - report and go on
+            row("g", name, None, f"{type(e).__name__}: {e}"[:150])
 
     def h2d_pageable():
         (err,) = d.cuMemcpyHtoDAsync(ptr, host.ctypes.data, nbytes, s)
@@ -330,24 +374,24 @@ def transfer_section(cp, ctx, quick):
         (err,) = d.cuMemcpyDtoHAsync(back.ctypes.data, ptr, nbytes, s)
         assert not err, err
         d.cuStreamSynchronize(s)
-    report("H2D pageable cuMemcpyHtoDAsync (as CuPy)", timed(h2d_pageable, sync))
-    report("D2H pageable cuMemcpyDtoHAsync + sync", timed(d2h_pageable, sync))
-    threads = sorted({1, 4, 8, memory.COPY_THREADS})
-    for th in threads:
-        for chunk in (4 << 20, 16 << 20):
-            st = memory._Staging(chunk=chunk, threads=th)
-            try:
-                report(f"H2D staging, {chunk >> 20} MiB x2 pinned, {th} thread(s)",
-                       timed(lambda: st.htod(ptr, host, nbytes, s), sync))
-                report(f"D2H staging, {chunk >> 20} MiB x2 pinned, {th} thread(s)",
-                       timed(lambda: st.dtoh(back, ptr, nbytes, s), sync))
-            finally:
-                st.close()
-    report("H2D register chunks + async copy + unregister",
-           timed(lambda: memory._registered_copy(True, ptr, host, nbytes, s), sync))
-    report("D2H register chunks + async copy + unregister",
-           timed(lambda: memory._registered_copy(False, ptr, back, nbytes, s), sync))
-    assert np.array_equal(back[:1000], host[:1000]) and back[-1] == host[-1]
+    measure("H2D pageable cuMemcpyHtoDAsync (as CuPy)", h2d_pageable, check_h2d)
+    measure("D2H pageable cuMemcpyDtoHAsync + sync", d2h_pageable, check_d2h)
+    # (4 MiB, 1 thread) is what cupynum did before; 16 MiB chunks are the default now.
+    configs = dict.fromkeys([(4 << 20, 1), (16 << 20, 1), (16 << 20, 4),
+                             (16 << 20, memory.COPY_THREADS)])
+    for chunk, th in configs:
+        st = memory._Staging(chunk=chunk, threads=th)
+        try:
+            measure(f"H2D staging, {chunk >> 20} MiB x2 pinned, {th} thread(s)",
+                    lambda: st.htod(ptr, host, nbytes, s), check_h2d)
+            measure(f"D2H staging, {chunk >> 20} MiB x2 pinned, {th} thread(s)",
+                    lambda: st.dtoh(back, ptr, nbytes, s), check_d2h)
+        finally:
+            st.close()
+    measure("H2D register 64 MiB chunks + async copies + unregister",
+            lambda: memory._registered_copy(True, ptr, host, nbytes, s), check_h2d)
+    measure("D2H register 64 MiB chunks + async copies + unregister",
+            lambda: memory._registered_copy(False, ptr, back, nbytes, s), check_d2h)
 
     def register_whole(h2d):
         hp = (host if h2d else back).ctypes.data
@@ -361,23 +405,25 @@ def transfer_section(cp, ctx, quick):
             d.cuStreamSynchronize(s)
         finally:
             d.cuMemHostUnregister(hp)
-    attempt("g", "H2D register whole array once + copy + unregister",
-            lambda: timed(lambda: register_whole(True), sync))
-    attempt("g", "D2H register whole array once + copy + unregister",
-            lambda: timed(lambda: register_whole(False), sync))
+    measure("H2D register whole array once + copy + unregister",
+            lambda: register_whole(True), check_h2d)
+    measure("D2H register whole array once + copy + unregister",
+            lambda: register_whole(False), check_d2h)
     del buf
     print(f"   end to end (the library's modes now: H2D={memory.H2D}, D2H={memory.D2H}, "
           f"{memory.COPY_THREADS} copy threads)")
     dev = cp.asarray(host)
-    report("cupynum.asarray(host)  (includes the device allocation)",
-           timed(lambda: cp.asarray(host), sync))
-    report("cupynum .get()  (includes a fresh host array, as CuPy's)", timed(dev.get, sync))
+    measure("cupynum.asarray(host)  (np.array copies the host data first)",
+            lambda: cp.asarray(host))
+    measure("cupynum _array.from_host(host)  (asarray without that host copy)",
+            lambda: from_host(host))
+    measure("cupynum .get()  (into a fresh host array, as CuPy's)", dev.get)
     del dev
     cupy = ctx["cupy"]
     if cupy is not None:
         cd = cupy.asarray(host)
-        report("CuPy cupy.asarray(host)", timed(lambda: cupy.asarray(host), ctx["cupy_sync"]))
-        report("CuPy .get()", timed(cd.get, ctx["cupy_sync"]))
+        measure("CuPy cupy.asarray(host)", lambda: cupy.asarray(host), sync=ctx["cupy_sync"])
+        measure("CuPy .get()", cd.get, sync=ctx["cupy_sync"])
         del cd
         cupy.get_default_memory_pool().free_all_blocks()
 

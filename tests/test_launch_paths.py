@@ -52,6 +52,7 @@ CASES = {  # each reaches the strided kernel with one dimension after collapse
                                      _f32(700)),
     "2d-transpose": lambda: _ufunc(ADD_F, _f32(33, 47).T, _f32(47, 33)),
     "hot-path-bare": lambda: _bare_case(),
+    "contended": lambda: _contended_case(),
 }
 
 
@@ -64,6 +65,27 @@ def _bare_case():
     out[...] = 0
     bare()
     return [(out, x + y)] + _hot(ADD_F, _f32(100), np.float32(2.0))
+
+
+def _contended_case():
+    """A thread that finds the parameter block taken packs into a block of its own."""
+    x, y = _f32(3000), _f32(3000)
+    out = np.zeros(3000, np.float32)
+    launch = ew.contiguous_launcher(ADD_F, (x.dtype, y.dtype))
+    p = ew.prepared(launch.bare.args[0])
+    xs = _f32(40, 30)
+    sout = np.zeros((30, 40), np.float32)
+    _ufunc(ADD_F, xs.T, np.float32(1))  # prepares the strided kernel
+    ps = [q for q in ew._prepared.values() if q.spec.layout == "strided"]
+    taken = [q.token.pop() for q in [p] + ps]
+    try:
+        launch((HostArray(x), HostArray(y)), (HostArray(out),), 3000)
+        ew.launch_elementwise(ADD_F, [HostArray(xs.T), np.float32(1)], [HostArray(sout)])
+    finally:
+        for q, t in zip([p] + ps, taken):
+            q.token.append(t)
+    assert all(q.token == [True] for q in [p] + ps)
+    return [(out, x + y), (sout, xs.T + np.float32(1))]
 
 
 @pytest.fixture(scope="module", params=[1, 2, 4], ids=lambda k: f"ilp{k}")

@@ -13,6 +13,8 @@
 // how the final state is stored:
 //   plain<Op, In, Acc, Out>   state = Acc (compute type), combine = Op{} (a table functor)
 //   arg<Cmp, In, Acc>         state = (value, index); ties and NaN keep the lower index
+// step(a, b) is combine for a thread's own running state a and a new non-empty element b
+// of a higher index than any in a (the per-thread loops): for arg, a plain compare.
 //   *_part<...>               the same, loading states written by a previous pass
 //
 // Kernels (one thread block = RED_BLOCK threads):
@@ -22,7 +24,8 @@
 //         threads when the kept dims are innermost); also the sequential kernel for
 //         non-reorderable ops (subtract.reduce ...)
 //   scan_cols  sequential scan, one thread per line
-//   scan_rows  block scan of a slice of one line with a carry from a previous pass
+//   scan_rows  block scan of a slice of one line with a carry from a previous pass, staged
+//              through shared memory (coalesced loads and stores)
 #pragma once
 
 #ifndef RED_BLOCK
@@ -135,6 +138,7 @@ template <class Op, class In, class Acc, class Out> struct plain {
     else
       return (C)Op{}(a, b);
   }
+  __device__ __forceinline__ void step(state& a, const state& b) const { a = combine(a, b); }
   __device__ __forceinline__ void store(char* p, const state& s) const {
     st<Out>(p, cpn::cast<Out>(cpn::cast<Acc>(s)));
   }
@@ -208,16 +212,24 @@ template <class Cmp, class In, class Acc, class Out> struct arg {
     if (Cmp::better(a.v, b.v)) return a;
     return b.i < a.i ? b : a;  // equal (or both NaN): the first occurrence
   }
+  __device__ __forceinline__ void step(state& a, const state& b) const {
+    // b non-empty, b.i > a.i: b wins only when strictly better (first max, first NaN)
+    if (a.i < 0 || Cmp::better(b.v, a.v)) a = b;
+  }
   __device__ __forceinline__ void store(char* p, const state& s) const {
     st<Out>(p, (Out)s.i);
   }
 };
 template <class Cmp, class In, class Acc, class Out> struct arg_part : arg<Cmp, In, Acc, Out> {
-  typedef typename arg<Cmp, In, Acc, Out>::state state;
+  typedef arg<Cmp, In, Acc, Out> base;
+  typedef typename base::state state;
   typedef state in_t;
   __device__ __forceinline__ state from(const state& x, long long) const { return x; }
   __device__ __forceinline__ state load(const char* p, long long) const {
     return ld<state>(p);
+  }
+  __device__ __forceinline__ void step(state& a, const state& b) const {
+    a = base::combine(a, b);  // partial states: the full combine
   }
 };
 
@@ -279,7 +291,7 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
       head = (long long)(((16 - ((unsigned long long)p % 16)) % 16) / sizeof(T));
       if (head > n) head = n;
     }
-    for (long long i = lane; i < head; i += G) acc = red.combine(acc, red.load(p + i * isz, r0 + i));
+    for (long long i = lane; i < head; i += G) red.step(acc, red.load(p + i * isz, r0 + i));
     long long done = head;
     if (V > 1 && head < n) {
       typedef vec<T, (V > 1 ? V : 1)> VT;
@@ -298,8 +310,8 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
           const long long rb = r0 + head + (j + u * G) * V;
 #pragma unroll
           for (int k = 0; k < V; ++k) {
-            if (u & 1) a2 = red.combine(a2, red.from(v[u].v[k], rb + k));
-            else acc = red.combine(acc, red.from(v[u].v[k], rb + k));
+            if (u & 1) red.step(a2, red.from(v[u].v[k], rb + k));
+            else red.step(acc, red.from(v[u].v[k], rb + k));
           }
         }
       }
@@ -308,12 +320,12 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
         const VT v1 = pv[j];
         const long long rb = r0 + head + j * V;
 #pragma unroll
-        for (int k = 0; k < V; ++k) acc = red.combine(acc, red.from(v1.v[k], rb + k));
+        for (int k = 0; k < V; ++k) red.step(acc, red.from(v1.v[k], rb + k));
       }
       acc = red.combine(acc, a2);
       done = head + nv * V;
     }
-    for (long long i = done + lane; i < n; i += G) acc = red.combine(acc, red.load(p + i * isz, r0 + i));
+    for (long long i = done + lane; i < n; i += G) red.step(acc, red.load(p + i * isz, r0 + i));
   } else {
     state a2 = red.empty();
     long long r = r0 + lane;
@@ -321,10 +333,10 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
     for (; r + G < r1; r += 2 * G) {
       const state x1 = red.load(base + red_offset(g, rd, r), r);
       const state x2 = red.load(base + red_offset(g, rd, r + G), r + G);
-      acc = red.combine(acc, x1);
-      a2 = red.combine(a2, x2);
+      red.step(acc, x1);
+      red.step(a2, x2);
     }
-    if (r < r1) acc = red.combine(acc, red.load(base + red_offset(g, rd, r), r));
+    if (r < r1) red.step(acc, red.load(base + red_offset(g, rd, r), r));
     acc = red.combine(acc, a2);
   }
   acc = group_reduce<R, G>(red, acc, sm, lane);
@@ -377,13 +389,17 @@ __device__ void cols(const R& red, const char* in, char* out, typename R::state 
       state x[8];
 #pragma unroll
       for (int u = 0; u < 8; ++u) x[u] = red.load(p + u * st1, r + u);
-      a0 = red.combine(red.combine(a0, x[0]), x[4]);
-      a1 = red.combine(red.combine(a1, x[1]), x[5]);
-      a2 = red.combine(red.combine(a2, x[2]), x[6]);
-      a3 = red.combine(red.combine(a3, x[3]), x[7]);
+      red.step(a0, x[0]);
+      red.step(a0, x[4]);
+      red.step(a1, x[1]);
+      red.step(a1, x[5]);
+      red.step(a2, x[2]);
+      red.step(a2, x[6]);
+      red.step(a3, x[3]);
+      red.step(a3, x[7]);
     }
   }
-  for (; r < r1; ++r) a0 = red.combine(a0, red.load(base + red_offset(g, rd, r), r));
+  for (; r < r1; ++r) red.step(a0, red.load(base + red_offset(g, rd, r), r));
   acc = red.combine(red.combine(a0, a1), red.combine(a2, a3));
   if (flags & RED_FINAL) {
     if (flags & RED_INIT) acc = red.combine(init, acc);
@@ -420,20 +436,46 @@ __device__ void scan_cols(const R& red, const char* in, char* out, const rdims& 
   }
 }
 
+// Warp shuffle of a state: integers narrower than 32 bits through int, others as 32-bit
+// words (as CUB's ShuffleUp; states are 4-byte aligned multiples of 4 bytes).
+template <class T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {
+  if constexpr (sizeof(T) < 4) {
+    return (T)__shfl_up_sync(0xffffffffu, (int)v, d);
+  } else {
+    static_assert(sizeof(T) % 4 == 0, "state size");
+    T r = v;
+    unsigned* w = reinterpret_cast<unsigned*>(&r);
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 4); ++i) w[i] = __shfl_up_sync(0xffffffffu, w[i], d);
+    return r;
+  }
+}
+
+// Shared-memory tile index with one pad slot per 32 (conflict-free strided reads).
+#define RED_SPAD(i) ((i) + ((i) >> 5))
+
 // scan_rows: block (m, s) scans positions [s*chunk, (s+1)*chunk) of line m, starting from
 // carries[m*S + s - 1] (inclusive partial sums of the previous slices) when s > 0.  Tiles
-// of RED_BLOCK * RED_ITEMS elements: each thread scans RED_ITEMS consecutive elements, the
-// block scans the thread totals (Hillis-Steele in shared memory), then writes.
+// of RED_BLOCK * RED_ITEMS elements staged through shared memory: coalesced loads
+// (element k*RED_BLOCK + t by thread t), each thread scans RED_ITEMS consecutive elements,
+// warps scan the thread totals with shuffles, the block combines the warp totals in order,
+// and the results go back through shared memory for coalesced stores.  Positions past the
+// slice hold empty(); they only ever feed results that are not stored.
 template <class R>
 __device__ void scan_rows(const R& red, const char* in, char* out, const char* carries,
                           const rdims& g, long long M, long long R_, int kd, int rd,
                           long long ostride, long long chunk, int S) {
   typedef typename R::state state;
-  __shared__ alignas(16) unsigned char smraw[2 * RED_BLOCK * sizeof(state)];
-  state* sm = reinterpret_cast<state*>(smraw);
+  constexpr int N = RED_BLOCK * RED_ITEMS;
+  constexpr int NW = RED_BLOCK / 32;
+  __shared__ alignas(16) unsigned char smraw[RED_SPAD(N) * sizeof(state)];
+  __shared__ alignas(16) unsigned char wraw[NW * sizeof(state)];
+  state* tile = reinterpret_cast<state*>(smraw);
+  state* wsum = reinterpret_cast<state*>(wraw);
   const long long m = blockIdx.x / S;
   const int s = (int)(blockIdx.x - m * S);
   const int t = threadIdx.x;
+  const int lane = t & 31, w = t >> 5;
   long long oi, oo;
   kept_offsets(g, kd, m, oi, oo);
   const char* base = in + oi;
@@ -443,50 +485,61 @@ __device__ void scan_rows(const R& red, const char* in, char* out, const char* c
   bool have = s > 0;
   state carry = red.empty();
   if (have) carry = ld<state>(carries + (m * S + s - 1) * (long long)sizeof(state));
-  const long long tile = (long long)RED_BLOCK * RED_ITEMS;
 #pragma unroll 1
-  for (long long t0 = r0; t0 < r1; t0 += tile) {
-    state v[RED_ITEMS];
-    const long long first = t0 + (long long)t * RED_ITEMS;
-    int cnt = 0;
+  for (long long t0 = r0; t0 < r1; t0 += N) {
+    const int n = r1 - t0 < (long long)N ? (int)(r1 - t0) : N;  // valid positions in the tile
 #pragma unroll
     for (int k = 0; k < RED_ITEMS; ++k) {
-      const long long r = first + k;
-      if (r < r1) {
-        const state x = red.load(base + red_offset(g, rd, r), r);
-        v[k] = k == 0 ? x : red.combine(v[k - 1], x);
-        cnt = k + 1;
-      }
+      const int i = k * RED_BLOCK + t;
+      tile[RED_SPAD(i)] = i < n ? red.load(base + red_offset(g, rd, t0 + i), t0 + i)
+                                : red.empty();
     }
-    // block-wide inclusive scan of thread totals; threads without elements hold empty()
-    state tot = cnt ? v[cnt - 1] : red.empty();
-    int cur = 0;
-    sm[t] = tot;
     __syncthreads();
-#pragma unroll 1
-    for (int off = 1; off < RED_BLOCK; off <<= 1) {
-      state x = sm[cur * RED_BLOCK + t];
-      if (t >= off) x = red.combine(sm[cur * RED_BLOCK + t - off], x);
-      sm[(1 - cur) * RED_BLOCK + t] = x;
-      cur = 1 - cur;
-      __syncthreads();
+    state v[RED_ITEMS];
+    v[0] = tile[RED_SPAD(t * RED_ITEMS)];
+#pragma unroll
+    for (int k = 1; k < RED_ITEMS; ++k)
+      v[k] = red.combine(v[k - 1], tile[RED_SPAD(t * RED_ITEMS + k)]);
+    // inclusive scan of the thread totals within the warp (fixed tree)
+    state inc = v[RED_ITEMS - 1];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const state y = shfl_up(inc, d);
+      if (lane >= d) inc = red.combine(y, inc);
     }
-    // exclusive prefix of this thread = carry (+) inclusive of thread t-1
-    bool hp = have || t > 0;
+    const state ex = shfl_up(inc, 1);  // this thread's exclusive prefix in its warp (lane > 0)
+    if (lane == 31) wsum[w] = inc;
+    __syncthreads();  // wsum written; every thread is done reading tile
+    // the warps before this one, and the whole tile, combined left to right
+    state tot = wsum[0];
+    state wp = tot;
+#pragma unroll
+    for (int j = 1; j < NW; ++j) {
+      if (j == w) wp = tot;
+      tot = red.combine(tot, wsum[j]);
+    }
+    bool hp = have;
     state pre = carry;
-    if (t > 0) pre = have ? red.combine(carry, sm[cur * RED_BLOCK + t - 1])
-                          : sm[cur * RED_BLOCK + t - 1];
-    const state total = sm[cur * RED_BLOCK + RED_BLOCK - 1];
+    if (w > 0) {
+      pre = hp ? red.combine(pre, wp) : wp;
+      hp = true;
+    }
+    if (lane > 0) {
+      pre = hp ? red.combine(pre, ex) : ex;
+      hp = true;
+    }
+#pragma unroll
+    for (int k = 0; k < RED_ITEMS; ++k)
+      tile[RED_SPAD(t * RED_ITEMS + k)] = hp ? red.combine(pre, v[k]) : v[k];
+    __syncthreads();
 #pragma unroll
     for (int k = 0; k < RED_ITEMS; ++k) {
-      if (k < cnt) {
-        const state y = hp ? red.combine(pre, v[k]) : v[k];
-        red.store(ob + (first + k) * ostride, y);
-      }
+      const int i = k * RED_BLOCK + t;
+      if (i < n) red.store(ob + (t0 + i) * ostride, tile[RED_SPAD(i)]);
     }
-    carry = have ? red.combine(carry, total) : total;
+    carry = have ? red.combine(carry, tot) : tot;
     have = true;
-    __syncthreads();  // sm is rewritten by the next tile
+    __syncthreads();  // tile and wsum are rewritten by the next tile
   }
 }
 

@@ -446,9 +446,6 @@ def memset_d8(ptr: int, value: int, n: int, stream: int | None = None) -> None:
         _failed(err, f, "cuMemsetD8Async", ptr, value & 0xFF, n, s)
 
 
-_ALREADY_REGISTERED = 712  # CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
-
-
 def _registered_copy(h2d: bool, dev: int, host: np.ndarray, n: int, stream) -> None:
     """Page-lock ``host`` chunk by chunk and DMA each chunk as soon as it is locked (the
     locking of the next chunk overlaps that copy), wait, unlock.  Chunk boundaries are
@@ -467,8 +464,8 @@ def _registered_copy(h2d: bool, dev: int, host: np.ndarray, n: int, stream) -> N
             (err,) = d.cuMemHostRegister(a, b - a, 0)
             if not err:
                 locked.append(a)
-            elif err != _ALREADY_REGISTERED:
-                pass  # not lockable (e.g. a file mapping): the driver stages it instead
+            # else: already page-locked (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED), or not
+            # lockable (read-only or a file mapping): the copy below works either way.
             if h2d:
                 (err,) = d.cuMemcpyHtoDAsync(dev + (a - base), a, b - a, stream)
             else:
