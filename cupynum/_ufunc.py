@@ -25,6 +25,29 @@ _COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
                           "greater_equal"})
 
 
+def _launch_new(entry, args, x):
+    """Allocate the outputs (C-contiguous, x's shape) and launch the prepared kernel."""
+    out_dtypes, launch, _ = entry
+    backend = _backends._backend
+    outs = []
+    for dt in out_dtypes:
+        out = object.__new__(ndarray)
+        out._buf = backend.alloc(x._size * dt.itemsize)
+        out._offset = 0
+        out._shape = x._shape
+        out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
+            x._shape, dt.itemsize)
+        out.dtype = dt
+        out._size = x._size
+        out._c_contig = True
+        out._f_contig = x._f_contig
+        out._base = None
+        outs.append(out)
+    if x._size:
+        launch(args, outs, x._size)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
 class ufunc:
     """A NumPy-compatible universal function running on the current backend."""
 
@@ -48,67 +71,71 @@ class ufunc:
 
     # the hot path ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        # The hot path, written out flat: every function call here costs per-op time.
         if kwargs or len(args) != self.nin:
             return self._call(args, kwargs)
         if self.nin == 2:
-            a, b = args
-            if type(a) is ndarray:
-                if not a._c_contig:
-                    return self._call(args, kwargs)
-                tb = type(b)
-                if tb is ndarray:
-                    if not b._c_contig or b._shape != a._shape:
-                        return self._call(args, kwargs)
-                    key = (a.dtype, b.dtype, 0)
-                elif tb in _SCALAR_TYPES:
-                    key = (a.dtype, tb, 0)
-                else:
-                    return self._call(args, kwargs)
-                x = a
-            elif type(b) is ndarray and type(a) in _SCALAR_TYPES and b._c_contig:
-                key = (type(a), b.dtype, 1)
-                x = b
-            else:
-                return self._call(args, kwargs)
-        elif self.nin == 1:
+            return self._binary(args[0], args[1])
+        if self.nin == 1:
             x = args[0]
-            if type(x) is not ndarray or not x._c_contig:
-                return self._call(args, kwargs)
-            key = (x.dtype, 0)
+            if type(x) is ndarray and x._c_contig:
+                entry = self._fast.get((x.dtype, 0))
+                if entry is None:
+                    entry = self._fast_entry((x.dtype, 0))
+                if entry is not False:
+                    return _launch_new(entry, args, x)
+        return self._call(args, kwargs)
+
+    def _binary(self, a, b):
+        """The hot path of a two-input call (operators come here directly): one key, one
+        dict lookup, one allocation, one prepared launch.  Written out flat on purpose."""
+        if type(a) is ndarray:
+            if not a._c_contig:
+                return self._call((a, b), {})
+            tb = type(b)
+            if tb is ndarray:
+                if not b._c_contig or b._shape != a._shape:
+                    return self._call((a, b), {})
+                key = (a.dtype, b.dtype, 0)
+            elif tb in _SCALAR_TYPES:
+                key = (a.dtype, tb, 0)
+            else:
+                return self._call((a, b), {})
+            x = a
+        elif type(b) is ndarray and type(a) in _SCALAR_TYPES and b._c_contig:
+            key = (type(a), b.dtype, 1)
+            x = b
         else:
-            return self._call(args, kwargs)
+            return self._call((a, b), {})
         entry = self._fast.get(key)
         if entry is None:
             entry = self._fast_entry(key)
         if entry is False:
-            return self._call(args, kwargs)
-        out_dtypes, launch, conv = entry
+            return self._call((a, b), {})
+        conv = entry[2]
         if conv is not None:  # a Python scalar operand becomes a scalar of the loop dtype
-            if len(args) == 2:
-                c0, c1 = conv
-                args = (args[0] if c0 is None else c0(args[0]),
-                        args[1] if c1 is None else c1(args[1]))
-            else:
-                args = (conv[0](args[0]),)
-        backend = _backends._backend
-        outs = []
-        for dt in out_dtypes:
-            out = object.__new__(ndarray)
-            out._buf = backend.alloc(x._size * dt.itemsize)
-            out._offset = 0
-            out._shape = x._shape
-            out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
-                x._shape, dt.itemsize)
-            out.dtype = dt
-            out._size = x._size
-            out._c_contig = True
-            out._f_contig = x._f_contig
-            out._base = None
-            outs.append(out)
+            c0, c1 = conv
+            if c0 is not None:
+                a = c0(a)
+            if c1 is not None:
+                b = c1(b)
+        out_dtypes = entry[0]
+        if len(out_dtypes) != 1:
+            return _launch_new(entry, (a, b), x)
+        dt = out_dtypes[0]  # one output: allocated inline (a call here costs ~0.1 us)
+        out = object.__new__(ndarray)
+        out._buf = _backends._backend.alloc(x._size * dt.itemsize)
+        out._offset = 0
+        out._shape = x._shape
+        out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
+            x._shape, dt.itemsize)
+        out.dtype = dt
+        out._size = x._size
+        out._c_contig = True
+        out._f_contig = x._f_contig
+        out._base = None
         if x._size:
-            launch(args, outs, x._size)
-        return outs[0] if len(outs) == 1 else tuple(outs)
+            entry[1]((a, b), (out,), x._size)
+        return out
 
     def _fast_entry(self, key):
         """Resolve a hot-path key once; False marks keys that must take the general path."""
@@ -441,14 +468,16 @@ def _defers(other) -> bool:
 
 
 def _binary(uf):
+    binary = uf._binary
+
     def forward(self, other):
         if type(other) in _OPERAND_TYPES or not _defers(other):
-            return uf(self, other)
+            return binary(self, other)
         return NotImplemented
 
     def reflected(self, other):
         if type(other) in _OPERAND_TYPES or not _defers(other):
-            return uf(other, self)
+            return binary(other, self)
         return NotImplemented
 
     def inplace(self, other):

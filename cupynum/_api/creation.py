@@ -70,7 +70,8 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
     else:
         if copy is False:
             raise ValueError("Unable to avoid copy while creating a cupynum array from host data.")
-        host = np.array(obj, dtype=dtype, order=order if order in ("C", "F") else "K")
+        # No host copy of a NumPy array: the transfer itself is the copy.
+        host = np.asarray(obj, dtype=dtype, order=order if order in ("C", "F") else None)
         out = from_host(host)  # raises TypeError naming an unsupported dtype
     if ndmin > out.ndim:
         out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
