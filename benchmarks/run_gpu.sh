@@ -20,10 +20,17 @@ timeout ${SUITE_TIMEOUT:-330} python3 -m pytest -q -n ${WORKERS:-8} -p no:cachep
   ${PYTEST_ARGS:-} >"$out/pytest.log" 2>&1
 echo "pytest exit: $?"
 grep -E "^(FAILED|ERROR)" "$out/pytest.log" | head -${SHOW_FAILED:-40}
+if [ -n "${MICRO:-}" ]; then  # launch/alloc/transfer variants (benchmarks/launch_micro.py)
+  timeout ${MICRO_TIMEOUT:-60} python3 benchmarks/launch_micro.py ${MICRO_ARGS:-} \
+    >"$out/micro.log" 2>&1
+  echo "micro exit: $?"
+  cut -c1-160 "$out/micro.log" | tail -${MICRO_LINES:-45}
+fi
 if [ "${BENCH:-1}" = 1 ]; then
   timeout ${BENCH_TIMEOUT:-200} python3 benchmarks/side_by_side.py ${BENCH_ARGS:-} \
     --json "$out/bench.json" >"$out/bench.log" 2>&1
   echo "bench exit: $?"
-  cat "$out/bench.log" | cut -c1-220 | tail -40
+  grep -E "\| (cupynum|numpy):" "$out/bench.log" | cut -c1-200 | tail -${BENCH_LINES:-40}
+  grep -A30 '"cold"' "$out/bench.log" | head -40
 fi
 tail -1 "$out/pytest.log"

@@ -84,7 +84,7 @@ def _build(specs) -> ctypes.CDLL:
         h.update(p.read_bytes())
     out = Path(tempfile.gettempdir()) / f"cupynum-ew-host-{h.hexdigest()[:20]}.so"
     if not out.exists():
-        cpp = out.with_suffix(".cpp")
+        cpp = out.with_suffix(f".{os.getpid()}.cpp")  # per process: xdist workers build too
         cpp.write_text(src)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
         res = subprocess.run([CXX, *flags, f"-I{KERNELS}", str(cpp), "-o", str(tmp)],

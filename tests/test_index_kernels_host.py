@@ -136,7 +136,7 @@ def _build():
     h = hashlib.sha256((src + " ".join([CXX] + flags)).encode()).hexdigest()[:20]
     out = Path(tempfile.gettempdir()) / f"cupynum-ix-host-{h}.so"
     if not out.exists():
-        cpp = out.with_suffix(".cpp")
+        cpp = out.with_suffix(f".{os.getpid()}.cpp")  # per process: xdist workers build too
         cpp.write_text(src)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
         res = subprocess.run([CXX, *flags, str(cpp), "-o", str(tmp)], capture_output=True,

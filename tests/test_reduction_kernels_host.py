@@ -76,11 +76,12 @@ def _build():
         h.update(p.read_bytes())
     out = Path(tempfile.gettempdir()) / f"cupynum-red-host-{h.hexdigest()[:20]}.so"
     if not out.exists():
-        cpp = out.with_suffix(".cpp")
+        cpp = out.with_suffix(f".{os.getpid()}.cpp")  # per process: xdist workers build too
         cpp.write_text(text)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
         res = subprocess.run([CXX, *flags, f"-I{KERNELS}", str(cpp), "-o", str(tmp)],
                              capture_output=True, text=True)
+        cpp.unlink()
         assert res.returncode == 0, res.stderr[-4000:]
         os.replace(tmp, out)
     return ctypes.CDLL(str(out))
