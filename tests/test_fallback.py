@@ -22,8 +22,8 @@ def test_classes_exceptions_constants_are_numpys():
     assert cp.float32 is np.float32 and cp.dtype is np.dtype and cp.pi == np.pi
     assert cp.linalg.LinAlgError is np.linalg.LinAlgError
     assert cp.exceptions.AxisError is np.exceptions.AxisError
-    assert cp.ComplexWarning is np.exceptions.ComplexWarning if hasattr(np, "ComplexWarning") \
-        else True
+    assert cp.exceptions.ComplexWarning is np.exceptions.ComplexWarning
+    assert cp.errstate is np.errstate and cp.newaxis is None
     assert cp.finfo(cp.float32).eps == np.finfo(np.float32).eps
     assert cp.iinfo("int8").max == 127
     assert cp.result_type(cp.zeros(2, np.float32), 1.0) == np.float32
