@@ -14,14 +14,7 @@ The grid cap is set to 3 blocks so that grid-stride loops run several rounds.
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
 import warnings
-import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,34 +23,10 @@ from cupynum._backends.base import ElementwiseOp
 from cupynum._backends.cuda import backend as cb
 from cupynum._backends.cuda import elementwise as ew
 from cupynum._backends.cuda import elementwise_source as es
+from data import reseed
+from shim import CXX, SHIM, HostArray, build
 
-KERNELS = Path(__file__).resolve().parents[1] / "kernels"
-CXX = next((c for c in (os.environ.get("CXX"), "g++", "c++", "clang++") if c and shutil.which(c)),
-           None)
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
-
-SHIM = """\
-struct cpn_dim3 { unsigned int x, y, z; };
-static cpn_dim3 blockIdx, threadIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __launch_bounds__(...)
-"""
-
-
-class HostArray:
-    """The ndarray fields the backend reads, over NumPy memory (``_buf.ptr`` = address)."""
-
-    def __init__(self, a: np.ndarray):
-        self.np = a
-        self._buf = type("Buf", (), {"ptr": a.__array_interface__["data"][0]})()
-        self._offset = 0
-        self._shape, self._strides, self.dtype = a.shape, a.strides, a.dtype
-        self._size = a.size
-        self._c_contig = a.flags.c_contiguous
-
 
 def _host_program(specs) -> str:
     """The engine's program text plus one ``host_<kernel>(void** params, grid, block)``
@@ -77,21 +46,9 @@ def _host_program(specs) -> str:
 
 
 def _build(specs) -> ctypes.CDLL:
-    src = _host_program(specs)
-    flags = ["-std=c++17", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-shared", "-fPIC"]
-    h = hashlib.sha256((src + " ".join([CXX] + flags)).encode())
-    for p in sorted(KERNELS.rglob("*.cuh")):
-        h.update(p.read_bytes())
-    out = Path(tempfile.gettempdir()) / f"cupynum-ew-host-{h.hexdigest()[:20]}.so"
-    if not out.exists():
-        cpp = out.with_suffix(f".{os.getpid()}.cpp")  # per process: xdist workers build too
-        cpp.write_text(src)
-        tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        res = subprocess.run([CXX, *flags, f"-I{KERNELS}", str(cpp), "-o", str(tmp)],
-                             capture_output=True, text=True)
-        assert res.returncode == 0, res.stderr[-4000:]
-        os.replace(tmp, out)
-    return ctypes.CDLL(str(out))
+    return build(_host_program(specs), "ew",
+                 ["-std=c++17", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-shared",
+                  "-fPIC"])
 
 
 # --- cases: (name, function(run) -> [(got, want), ...]) -------------------------------------
@@ -218,11 +175,10 @@ CASES = {
 CASES_64BIT = ("strided-transpose", "strided-6d", "divmod-strided", "cast-f8-i4-strided")
 
 
-@pytest.fixture(scope="module")
-def engine():
-    """Patch the engine's launch points to run host-compiled kernels; build them once."""
-    mp = pytest.MonkeyPatch()
-    funcs, specs, lib = {}, [], [None]
+def _host_get_kernel(specs, lib):
+    """An ``ew.get_kernel`` for host-built kernels: while ``lib[0]`` is None (the dry run) it
+    only collects the specs into ``specs``; then it hands out ``lib[0]``'s wrappers."""
+    funcs = {}
 
     def get_kernel(spec):
         if lib[0] is None:
@@ -233,6 +189,16 @@ def engine():
             f = funcs[spec] = getattr(lib[0], f"host_{ew.kernel_name(spec)}")
             f.argtypes, f.restype = (ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint), None
         return f
+
+    return get_kernel
+
+
+@pytest.fixture(scope="module")
+def engine():
+    """Patch the engine's launch points to run host-compiled kernels; build them once."""
+    mp = pytest.MonkeyPatch()
+    specs, lib = [], [None]
+    get_kernel = _host_get_kernel(specs, lib)
 
     def raw(func, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
         assert (gy, gz, by, bz, shmem, extra, bx) == (1, 1, 1, 1, 0, 0, ew.BLOCK)
@@ -272,7 +238,7 @@ def _check(pairs):
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_engine_on_cpu(engine, name):
-    rng.bit_generator.state = np.random.default_rng(zlib.crc32(name.encode())).bit_generator.state
+    reseed(rng, name)
     _check(CASES[name]())
 
 

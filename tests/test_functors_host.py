@@ -36,7 +36,6 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -44,18 +43,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-KERNELS = ROOT / "kernels"
-
-try:
-    from cupynum import _ops
-except Exception:  # the package may be mid-edit; the table module stands alone
-    import importlib.util
-
-    _spec = importlib.util.spec_from_file_location("_cpn_ops", ROOT / "cupynum" / "_ops.py")
-    _ops = importlib.util.module_from_spec(_spec)
-    sys.modules["_cpn_ops"] = _ops
-    _spec.loader.exec_module(_ops)
+from shim import KERNELS, _ops  # _ops: loaded on its own if cupynum is mid-edit
 
 CHARS = "?bBhHiIlLefdFD"  # one char per supported dtype
 CXXFLAGS = ["-std=c++17", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w"]

@@ -15,12 +15,6 @@ grid-stride loops and multi-block scans run several rounds.
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,77 +26,11 @@ from cupynum._backends.cuda import kernels_util as ku
 from cupynum._backends.cuda import sorting as csort
 from cupynum._backends.host import HostBackend, _alloc
 from helpers import compare
-
-CXX = next((c for c in (os.environ.get("CXX"), "g++", "c++", "clang++") if c and shutil.which(c)),
-           None)
+from shim import CXX, FIBER_SHIM, build
 pytestmark = [
     pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)"),
     pytest.mark.skipif(_backends.name() != "host", reason="runs the kernels on the CPU"),
 ]
-
-SHIM = r"""
-#include <ucontext.h>
-#include <cstdlib>
-#include <cstring>
-struct cpn_dim3 { unsigned int x, y, z; };
-static cpn_dim3 blockIdx, threadIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __launch_bounds__(...)
-#define __shared__ static
-static ucontext_t cpn_sched;
-static ucontext_t cpn_fib[1024];
-static char* cpn_stacks[1024];
-static bool cpn_done[1024];
-static int cpn_cur, cpn_nthr;
-static void (*cpn_fn)(void**);
-static void** cpn_args;
-static void cpn_barrier() { swapcontext(&cpn_fib[cpn_cur], &cpn_sched); }
-#define __syncthreads() cpn_barrier()
-static int cpn_tid() { return threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y; }
-static unsigned long long cpn_slot[1024];
-static unsigned __match_any_sync(unsigned, unsigned v) {
-  int t = cpn_tid(); cpn_slot[t] = v; cpn_barrier();
-  unsigned m = 0; int w0 = t & ~31;
-  for (int l = 0; l < 32 && w0 + l < cpn_nthr; ++l) if (cpn_slot[w0 + l] == v) m |= 1u << l;
-  cpn_barrier(); return m;
-}
-static int __popc(unsigned x) { return __builtin_popcount(x); }
-template <class T> static T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
-static unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) {
-  unsigned long long o = *p; if (o == c) *p = v; return o;
-}
-static void cpn_entry() { cpn_fn(cpn_args); cpn_done[cpn_cur] = true; }
-static void cpn_run(void (*fn)(void**), void** args, unsigned gx, unsigned gy, unsigned gz,
-                    unsigned bx, unsigned by, unsigned bz) {
-  gridDim = {gx, gy, gz}; blockDim = {bx, by, bz}; cpn_nthr = bx * by * bz;
-  cpn_fn = fn; cpn_args = args;
-  for (int t = 0; t < cpn_nthr; ++t) if (!cpn_stacks[t]) cpn_stacks[t] = (char*)malloc(1 << 16);
-  for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) {
-    blockIdx = {x, y, z};
-    for (int t = 0; t < cpn_nthr; ++t) {
-      getcontext(&cpn_fib[t]);
-      cpn_fib[t].uc_stack.ss_sp = cpn_stacks[t]; cpn_fib[t].uc_stack.ss_size = 1 << 16;
-      cpn_fib[t].uc_link = &cpn_sched;
-      makecontext(&cpn_fib[t], cpn_entry, 0);
-      cpn_done[t] = false;
-    }
-    for (;;) {
-      bool any = false;
-      for (int t = 0; t < cpn_nthr; ++t) {
-        if (cpn_done[t]) continue;
-        any = true; cpn_cur = t;
-        threadIdx = {(unsigned)(t % bx), (unsigned)((t / bx) % by), (unsigned)(t / (bx * by))};
-        swapcontext(&cpn_sched, &cpn_fib[t]);
-      }
-      if (!any) break;
-    }
-  }
-}
-"""
-
 
 def _all_kernels():
     ks = [cix.ix_kernel(m, u, k) for m in ("gather", "gatherc", "scatter", "check")
@@ -123,7 +51,7 @@ def _all_kernels():
 
 def _build():
     ks = _all_kernels()
-    parts = [SHIM, ku.program(ks)]
+    parts = [FIBER_SHIM, ku.program(ks)]
     for k in ks:
         types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(k.params))
         args = ", ".join(f"*(T{i}*)p[{i}]" for i in range(len(k.params)))
@@ -131,19 +59,7 @@ def _build():
             f'extern "C" void host_{k.name}(void** p, unsigned gx, unsigned gy, unsigned gz, '
             f"unsigned bx, unsigned by, unsigned bz) {{\n{types}"
             f"  cpn_run([](void** p) {{\n{types}    {k.name}({args}); }}, p, gx, gy, gz, bx, by, bz);\n}}\n")
-    src = "\n".join(parts)
-    flags = ["-std=c++17", "-O1", "-w", "-shared", "-fPIC"]
-    h = hashlib.sha256((src + " ".join([CXX] + flags)).encode()).hexdigest()[:20]
-    out = Path(tempfile.gettempdir()) / f"cupynum-ix-host-{h}.so"
-    if not out.exists():
-        cpp = out.with_suffix(f".{os.getpid()}.cpp")  # per process: xdist workers build too
-        cpp.write_text(src)
-        tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        res = subprocess.run([CXX, *flags, str(cpp), "-o", str(tmp)], capture_output=True,
-                             text=True)
-        assert res.returncode == 0, res.stderr[-4000:]
-        os.replace(tmp, out)
-    return ctypes.CDLL(str(out))
+    return build("\n".join(parts), "ix", ["-std=c++17", "-O1", "-w", "-shared", "-fPIC"])
 
 
 def _dim3(t):

@@ -12,13 +12,10 @@
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import subprocess
 import sys
 import textwrap
-import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,9 +24,10 @@ import cupynum as cp
 from cupynum import _backends
 from cupynum._backends.cuda import elementwise as ew
 from cupynum._backends.cuda import elementwise_source as es
-from test_elementwise_host import CXX, HostArray, _build, _check, _hot, _op, _ufunc
+from data import reseed
+from shim import CXX, ROOT, HostArray
+from test_elementwise_host import _build, _check, _host_get_kernel, _hot, _op, _ufunc
 
-ROOT = Path(__file__).resolve().parents[1]
 rng = np.random.default_rng(11)
 
 
@@ -96,17 +94,8 @@ def engine(request):
     if CXX is None:
         pytest.skip("no C++ compiler (set CXX)")
     mp = pytest.MonkeyPatch()
-    funcs, specs, lib = {}, [], [None]
-
-    def get_kernel(spec):
-        if lib[0] is None:
-            specs.append(spec)
-            return lambda params, gx, bx: None
-        f = funcs.get(spec)
-        if f is None:
-            f = funcs[spec] = getattr(lib[0], f"host_{ew.kernel_name(spec)}")
-            f.argtypes, f.restype = (ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint), None
-        return f
+    specs, lib = [], [None]
+    get_kernel = _host_get_kernel(specs, lib)
 
     def raw(func, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
         assert (gy, gz, by, bz, shmem, extra, bx, stream) == (1, 1, 1, 1, 0, 0, ew.BLOCK, 0)
@@ -136,7 +125,7 @@ def engine(request):
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_strided_one_dimension_on_cpu(engine, name):
-    rng.bit_generator.state = np.random.default_rng(zlib.crc32(name.encode())).bit_generator.state
+    reseed(rng, name)
     _check(CASES[name]())
 
 

@@ -7,24 +7,11 @@ NumPy, and every functor the table names exists in the headers.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-KERNELS = ROOT / "kernels"
-
-try:
-    from cupynum import _ops
-except Exception:  # the package may be mid-edit; the table module stands alone
-    import importlib.util
-
-    _spec = importlib.util.spec_from_file_location("_cpn_ops", ROOT / "cupynum" / "_ops.py")
-    _ops = importlib.util.module_from_spec(_spec)
-    sys.modules["_cpn_ops"] = _ops
-    _spec.loader.exec_module(_ops)
+from shim import KERNELS, _ops  # _ops: loaded on its own if cupynum is mid-edit
 
 NUMPY_UFUNCS = sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
 GUFUNCS = {"matmul", "vecdot", "matvec", "vecmat"}

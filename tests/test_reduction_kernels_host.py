@@ -1,7 +1,7 @@
 """The CUDA reduction engine's scans and arg-reductions, run on the CPU.
 
 As in test_index_kernels_host.py, the generated kernel text (reduction.program_source) is
-compiled by the host C++ compiler under the fiber shim of that module (each block's threads
+compiled by the host C++ compiler under the fiber shim (shim.FIBER_SHIM: each block's threads
 are ucontext fibers that pass ``__syncthreads`` together; warp shuffles are two block
 barriers), and launched through the engine's own plans and parameter blocks.  The slice
 planner is forced to several small slices so that the carries between blocks, several tiles
@@ -11,21 +11,15 @@ warp-synchronous timing and device memory; the GPU suite covers those.
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
 import re
-import subprocess
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from cupynum._backends.base import ReduceOp
 from cupynum._backends.cuda import reduction as red
-from test_index_kernels_host import CXX, SHIM
+from shim import CXX, FIBER_SHIM, HostArray, build
 
-KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
 
 WARP_SHIM = r"""
@@ -59,7 +53,7 @@ _SIG = re.compile(r'extern "C" __global__ void __launch_bounds__\(\d+\) (\w+)\((
 
 def _build():
     src = red.program_source(UNITS)
-    parts = [SHIM, WARP_SHIM, src]
+    parts = [FIBER_SHIM, WARP_SHIM, src]
     for name, params in _SIG.findall(src):
         types = [p.strip().rsplit(" ", 1)[0] for p in params.split(",")]
         tdefs = "".join(f"  typedef {t} T{i};\n" for i, t in enumerate(types))
@@ -68,35 +62,9 @@ def _build():
             f'extern "C" void host_{name}(void** p, unsigned gx, unsigned gy) {{\n'
             f"  cpn_run([](void** p) {{\n{tdefs}    {name}({args}); }}, p, gx, gy, 1, "
             f"{red.BLOCK}, 1, 1);\n}}\n")
-    text = "\n".join(parts)
-    flags = ["-std=c++17", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-shared",
-             "-fPIC"]
-    h = hashlib.sha256((text + " ".join([CXX] + flags)).encode())
-    for p in sorted(KERNELS.rglob("*.cuh")):
-        h.update(p.read_bytes())
-    out = Path(tempfile.gettempdir()) / f"cupynum-red-host-{h.hexdigest()[:20]}.so"
-    if not out.exists():
-        cpp = out.with_suffix(f".{os.getpid()}.cpp")  # per process: xdist workers build too
-        cpp.write_text(text)
-        tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        res = subprocess.run([CXX, *flags, f"-I{KERNELS}", str(cpp), "-o", str(tmp)],
-                             capture_output=True, text=True)
-        cpp.unlink()
-        assert res.returncode == 0, res.stderr[-4000:]
-        os.replace(tmp, out)
-    return ctypes.CDLL(str(out))
-
-
-class HostArray:
-    """The fields the engine reads, over NumPy memory (``_buf.ptr`` = address)."""
-
-    def __init__(self, a: np.ndarray):
-        self.np = a
-        self._buf = type("Buf", (), {"ptr": a.__array_interface__["data"][0]})()
-        self._offset = 0
-        self._shape, self._strides, self.dtype = a.shape, a.strides, a.dtype
-        self._size = a.size
-        self._c_contig = a.flags.c_contiguous
+    return build("\n".join(parts), "red",
+                 ["-std=c++17", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-shared",
+                  "-fPIC"])
 
 
 class _Tmp:

@@ -11,29 +11,16 @@ import numpy as np
 import pytest
 
 import cupynum as cp
+from data import sample, seed_each_test
 from helpers import compare
 
 rng = np.random.default_rng(5)
 
+_seed = seed_each_test(rng)
 
-
-@pytest.fixture(autouse=True)
-def _seed(request):
-    """Each test draws the same data however tests are distributed over workers."""
-    import zlib
-
-    rng.bit_generator.state = np.random.default_rng(
-        zlib.crc32(request.node.nodeid.encode())).bit_generator.state
 
 def data(dtype, shape):
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return rng.random(shape) < 0.5
-    if dt.kind in "iu":
-        return rng.integers(0, 40, shape).astype(dt)
-    if dt.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
-    return rng.standard_normal(shape).astype(dt)
+    return sample(rng, dtype, shape, ints=(0, 40))
 
 
 def tol(dtype):
