@@ -29,7 +29,7 @@ from ._api.indexing import *  # noqa: E402,F401,F403
 from ._api.manipulation import *  # noqa: E402,F401,F403
 from ._api.sorting import *  # noqa: E402,F401,F403
 from ._api.sets import *  # noqa: E402,F401,F403
-from . import fft, linalg, random, testing  # noqa: E402,F401
+from . import fft, linalg, random  # noqa: E402,F401
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
@@ -60,7 +60,8 @@ def __array_namespace_info__():
     return Info()
 
 
-_SUBMODULES = {"cuda": "cupynum.cuda"}
+# Imported on first use: numpy.testing alone costs ~30 ms of import time.
+_SUBMODULES = {"cuda": "cupynum.cuda", "testing": "cupynum.testing"}
 _proxies: dict[str, _types.ModuleType] = {}
 
 

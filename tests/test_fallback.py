@@ -116,3 +116,19 @@ def test_submodules():
     assert cp.polynomial.Polynomial is np.polynomial.Polynomial
     x = cp.random.rand(3)
     assert isinstance(x, cp.ndarray) and x.shape == (3,)
+
+
+def test_import_is_light():
+    """``import cupynum`` pays for none of the heavy modules (they load on first use)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, cupynum; heavy = ['cuda.core', 'cuda.bindings', 'nvmath', "
+            "'numpy.testing', 'cupynum.testing', 'cupynum.cuda']; "
+            "print([m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
+    import cupynum
+
+    assert cupynum.testing.assert_array_equal is np.testing.assert_array_equal
