@@ -397,6 +397,79 @@ class ndarray:
     def fill(self, value):
         _fill(self, value)
 
+    def byteswap(self, inplace=False):
+        """Swap the bytes of each element (of each component, for complex)."""
+        unit = self.dtype.itemsize // (2 if self.dtype.kind == "c" else 1)
+        if unit == 1 or not self._size:
+            return self if inplace else self.copy()
+        src = self if self._c_contig else self.copy()
+        raw = src.view(np.uint8).reshape(src._shape + (-1, unit))
+        swapped = raw[..., ::-1].copy().reshape(src._shape + (-1,)).view(self.dtype)
+        swapped = swapped.reshape(self._shape)
+        if inplace:
+            self[...] = swapped
+            return self
+        return swapped
+
+    def getfield(self, dtype, offset=0):
+        """A view of the bytes ``offset .. offset + dtype.itemsize`` of each element."""
+        dt = normalize(dtype)
+        if offset < 0 or offset + dt.itemsize > self.dtype.itemsize:
+            raise ValueError(f"Need 0 <= offset <= {self.dtype.itemsize - dt.itemsize} for "
+                             f"requested type but received offset = {offset}")
+        return _make(self._buf, self._offset + offset, self._shape, self._strides, dt,
+                     self._root())
+
+    def setfield(self, val, dtype, offset=0):
+        self.getfield(dtype, offset)[...] = val
+
+    def resize(self, *new_shape, refcheck=True):
+        """Change shape and size in place, as NumPy does: new elements are zero."""
+        if len(new_shape) == 1 and not isinstance(new_shape[0], (int, np.integer)):
+            new_shape = new_shape[0]
+        shape = _shape_tuple(new_shape)
+        if any(n < 0 for n in shape):
+            raise ValueError("negative dimensions not allowed")
+        if self._base is not None or not self._c_contig:
+            raise ValueError("cannot resize this array: it does not own its data")
+        out = empty_array(shape, self.dtype)
+        n = min(out._size, self._size)
+        if out._size:
+            flat = out.reshape(-1)
+            _fill(flat, 0)
+            if n:
+                flat[:n] = self.reshape(-1)[:n]
+        self._buf, self._offset, self._shape, self._strides = (
+            out._buf, 0, out._shape, out._strides)
+        self._size, self._c_contig, self._f_contig = out._size, out._c_contig, out._f_contig
+
+    @property
+    def flat(self):
+        return _FlatIter(self)
+
+    def to_device(self, device, /, *, stream=None):
+        """The array on ``device`` (the array API): cupynum arrays live on one device."""
+        if device != self.device and str(device) != str(self.device):
+            raise ValueError(f"cupynum cannot move arrays to device {device!r}")
+        return self
+
+    def tofile(self, fid, sep="", format="%s"):
+        self._host().tofile(fid, sep, format)
+
+    def dump(self, file):
+        import pickle
+
+        if isinstance(file, (str, bytes)) or hasattr(file, "__fspath__"):
+            with open(file, "wb") as f:
+                pickle.dump(self, f, protocol=2)
+        else:
+            pickle.dump(self, file, protocol=2)
+
+    def dumps(self):
+        import pickle
+
+        return pickle.dumps(self, protocol=2)
+
     # indexing ---------------------------------------------------------------------------
     def __getitem__(self, key):
         if type(key) is slice and self._shape:  # the common case, written out flat
@@ -740,6 +813,42 @@ def assign(dst, value):
     if may_overlap(src, dst):
         src = src.copy()
     _backends.get().copy(src, dst)
+
+
+class _FlatIter:
+    """``a.flat``: a flat, C-order view for iteration, indexing and assignment."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, a):
+        self.base = a
+
+    def _flat(self):
+        return self.base.reshape(-1)  # a view when a is C-contiguous, else a copy
+
+    def __len__(self):
+        return self.base._size
+
+    def __iter__(self):
+        return iter(self._flat())
+
+    def __getitem__(self, key):
+        return self._flat()[key]
+
+    def __setitem__(self, key, value):
+        a = self.base
+        if a._c_contig:
+            a.reshape(-1)[key] = value
+        else:  # not viewable flat: write into a C-order copy, then back
+            tmp = a.copy()
+            tmp.reshape(-1)[key] = value
+            a[...] = tmp
+
+    def copy(self):
+        return self.base.flatten()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._flat().__array__(dtype)
 
 
 # Methods that are NumPy functions with the array first: ``a.sum(...)`` is

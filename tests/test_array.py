@@ -308,3 +308,67 @@ def test_hypothesis_setitem(case, fill):
         a[key] = a[key][::-1] if a[key].ndim else a[key]
         return a
     compare(g, h)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint32, np.float64, np.complex64, np.uint8])
+def test_byteswap(dtype):
+    h = sample((3, 4), dtype)
+    compare(lambda xp, a: a.byteswap(), h)
+    compare(lambda xp, a: a[:, ::2].byteswap(), h)
+
+    def inplace(xp, a):
+        a.byteswap(inplace=True)
+        return a
+    compare(inplace, h)
+
+
+def test_getfield_setfield():
+    h = sample((4,), np.complex128)
+    compare(lambda xp, a: a.getfield(np.float64, 8), h)
+    compare(lambda xp, a: a.getfield(np.float64, 12), h)
+
+    def set_imag(xp, a):
+        a.setfield(np.ones(4), np.float64, 8) if xp is np else a.setfield(
+            xp.ones(4), np.float64, 8)
+        return a
+    compare(set_imag, h)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (8,), (1,), (0,), (3, 3)])
+def test_resize_in_place(shape):
+    def f(xp, a):
+        a = a.copy()
+        a.resize(shape, refcheck=False) if xp is np else a.resize(shape)
+        return a
+    compare(f, np.arange(6.0))
+    with pytest.raises(ValueError):
+        cp.arange(6.0)[::2].resize((2,))
+
+
+def test_flat():
+    h = sample((3, 4), np.int32)
+    compare(lambda xp, a: a.flat[5], h)
+    compare(lambda xp, a: a.flat[2:7], h)
+    compare(lambda xp, a: a.T.flat[2:7], h)
+    compare(lambda xp, a: a.flat.copy(), h)
+
+    def setflat(xp, a):
+        a.flat[[1, 3]] = 7
+        b = a.T
+        b.flat[0:2] = -1
+        return a
+    compare(setflat, h)
+    d = cp.asarray(h)
+    assert len(d.flat) == 12 and [int(x) for x in d.flat][:3] == h.ravel()[:3].tolist()
+
+
+def test_files_and_pickles(tmp_path):
+    d = cp.asarray(sample((2, 3), np.float32))
+    d.tofile(tmp_path / "a.bin")
+    assert_same(cp.fromfile(tmp_path / "a.bin", dtype=np.float32).reshape(2, 3), np.asarray(d))
+    d.dump(tmp_path / "a.pkl")
+    assert_same(np.load(tmp_path / "a.pkl", allow_pickle=True), np.asarray(d))
+    assert_same(pickle.loads(d.dumps()), np.asarray(d))
+    assert d.to_device(d.device) is d
+    with pytest.raises(ValueError):
+        d.to_device("elsewhere")
