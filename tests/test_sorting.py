@@ -175,3 +175,53 @@ def test_hypothesis_argsort(x, axis):
     compare(lambda xp, x: xp.sort(x, axis=axis, kind="stable"), x)
     compare(lambda xp, x: xp.unique(x, return_index=True, return_inverse=True,
                                     return_counts=True), x)  # stable in NumPy too
+
+
+# --- issue 5: unique(axis=k) and complex searchsorted, native compositions now -----------------
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unique_axis(dtype):
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 3, (6, 4, 3)).astype(dtype)
+    if np.dtype(dtype).kind in "fc":  # rows holding NaN never compare equal
+        base[1, 0, 0] = base[3, 0, 0] = base[2, 1, 2] = np.nan
+    flags = [(False, False, False), (True, True, True), (True, False, False),
+             (False, True, False), (False, False, True)]
+    for a in (base, base[::-1, ::2], base[0], base[:, 0, 0], base[:0], base[:, :0],
+              base[..., 1].T):
+        for axis in range(-a.ndim, a.ndim):
+            for f in flags:
+                for en in (True, False):
+                    compare(lambda xp, a: xp.unique(a, *f, axis=axis, equal_nan=en), a)
+    compare(lambda xp, a: xp.unique(a, axis=3), base)  # AxisError
+    compare(lambda xp, a: xp.unique(a, axis=-4), base)
+    compare(lambda xp: xp.unique(xp.asarray(3, dtype), axis=0))  # AxisError
+
+
+def test_unique_axis_float_specials():
+    a = np.array([[1, np.nan], [np.nan, 0], [0, 5], [np.nan, np.nan], [1, 2], [1, np.nan],
+                  [np.inf, -np.inf], [-np.inf, 1], [0, 5]])
+    for dt in (np.float16, np.float32, np.float64, np.complex64):
+        compare(lambda xp, a: xp.unique(a, True, True, True, axis=0), a.astype(dt))
+        compare(lambda xp, a: xp.unique(a, axis=1), a.astype(dt).T)
+    c = np.array([[1 + 1j, np.nan], [complex(np.nan, 0), 1], [complex(0, np.nan), 1],
+                  [1 + 1j, np.nan]])
+    compare(lambda xp, c: xp.unique(c, True, True, True, axis=0), c)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_searchsorted_complex(dtype):
+    nan = np.nan
+    vals = np.array([0, 1, 1 + 1j, 1 - 1j, 2, complex(nan, 0), complex(0, nan),
+                     complex(1, nan), complex(nan, nan), complex(nan, 1), -1j, 1, 1 + 1j,
+                     -0.0], np.complex128)
+    a = np.sort(vals.astype(dtype))
+    big = np.sort(sample(200, dtype))
+    for aa in (a, a[:0], a[:1], np.sort(a[::2]), big):
+        for v in (vals.astype(dtype), vals.reshape(2, 7)[:, ::2], vals[3], vals[:0],
+                  np.array([1, 2, 3]), 2.5, np.array([1, 0], np.float32), big[::-3]):
+            for side in ("left", "right"):
+                compare(lambda xp, a, v: xp.searchsorted(a, v, side), aa, v)
+    s = np.argsort(vals, kind="stable")
+    compare(lambda xp, a, v, s: xp.searchsorted(a, v, "right", sorter=s), vals, vals, s)
+    compare(lambda xp, a, v: xp.searchsorted(a, v), np.array([1, 2, 3]), a)  # promoted
+    compare(lambda xp, a: xp.searchsorted(a, 1j, side="middle"), a)  # ValueError

@@ -403,9 +403,10 @@ def count_nonzero(a, axis=None, *, keepdims=False):
         if not a.size:
             return from_host(np.asarray(0, _INTP))
         return from_host(np.asarray(_flatnonzero_bool(_as_bool(a).reshape(-1)).size, _INTP))
-    from .._fallback import call_on_host
+    from .reductions import sum as _sum
 
-    return call_on_host(np.count_nonzero, (a,), {"axis": axis, "keepdims": keepdims})
+    # NumPy: ``a.astype(bool).sum(axis, dtype=intp, keepdims=keepdims)``
+    return _sum(_as_bool(a), axis=axis, dtype=_INTP, keepdims=keepdims)
 
 
 # --- take / put ------------------------------------------------------------------------------

@@ -5,7 +5,9 @@ expand_dims): no copy, no kernel.  Everything that moves data is a composition o
 ``backend.copy`` (strided copy with cast) or ``backend.gather`` (through indexing), so this
 module has no kernels of its own.  Index layouts that only depend on shapes (pad's
 reflect/wrap maps, insert/delete positions, repeat counts given on the host) are computed
-with NumPy on the host and applied with one gather.
+with NumPy on the host and applied with one gather.  pad's linear_ramp and statistic modes
+and odd reflections follow NumPy's own algorithm (axis by axis, in place on the padded array)
+with device ufuncs and reductions; only a callable mode or a dict pad_width goes to NumPy.
 """
 from __future__ import annotations
 
@@ -509,27 +511,26 @@ def _axes_list(axis, ndim):
     return [normalize_axis(ax, ndim) for ax in axes]
 
 
-_INDEX_PAD_MODES = ("edge", "wrap", "reflect", "symmetric")
-
-
 def pad(array, pad_width, mode="constant", **kwargs):
     a = _asarray(array)
-    if callable(mode) or mode not in ("constant", "empty") + _INDEX_PAD_MODES or (
-            mode in ("reflect", "symmetric") and kwargs.get("reflect_type", "even") != "even"):
+    if callable(mode) or isinstance(pad_width, dict):
         from .._fallback import call_on_host
 
         return call_on_host(np.pad, (a, pad_width, mode), kwargs)
+    if mode not in _PAD_KWARGS:
+        raise ValueError(f"mode '{mode}' is not supported")
     pw = np.asarray(pad_width)
     if pw.dtype.kind not in "iu":
         raise TypeError("`pad_width` must be of integral type.")
     pw = np.broadcast_to(pw, (a.ndim, 2)).astype(np.intp)
     if (pw < 0).any():
         raise ValueError("index can't contain negative values")
-    allowed = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
-               "reflect": ("reflect_type",), "symmetric": ("reflect_type",)}[mode]
-    bad = set(kwargs) - set(allowed)
+    bad = set(kwargs) - set(_PAD_KWARGS[mode])
     if bad:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {bad}")
+    if mode in _PORTED_PAD_MODES or (mode in ("reflect", "symmetric") and
+                                     kwargs.get("reflect_type", "even") == "odd"):
+        return _pad_ported(a, [(int(lo), int(hi)) for lo, hi in pw], mode, kwargs)
     shape = tuple(int(n + lo + hi) for n, (lo, hi) in zip(a.shape, pw))
     if mode in ("constant", "empty"):
         out = empty_array(shape, a.dtype)
@@ -562,6 +563,178 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return res if res is not a else a.copy()
 
 
+_PAD_KWARGS = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
+               "linear_ramp": ("end_values",), "maximum": ("stat_length",),
+               "mean": ("stat_length",), "median": ("stat_length",),
+               "minimum": ("stat_length",), "reflect": ("reflect_type",),
+               "symmetric": ("reflect_type",)}
+_PORTED_PAD_MODES = ("linear_ramp", "maximum", "mean", "median", "minimum")
+
+
+def _at(sl, axis):
+    return (slice(None),) * axis + (sl,)
+
+
+def _pad_pairs(x, ndim, as_index=False):
+    """NumPy's ``_as_pairs``: (ndim, 2) pairs; NumPy scalars where NumPy keeps them."""
+    if x is None:
+        return ((None, None),) * ndim
+    x = np.array(x._host() if isinstance(x, ndarray) else x)
+    if as_index:
+        x = np.round(x).astype(np.intp, copy=False)
+    if x.ndim < 3:
+        if x.size == 1:
+            x = x.ravel()
+            if as_index and x < 0:
+                raise ValueError("index can't contain negative values")
+            return ((x[0], x[0]),) * ndim
+        if x.size == 2 and x.shape != (2, 1):
+            x = x.ravel()
+            if as_index and (x[0] < 0 or x[1] < 0):
+                raise ValueError("index can't contain negative values")
+            return ((x[0], x[1]),) * ndim
+    if as_index and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def _pad_ported(a, pw, mode, kwargs):
+    """NumPy's own pad algorithm (axis by axis, in place on the padded array) for the
+    linear_ramp and statistic modes and for odd reflections, over device operations."""
+    shape = tuple(n + lo + hi for n, (lo, hi) in zip(a.shape, pw))
+    padded = empty_array(shape, a.dtype)
+    inner = tuple(slice(lo, lo + n) for n, (lo, _) in zip(a.shape, pw))
+    if a.size:
+        assign(padded[inner], a)
+    else:
+        for d, (lo, hi) in enumerate(pw):
+            if a.shape[d] == 0 and (lo or hi):
+                raise ValueError(f"can't extend empty axis {d} using modes other than "
+                                 f"'constant' or 'empty'")
+        return padded
+    if mode == "linear_ramp":
+        ends = _pad_pairs(kwargs.get("end_values", 0), a.ndim)
+        for d, (width, vals) in enumerate(zip(pw, ends)):
+            roi = padded[(slice(None),) * (d + 1) + inner[d + 1:]]
+            el, er = _pad_edges(roi, d, width)
+            if width[0]:
+                roi[_at(slice(None, width[0]), d)] = _ramp(vals[0], el, width[0], d, a.dtype)
+            if width[1]:
+                r = _ramp(vals[1], er, width[1], d, a.dtype)[_at(slice(None, None, -1), d)]
+                roi[_at(slice(roi.shape[d] - width[1], None), d)] = r
+    elif mode in _PORTED_PAD_MODES:
+        from . import reductions, statistics
+
+        func = {"maximum": reductions.amax, "minimum": reductions.amin,
+                "mean": statistics.mean, "median": statistics.median}[mode]
+        lengths = _pad_pairs(kwargs.get("stat_length"), a.ndim, as_index=True)
+        for d, (width, length) in enumerate(zip(pw, lengths)):
+            roi = padded[(slice(None),) * (d + 1) + inner[d + 1:]]
+            left, right = _pad_stats(roi, d, width, length, func, mode in ("maximum",
+                                                                          "minimum"))
+            roi[_at(slice(None, width[0]), d)] = left
+            roi[_at(slice(roi.shape[d] - width[1], None), d)] = right
+    else:  # reflect / symmetric with reflect_type='odd'
+        include_edge = mode == "symmetric"
+        for d, (lo, hi) in enumerate(pw):
+            if a.shape[d] == 1 and (lo or hi):  # NumPy's legacy singleton rule
+                el, er = _pad_edges(padded, d, (lo, hi))
+                padded[_at(slice(None, lo), d)] = el
+                padded[_at(slice(padded.shape[d] - hi, None), d)] = er
+                continue
+            roi = padded[(slice(None),) * (d + 1) + inner[d + 1:]]
+            while lo > 0 or hi > 0:
+                lo, hi = _reflect_odd_step(roi, d, lo, hi, a.shape[d], include_edge)
+    return padded
+
+
+def _pad_edges(padded, axis, width):
+    lo = width[0]
+    hi = padded.shape[axis] - width[1]
+    return padded[_at(slice(lo, lo + 1), axis)], padded[_at(slice(hi - 1, hi), axis)]
+
+
+def _ramp(start, edge, num, axis, dtype):
+    """``numpy.linspace(start, edge.squeeze(axis), num, endpoint=False, dtype=dtype,
+    axis=axis)`` for num > 0, with linspace's own operations."""
+    import cupynum
+
+    from .creation import arange
+
+    dt = np.result_type(start, edge.dtype)
+    if dt.kind not in "fc":
+        dt = np.result_type(dt, np.float64)
+    delta = cupynum.subtract(edge, start, dtype=dt)
+    y = arange(0, num, dtype=dt).reshape((1,) * axis + (num,) + (1,) * (edge.ndim - axis - 1))
+    step = cupynum.true_divide(delta, num)
+    zero = cupynum.any(cupynum.equal(step, 0))
+    y = cupynum.where(zero, cupynum.multiply(cupynum.true_divide(y, num), delta),
+                      cupynum.multiply(y, step))
+    y = cupynum.add(y, start, dtype=dt)
+    if np.issubdtype(dtype, np.integer):
+        y = cupynum.floor(y)
+    return y.astype(dtype)
+
+
+def _pad_stats(padded, axis, width, length, func, needs_values):
+    left_index = width[0]
+    right_index = padded.shape[axis] - width[1]
+    max_length = right_index - left_index
+    ll, rl = length
+    if ll is None or max_length < ll:
+        ll = max_length
+    if rl is None or max_length < rl:
+        rl = max_length
+    if (ll == 0 or rl == 0) and needs_values:
+        raise ValueError("stat_length of 0 yields no value for padding")
+    integer = np.issubdtype(padded.dtype, np.integer)
+
+    def stat(chunk):
+        r = func(chunk, axis=axis, keepdims=True)
+        if integer and r.dtype.kind in "fc":
+            import cupynum
+
+            r = cupynum.rint(r)
+        return r
+
+    left = stat(padded[_at(slice(left_index, left_index + ll), axis)])
+    if ll == rl == max_length:
+        return left, left
+    return left, stat(padded[_at(slice(right_index - rl, right_index), axis)])
+
+
+def _reflect_odd_step(padded, axis, left_pad, right_pad, period, include_edge):
+    """One step of NumPy's ``_set_reflect_both`` with method 'odd'."""
+    import cupynum
+
+    old_length = padded.shape[axis] - right_pad - left_pad
+    if include_edge:
+        old_length = old_length // period * period
+        edge_offset = 1
+    else:
+        old_length = (old_length - 1) // (period - 1) * (period - 1) + 1
+        edge_offset = 0
+        old_length -= 1
+    if left_pad > 0:
+        chunk_length = min(old_length, left_pad)
+        stop = left_pad - edge_offset
+        chunk = padded[_at(slice(stop + chunk_length, stop, -1), axis)]
+        edge = padded[_at(slice(left_pad, left_pad + 1), axis)]
+        chunk = cupynum.subtract(cupynum.multiply(2, edge), chunk)
+        padded[_at(slice(left_pad - chunk_length, left_pad), axis)] = chunk
+        left_pad -= chunk_length
+    if right_pad > 0:
+        chunk_length = min(old_length, right_pad)
+        start = -right_pad + edge_offset - 2
+        chunk = padded[_at(slice(start, start - chunk_length, -1), axis)]
+        edge = padded[_at(slice(-right_pad - 1, -right_pad), axis)]
+        chunk = cupynum.subtract(cupynum.multiply(2, edge), chunk)
+        start = padded.shape[axis] - right_pad
+        padded[_at(slice(start, start + chunk_length), axis)] = chunk
+        right_pad -= chunk_length
+    return left_pad, right_pad
+
+
 def _fill_const(target, value):
     host = np.empty((), target.dtype)
     host[()] = np.asarray(value).astype(target.dtype) if np.ndim(value) == 0 else value
@@ -588,20 +761,43 @@ def resize(a, new_shape):
 
 def trim_zeros(filt, trim="fb", axis=None):
     a = _asarray(filt)
-    if a.ndim != 1 or axis not in (None, 0, -1):
-        from .._fallback import call_on_host
-
-        return call_on_host(np.trim_zeros, (a, trim), {} if axis is None else {"axis": axis})
-    from .indexing import flatnonzero
-
-    nz = flatnonzero(a)
     trim = trim.lower()
-    if nz.size == 0:
-        return a[0:0] if ("f" in trim or "b" in trim) else a
-    ends = nz[[0, -1]]._host()  # one read of two values
-    start = int(ends[0]) if "f" in trim else 0
-    stop = int(ends[1]) + 1 if "b" in trim else a.shape[0]
-    return a[start:stop]
+    if trim not in ("fb", "bf", "f", "b"):
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
+    if not axes:
+        return a  # NumPy returns the input unmodified
+    if a.ndim == 1:
+        from .indexing import flatnonzero
+
+        nz = flatnonzero(a)
+        if nz.size == 0:
+            return a[0:0]
+        ends = nz[[0, -1]]._host()  # one read of two values
+        start = int(ends[0]) if "f" in trim else 0
+        stop = int(ends[1]) + 1 if "b" in trim else a.shape[0]
+        return a[start:stop]
+    # n-d: the bounding box of the nonzero values along each trimmed axis (one host read)
+    starts = stops = None
+    if a.size:
+        from .indexing import _as_bool
+        from .reductions import any as _any
+        from .reductions import argmax
+
+        b = _as_bool(a)
+        parts = [_any(b).astype(_INTP).reshape(1)]
+        for d in axes:
+            v = _any(b, axis=tuple(e for e in range(a.ndim) if e != d))
+            parts.append(argmax(v).reshape(1))
+            parts.append(argmax(v[::-1]).reshape(1))
+        h = concatenate(parts)._host()
+        if h[0]:
+            starts = {d: int(h[1 + 2 * k]) for k, d in enumerate(axes)}
+            stops = {d: a.shape[d] - int(h[2 + 2 * k]) for k, d in enumerate(axes)}
+    if starts is None:  # all zero: every trimmed axis becomes empty
+        return a[tuple(slice(0, 0) if d in axes else slice(None) for d in range(a.ndim))]
+    return a[tuple(slice(starts[d] if "f" in trim else None, stops[d] if "b" in trim else None)
+                   if d in axes else slice(None) for d in range(a.ndim))]
 
 
 def delete(arr, obj, axis=None):
@@ -652,10 +848,13 @@ def insert(arr, obj, values, axis=None):
         indices = np.arange(*obj.indices(n), dtype=np.intp)
     else:
         indices = obj._host() if isinstance(obj, ndarray) else np.asarray(obj)
-        if indices.dtype == bool:  # NumPy's rules for boolean obj: through NumPy
-            from .._fallback import call_on_host
-
-            return call_on_host(np.insert, (arr, obj, values), {"axis": axis})
+        if indices.dtype == bool:  # NumPy: a 1-D mask selects the insertion points
+            if not hasattr(obj, "ndim"):  # NumPy reads obj.ndim (lists raise)
+                raise AttributeError(f"'{type(obj).__name__}' object has no attribute 'ndim'")
+            if obj.ndim != 1:
+                raise ValueError("boolean array argument obj to insert must be one "
+                                 "dimensional")
+            indices = np.flatnonzero(indices)
         if indices.size == 0 and indices.dtype.kind == "f":
             indices = indices.astype(np.intp)
         if indices.ndim > 1:

@@ -2,14 +2,14 @@
 
 ``unique`` is a sort, a neighbour comparison and one compaction (a sync: the number of
 unique values decides the output shape); the others follow NumPy's own algorithms over
-these pieces.  ``unique(..., axis=k)`` runs on the host for now.
+these pieces.  ``unique(..., axis=k)`` sorts the slices as rows (``lexsort`` over
+their columns), then marks the first of each run of equal rows.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .._array import empty_array, from_host, ndarray
-from .._fallback import call_on_host
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
            "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d"]
@@ -50,8 +50,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            equal_nan=True, sorted=True):
     ar = _asarray(ar)
     if axis is not None:
-        return call_on_host(np.unique, (ar, return_index, return_inverse, return_counts, axis),
-                            {"equal_nan": equal_nan})
+        res = _unique_axis(ar, axis, return_index, return_inverse, return_counts)
+        if res is not None:
+            return res
     from .indexing import _flatnonzero_bool
     from .sorting import argsort, sort
 
@@ -79,6 +80,62 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_counts:
         from .manipulation import concatenate
 
+        ends = concatenate([idx, from_host(np.asarray([n], _INTP))])
+        res += (_uf("subtract")(ends[1:], ends[:-1]),)
+    return res[0] if len(res) == 1 else res
+
+
+def _unique_axis(ar, axis, return_index, return_inverse, return_counts):
+    """NumPy's ``unique(..., axis=k)``: the slices along ``axis`` compared as rows of
+    ``(n, m)`` (NumPy's structured view: lexicographic by column, each column in NumPy's
+    sort order; rows holding NaN never compare equal, whatever ``equal_nan``)."""
+    from .indexing import _flatnonzero_bool
+    from .manipulation import concatenate, moveaxis
+    from .reductions import any as _any
+    from .sorting import lexsort
+
+    if ar.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    from .._indexing import normalize_axis
+
+    axis = normalize_axis(axis, ar.ndim)
+    if ar.ndim == 1:  # NumPy: the 1-D path (equal_nan applies)
+        return None
+    if ar.dtype.kind not in "biufc":
+        raise TypeError(f"The axis argument to unique is not supported for dtype {ar.dtype}")
+    moved = moveaxis(ar, axis, 0)
+    rest = moved.shape[1:]
+    n = moved.shape[0]
+    m = int(np.prod(rest, dtype=np.intp))
+    rows = moved.reshape(n, m)
+    from .creation import arange, empty
+
+    if n and m:
+        keys = []
+        for j in range(m - 1, -1, -1):
+            keys.append(rows[:, j])
+            if ar.dtype == np.float16:  # NumPy's structured float16 compare puts NaN first
+                keys.append(_uf("logical_not")(_uf("isnan")(rows[:, j])))
+        perm = lexsort(keys)
+    else:
+        perm = arange(n, dtype=_INTP)
+    s = rows[perm] if n else rows
+    mask = empty(n, bool)
+    mask[:1] = True
+    if n > 1:
+        mask[1:] = _any(_uf("not_equal")(s[1:], s[:-1]), axis=1)
+    idx = _flatnonzero_bool(mask) if n else empty_array((0,), _INTP)
+    uniq = moveaxis(s[idx].reshape((idx.shape[0],) + rest), 0, axis)
+    res = (uniq,)
+    if return_index:
+        res += (perm[idx],)
+    if return_inverse:
+        inv = empty(n, _INTP)
+        if n:
+            csum = _uf("cumsum")(mask.astype(_INTP))
+            inv[perm] = _uf("subtract")(csum, 1)
+        res += (inv,)
+    if return_counts:
         ends = concatenate([idx, from_host(np.asarray([n], _INTP))])
         res += (_uf("subtract")(ends[1:], ends[:-1]),)
     return res[0] if len(res) == 1 else res

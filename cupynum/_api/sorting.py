@@ -5,7 +5,8 @@ copied if need be).  Floats sort with NaN last; complex in NumPy's order
 (``R + Rj < R + nanj < nan + Rj < nan + nanj``).  ``argsort`` is always stable (so it
 equals NumPy's ``kind='stable'``, and any valid answer for the other kinds); ``sort`` is
 stable when asked for.  ``partition``/``argpartition`` return a full sort, which satisfies
-their contract.
+their contract.  ``searchsorted`` on complex values is one stable sort of both operands
+(the backends' binary search is for real keys).
 """
 from __future__ import annotations
 
@@ -152,7 +153,32 @@ def searchsorted(a, v, side="left", sorter=None):
     dt = np.result_type(a.dtype, v.dtype)
     a = a.astype(dt, copy=False)
     v = v.astype(dt, copy=False)
+    if dt.kind == "c":
+        return _searchsorted_merge(a, v, side)
     out = empty_array(v.shape, _INTP)
     if out._size:
         _backends.get().searchsorted(a, v, side, out)
     return out
+
+
+def _searchsorted_merge(a, v, side):
+    """searchsorted by one stable sort of a and v together (complex values, whose order
+    the backends' binary search does not know): v goes before a for 'left' (so equal
+    elements of a come after it), after a for 'right'; the answer for v[i] is the number
+    of a's elements sorted before it.  No host round trip; ``a`` must be sorted."""
+    import cupynum
+
+    from .manipulation import concatenate
+
+    n, m = a.shape[0], v._size
+    if m == 0:
+        return empty_array(v.shape, _INTP)
+    vf = v.reshape(-1)
+    left = side == "left"
+    perm = argsort(concatenate([vf, a] if left else [a, vf]), kind="stable")
+    pos = empty_array((n + m,), _INTP)
+    pos[perm] = cupynum.arange(n + m, dtype=_INTP)  # sorted position of each element
+    is_v = cupynum.less(perm, m) if left else cupynum.greater_equal(perm, n)
+    v_upto = cupynum.cumsum(is_v, dtype=_INTP)  # v elements at or before each position
+    pv = pos[:m] if left else pos[n:]
+    return cupynum.subtract(cupynum.add(pv, 1), v_upto[pv]).reshape(v.shape)
