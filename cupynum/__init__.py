@@ -24,6 +24,7 @@ from ._api.elementwise import *  # noqa: E402,F401,F403
 from ._api.metadata import *  # noqa: E402,F401,F403
 from ._api.reductions import *  # noqa: E402,F401,F403
 from ._api.statistics import *  # noqa: E402,F401,F403
+from ._api.histograms import *  # noqa: E402,F401,F403
 from ._api.products import *  # noqa: E402,F401,F403
 from ._api.indexing import *  # noqa: E402,F401,F403
 from ._api.manipulation import *  # noqa: E402,F401,F403
