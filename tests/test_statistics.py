@@ -141,6 +141,91 @@ def test_quantile_nan_and_errors():
     compare(lambda xp, a: xp.median(a[:, :0], axis=1), x)
 
 
+def nan_data(dtype, shape, nans):
+    """Floats with no NaN, some NaN, or some NaN and all-NaN slices along every axis form
+    (including the first slice, which decides NumPy's result dtype for array q)."""
+    x = data(dtype, shape)
+    if nans != "none":
+        x[rng.random(shape) < 0.3] = np.nan
+    if nans == "rows":
+        x[0] = np.nan
+        x[:, 0, 0] = np.nan
+        x[2, 3, :] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["e", "f", "d"])
+@pytest.mark.parametrize("nans", ["none", "some", "rows"])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), (1,)])
+def test_nan_order_statistics(dtype, nans, axis):
+    """nanmedian/nanquantile/nanpercentile (native for the continuous methods): NumPy's
+    per-slice results, dtypes (weak Python-number q, float16 means) and shapes."""
+    x = nan_data(dtype, (4, 5, 6), nans)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kd in (False, True):
+            compare(lambda xp, a: xp.nanmedian(a, axis=axis, keepdims=kd), x, ulp=1)
+            for q in (0.3, 1, [0.0, 0.25, 0.5, 1.0], np.array([[0.1], [0.9]], np.float32)):
+                compare(lambda xp, a: xp.nanquantile(a, q, axis=axis, keepdims=kd), x, ulp=1)
+            compare(lambda xp, a: xp.nanpercentile(a, [10, 62.5], axis=axis, keepdims=kd), x,
+                    ulp=1)
+            compare(lambda xp, a: xp.nanpercentile(a, 40.0, axis=axis, keepdims=kd), x, ulp=1)
+        for method in ("interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+                       "normal_unbiased", "lower", "midpoint", "inverted_cdf"):
+            compare(lambda xp, a: xp.nanquantile(a, [0.1, 0.5, 0.9], axis=axis, method=method),
+                    x, ulp=1)
+
+
+def test_nan_order_statistics_edges():
+    x = data("d", (4, 6))
+    x[0] = np.nan  # one all-NaN row along axis 1, none along axis 0
+    x[2, 3] = np.nan
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
+        cp.nanmedian(cp.asarray(x), axis=1)
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
+        cp.nanquantile(cp.asarray(x), [0.5], axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cp.nanpercentile(cp.asarray(x), 50, axis=0)
+        cp.nanmedian(cp.asarray(x[1:]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for dt in ("e", "f", "d"):
+            allnan = np.full((3, 4), np.nan, dt)
+            compare(lambda xp, a: xp.nanmedian(a), allnan)
+            compare(lambda xp, a: xp.nanquantile(a, [0.5, 0.9], axis=0), allnan)
+            compare(lambda xp, a: xp.nanpercentile(a, 30), allnan)
+        big = data("f", (3, 700))
+        big[1, ::3] = np.nan
+        compare(lambda xp, a: xp.nanmedian(a, axis=1), big)  # NumPy's 1-D path (axis >= 600)
+        for e in (np.zeros(0), np.zeros((0, 3)), np.zeros((3, 0))):
+            compare(lambda xp, a: xp.nanmedian(a, axis=0), e)
+            compare(lambda xp, a: xp.nanquantile(a, [0.5, 0.2], axis=-1), e)
+            compare(lambda xp, a: xp.nanpercentile(a, 30, keepdims=True), e)
+    xi = data("i", (5, 6))
+    compare(lambda xp, a: xp.nanmedian(a, axis=1), xi, **tol("d"))
+    compare(lambda xp, a: xp.nanquantile(a, [0.2, 0.7], axis=0), xi, **tol("d"))
+    compare(lambda xp, a: xp.nanpercentile(a, 35), xi, **tol("d"))
+    compare(lambda xp, a: xp.nanquantile(a, 1.5), x)  # ValueError
+    compare(lambda xp, a: xp.nanquantile(a, [-0.1, 0.5], axis=0), x)  # ValueError
+    compare(lambda xp, a: xp.nanpercentile(a, 101), x)  # ValueError
+    compare(lambda xp, a: xp.nanquantile(a, 0.5, method="bogus"), x)  # ValueError
+    compare(lambda xp, a: xp.nanquantile(a, 0.5, axis=2), x)  # AxisError
+    compare(lambda xp, a: xp.nanmedian(a, axis=(0, 0)), x)  # ValueError
+    compare(lambda xp, a: xp.nanquantile(a.astype(complex), 0.5), x)  # TypeError
+
+    def out(xp, a):
+        o = xp.zeros((2, 6))
+        r = xp.nanquantile(a, [0.2, 0.7], axis=0, out=o)
+        assert r is o
+        o2 = xp.zeros((4, 1), dtype=np.float32)
+        assert xp.nanmedian(a, axis=1, out=o2, keepdims=True) is o2
+        return o, o2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        compare(out, x)
+
+
 def test_cov_corrcoef():
     x = data("d", (3, 20))
     y = data("d", (20,))

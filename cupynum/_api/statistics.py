@@ -368,18 +368,158 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=_NoValue, *, weights=None, interpolation=None):
-    kw = {} if keepdims is _NoValue else {"keepdims": keepdims}
-    return _host("nanquantile", a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                 method=method, weights=weights,
-                 **({"interpolation": interpolation} if interpolation else {}), **kw)
+    return _nanqfunc("nanquantile", a, q, axis, out, overwrite_input, method, keepdims,
+                     weights, 1, interpolation)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=_NoValue, *, weights=None, interpolation=None):
-    kw = {} if keepdims is _NoValue else {"keepdims": keepdims}
-    return _host("nanpercentile", a, q, axis=axis, out=out, overwrite_input=overwrite_input,
-                 method=method, weights=weights,
-                 **({"interpolation": interpolation} if interpolation else {}), **kw)
+    return _nanqfunc("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims,
+                     weights, 100, interpolation)
+
+
+# The methods whose gamma is the fractional part of the virtual index (fix_gamma identity).
+_CONTINUOUS = ("linear", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+               "normal_unbiased")
+
+
+def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, scale,
+              interpolation):
+    kw = dict(axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+              weights=weights)
+    if interpolation is not None:
+        kw["interpolation"] = interpolation
+    if keepdims is not _NoValue:
+        kw["keepdims"] = keepdims
+    a = _asarray(a)
+    if (weights is None and interpolation is None and a._size
+            and (out is None or isinstance(out, ndarray))):
+        if a.dtype.kind in "iu":  # no NaN possible: NumPy's nanquantile is quantile here
+            return _qfunc(name[3:], a, q, axis, out, overwrite_input, method, _r._kd(keepdims),
+                          None, False, scale)
+        qp = q.get() if isinstance(q, ndarray) else q  # one read of a device q
+        qh = _q_array(qp, scale)
+        if (a.dtype.kind == "f" and method in _CONTINUOUS and qh.dtype in (np.float32,
+                                                                         np.float64)
+                and np.all((qh >= 0) & (qh <= 1))):
+            # validate with NumPy on a tiny array first (errors, result dtype)
+            probe = getattr(np, name)(np.zeros(_r._pattern(a._shape), a.dtype), qp,
+                                      axis=axis, method=method, keepdims=_r._kd(keepdims))
+            pd = normalize(np.asarray(probe).dtype)
+            weak = type(q) in (int, float)
+            with np.errstate(all="ignore"):
+                res = _nanquantile(a, qh, weak, axis, method, _r._kd(keepdims), pd)
+            return _to_out(res, out)
+    return _host(name, a, q, **kw)
+
+
+def _to_out(res, out):
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def _nan_rows(a, axis):
+    """(sorted values as (n, R) with NaN last, n, shape of the kept axes, non-NaN count per
+    row (R,), all-NaN mask (R,), whether the first row is all NaN).  Warns like NumPy when
+    some row is all NaN: the one read back (sync point) of the NaN-ignoring order
+    statistics."""
+    srt, n = _sorted_along(a, axis)
+    rest = srt._shape[1:]
+    R = 1
+    for m in rest:
+        R *= m
+    srt = srt.reshape((n, R))
+    cnt = _r.sum(_uf("logical_not")(_uf("isnan")(srt)), 0, np.intp)
+    allnan = _uf("equal")(cnt, 0)
+    flags = _r._concat([_r.any(allnan).reshape(1), allnan[0:1]], 0).get()
+    if flags[0]:
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
+    return srt, n, rest, cnt, allnan, bool(flags[1])
+
+
+def _gather_rows(srt, idx):
+    """srt[idx[..., r], r] for (n, R) srt and (..., R) row indices, without a bounds sync."""
+    from .creation import arange
+    from .indexing import take
+
+    n, R = srt._shape
+    idx = _uf("maximum")(idx, 0)  # all-NaN rows (count 0): any element, replaced later
+    flat = _uf("add")(_uf("multiply")(idx, R), arange(R, dtype=np.intp))
+    return take(srt.reshape(-1), flat, mode="clip")
+
+
+def _reduced_shape(a, axis, keepdims, rest):
+    if not keepdims:
+        return rest
+    if axis is None:
+        return (1,) * a.ndim
+    axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
+    return tuple(1 if i in axes else m for i, m in enumerate(a._shape))
+
+
+def _nanquantile(a, qh, weak, axis, method, keepdims, res_dt):
+    """NumPy's ``_nanquantile_1d`` for every row at once: the virtual index from each row's
+    non-NaN count (NumPy's method table, evaluated on device arrays with the count in q's
+    dtype, as NumPy's Python-int count promotes), NumPy's neighbour indices and gamma, and
+    ``_lerp`` with its dtypes (the difference in a's dtype; for a Python-number q the weight
+    rounded to a's dtype).  All-NaN rows give NaN."""
+    from numpy.lib import _function_base_impl as fb
+
+    from .creation import asarray
+    from .elementwise import where as _where
+
+    srt, n, rest, cnt, allnan, first_nan = _nan_rows(a, axis)
+    R = srt._shape[1]
+    qdt = qh.dtype
+    m = cnt.astype(qdt).reshape(1, R)
+    qd = asarray(np.ascontiguousarray(qh.reshape(-1, 1)))
+    vi = fb._QuantileMethods[method]["get_virtual_index"](m, qd)  # (Q, R), q's dtype
+    fl = _uf("floor")(vi)
+    above = _uf("greater_equal")(vi, _uf("subtract")(m, 1))
+    below = _uf("less")(vi, 0)
+    prev_np = _where(above, qdt.type(-1), _where(below, qdt.type(0), fl))
+    gamma = _uf("subtract")(vi, prev_np)
+    last = _uf("subtract")(cnt, 1).reshape(1, R)
+    fl_i = fl.astype(np.intp)
+    prev_i = _where(above, last, _where(below, 0, fl_i))
+    next_i = _where(above, last, _where(below, 0, _uf("add")(fl_i, 1)))
+    lo = _gather_rows(srt, prev_i)
+    hi = _gather_rows(srt, next_i)
+    d = _uf("subtract")(hi, lo)
+    if weak:
+        t = gamma.astype(a.dtype)
+        omt = _uf("subtract")(1.0, gamma.astype(np.float64)).astype(a.dtype)
+    else:
+        t = gamma
+        omt = _uf("subtract")(1, gamma)
+    r = _where(_uf("greater_equal")(gamma, 0.5),
+               _uf("subtract")(hi, _uf("multiply")(d, omt)),
+               _uf("add")(lo, _uf("multiply")(d, t)))
+    r = _where(allnan.reshape(1, R), np.nan, r)
+    # NumPy's per-row loop takes its dtype from the first row, which is a's dtype when that
+    # row is all NaN (np.full(q.shape, nan, dtype=a.dtype))
+    dt = a.dtype if first_nan else res_dt
+    r = r.astype(dt, copy=False).reshape(qh.shape + rest)
+    qn, k = len(qh.shape), len(rest)
+    if qn >= 2 and k and isinstance(axis, (tuple, list)) and len(set(axis)) > 1:
+        # NumPy (_nanquantile_ureduce_func) moves the q axes back from "axis + i" with the
+        # merged axis -1, which for a multi-dimensional q scrambles the axes; do the same
+        nd = qn + k
+        r0 = r.transpose(list(range(qn, nd)) + list(range(qn)))
+        src = [nd - 1] + list(range(qn - 1))
+        order = [i for i in range(nd) if i not in src]
+        for dst, sa in sorted(zip(range(qn), src)):
+            order.insert(dst, sa)
+        r = r0.transpose(order)
+    if keepdims:
+        # _ureduce: the last len(rest) axes of the result stand for the kept axes
+        kept = iter(r._shape[r.ndim - k:])
+        axes = () if axis is None else _r._normalize_axes(_r._axis_key(axis), a.ndim)
+        full = tuple(1 if axis is None or i in axes else next(kept) for i in range(a.ndim))
+        r = r.reshape(r._shape[:r.ndim - k] + full)
+    return r
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -421,8 +561,47 @@ def _median(a, axis, keepdims, res_dt):
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=_NoValue):
+    a = _asarray(a)
+    if a._size and (out is None or isinstance(out, ndarray)):
+        if a.dtype.kind in "iu":  # no NaN possible: NumPy's nanmedian is median here
+            return median(a, axis, out, overwrite_input, _r._kd(keepdims))
+        if a.dtype.kind == "f":
+            # validate with NumPy on a tiny array first (axis errors)
+            np.nanmedian(np.zeros(_r._pattern(a._shape), a.dtype), axis=axis,
+                         keepdims=_r._kd(keepdims))
+            with np.errstate(all="ignore"):
+                res = _nanmedian(a, axis, _r._kd(keepdims))
+            return _to_out(res, out)
     kw = {} if keepdims is _NoValue else {"keepdims": keepdims}
     return _host("nanmedian", a, axis=axis, out=out, overwrite_input=overwrite_input, **kw)
+
+
+def _nanmedian(a, axis, keepdims):
+    """NumPy's nanmedian on every row at once.  NumPy takes two paths: along an axis of
+    fewer than 600 elements (with other axes kept) a masked median, ``(lo + hi) / 2`` in a's
+    dtype (with lo = hi for odd counts); otherwise ``median`` of the non-NaN values, whose
+    ``mean`` of the two middle values runs in float32 for float16.  All-NaN rows give NaN."""
+    from .elementwise import where as _where
+
+    srt, n, rest, cnt, allnan, _ = _nan_rows(a, axis)
+    R = srt._shape[1]
+    h = _uf("floor_divide")(cnt, 2).reshape(1, R)
+    odd = _uf("equal")(_uf("remainder")(cnt, 2), 1).reshape(1, R)
+    lo = _gather_rows(srt, _where(odd, h, _uf("subtract")(h, 1)))
+    hi = _gather_rows(srt, h)
+    two = a.dtype.type(2)
+    if axis is not None and len(rest) and n < 600:
+        r = _uf("true_divide")(_uf("add")(lo, hi), two)
+    else:
+        if a.dtype == np.float16:
+            f4 = np.dtype(np.float32)
+            mid = _uf("true_divide")(_uf("add")(lo.astype(f4), hi.astype(f4)),
+                                     np.float32(2)).astype(a.dtype)
+        else:
+            mid = _uf("true_divide")(_uf("add")(lo, hi), two)
+        r = _where(odd, hi, mid)
+    r = _where(allnan.reshape(1, R), a.dtype.type(np.nan), r).astype(a.dtype, copy=False)
+    return r.reshape(_reduced_shape(a, axis, keepdims, rest))
 
 
 # --- covariance ---------------------------------------------------------------------------------
