@@ -239,10 +239,31 @@ z = cp.fft.fft(x); b.synchronize(); t7 = time.perf_counter()
 out["second_fft_512x512_s (cached plan)"] = t7 - t6
 print(json.dumps(out))
 '''
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       cwd=os.path.join(os.path.dirname(__file__), os.pardir))
-    return json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {
-        "error": p.stderr[-2000:]}
+    cupy_code = r'''
+import time, json
+import numpy
+import cupy as cp
+x = cp.ones((512, 512), numpy.float32); cp.cuda.Device().synchronize()
+out = {}
+t3 = time.perf_counter()
+y = x @ x; cp.cuda.Device().synchronize(); t4 = time.perf_counter()
+out["first_matmul_512_s (handle included)"] = t4 - t3
+y = x @ x; cp.cuda.Device().synchronize(); t5 = time.perf_counter()
+out["second_matmul_512_s"] = t5 - t4
+z = cp.fft.fft(x); cp.cuda.Device().synchronize(); t6 = time.perf_counter()
+out["first_fft_512x512_s (plan included)"] = t6 - t5
+z = cp.fft.fft(x); cp.cuda.Device().synchronize(); t7 = time.perf_counter()
+out["second_fft_512x512_s (cached plan)"] = t7 - t6
+print(json.dumps(out))
+'''
+    results = {}
+    for label, src in (("cupynum", code), ("cupy", cupy_code)):
+        p = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True,
+                           cwd=os.path.join(os.path.dirname(__file__), os.pardir),
+                           env=_fresh_env())
+        results[label] = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 \
+            else {"error": p.stderr[-2000:]}
+    return results
 
 
 def example_workloads(quick):
@@ -358,6 +379,23 @@ def bare_launch_overhead(quick):
     return time_per_call(cp, call, 2000 if quick else 20000)
 
 
+def _fresh_env(**extra):
+    """The environment of a fresh-process measurement: bytecode on, as after ``pip install``
+    (which compiles it), whatever PYTHONDONTWRITEBYTECODE this shell has."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
+    return env
+
+
+def compile_bytecode() -> bool:
+    """Write the package's bytecode (``pip install`` does this; a source checkout may not
+    have it, and then every import compiles every module).  False if it cannot."""
+    root = os.path.join(os.path.dirname(__file__), os.pardir)
+    p = subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(root, "cupynum")],
+                       capture_output=True, env=_fresh_env())
+    return p.returncode == 0
+
+
 def fresh_process_timings():
     """Import time and first-call latency, each in a fresh interpreter."""
     code = r'''
@@ -394,7 +432,7 @@ print(json.dumps(out))
 
     with tempfile.TemporaryDirectory() as cold:
         for label, cache in (("cold", cold), ("warm", cold)):
-            env = dict(os.environ, CUPYNUM_CACHE_DIR=cache)
+            env = _fresh_env(CUPYNUM_CACHE_DIR=cache)
             p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                env=env, cwd=os.path.join(os.path.dirname(__file__), os.pardir))
             results[label] = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 \
@@ -420,6 +458,7 @@ def main():
     extra = {"bare_launch_s": bare_launch_overhead(args.quick)}
     if extra["bare_launch_s"]:
         print(f"bare pre-packed launch of the add kernel: {extra['bare_launch_s'] * 1e6:.2f} us")
+    extra["bytecode_compiled"] = compile_bytecode()
     extra["fresh_process"] = fresh_process_timings()
     print(json.dumps(extra["fresh_process"], indent=1))
     extra["fresh_process_libraries"] = fresh_library_timings()

@@ -156,7 +156,9 @@ def include_dirs() -> list[tuple[str, str]]:
             if not path:
                 continue
             try:
-                m = re.search(pattern, (Path(path) / header).read_text(errors="replace"))
+                with open(Path(path) / header, "rb") as fh:  # the define is near the top:
+                    head = fh.read(1 << 16).decode(errors="replace")  # not all 660 KB
+                m = re.search(pattern, head)
                 version = m.group(1) if m else "?"
             except OSError:
                 version = "?"
@@ -289,26 +291,29 @@ class KernelCache:
     def kernels_digest(self) -> str:
         """sha256 over every file of the kernels folder (recomputed when a file's size or
         mtime changes; a stat walk is cheap next to a disk lookup or a compile)."""
-        root = self.kernel_dir
-        files = []
-        if root.is_dir():
+        root = str(self.kernel_dir)
+        files = []  # (relative posix path, size, mtime, full path); plain os calls: this
+        if os.path.isdir(root):  # runs on every program's first use in a process
             for dirpath, dirnames, filenames in os.walk(root):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
+                rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
                 for f in sorted(filenames):
                     if f.startswith(".") or f.endswith((".pyc", ".pyo")):
                         continue
-                    p = Path(dirpath, f)
+                    full = os.path.join(dirpath, f)
                     try:
-                        st = p.stat()
+                        st = os.stat(full)
                     except OSError:
                         continue
-                    files.append((p.relative_to(root).as_posix(), st.st_size, st.st_mtime_ns, p))
+                    rel = f if rel_dir == "." else f"{rel_dir}/{f}"
+                    files.append((rel, st.st_size, st.st_mtime_ns, full))
         sig = tuple(f[:3] for f in files)
         if sig != self._digest_sig:
             h = hashlib.sha256()
             for rel, _, _, p in files:
                 try:
-                    data = p.read_bytes()
+                    with open(p, "rb") as fh:
+                        data = fh.read()
                 except OSError:
                     data = b"<unreadable>"
                 h.update(rel.encode() + b"\0" + len(data).to_bytes(8, "little") + data)

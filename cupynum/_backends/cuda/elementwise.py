@@ -144,8 +144,8 @@ def default_groups() -> list:
     functor and family (rows sharing a functor, e.g. degrees/rad2deg, share its kernels),
     ``('cast', src char, complex?)``, ``('copy',)`` and ``('fill', complex?)``."""
     groups = []
-    for functor, loops in _functor_loops().items():
-        fams = {any(_is_complex(c) for c in lp) for _, lp in loops}
+    for functor in _functor_rows():
+        fams = {any(_is_complex(c) for c in lp) for _, lp in _functor_loops(functor)}
         groups += [("ufunc", functor, f) for f in (False, True) if f in fams]
     for s in _all_chars():
         groups += [("cast", s, False)] if not _is_complex(s) else []
@@ -153,24 +153,38 @@ def default_groups() -> list:
     return groups + [("copy",), ("fill", False), ("fill", True)]
 
 
-def _functor_loops() -> dict:
-    """functor -> [(row name, canonical loop), ...] over the op table, loops deduplicated."""
-    global _functor_loops_cache
-    if _functor_loops_cache is None:
+def _functor_rows() -> dict:
+    """functor -> names of the table rows that use it, in table order."""
+    global _functor_rows_cache
+    if _functor_rows_cache is None:
         from ... import _ops
 
         out: dict = {}
         for row in _ops.UFUNCS:
-            lst = out.setdefault(row.functor, [])
-            for lp in _ops.type_loops(row.name):
+            out.setdefault(row.functor, []).append(row.name)
+        _functor_rows_cache = out
+    return _functor_rows_cache
+
+
+def _functor_loops(functor) -> list:
+    """[(row name, canonical loop), ...] of one functor's rows, loops deduplicated.  Built
+    per functor on first use: a process's first kernel needs one functor, not the table."""
+    out = _functor_loops_cache.get(functor)
+    if out is None:
+        from ... import _ops
+
+        out = []
+        for name in _functor_rows().get(functor, ()):
+            for lp in _ops.type_loops(name):
                 lp = tuple(canonical_char(c) for c in lp)
-                if all(lp != have for _, have in lst):
-                    lst.append((row.name, lp))
-        _functor_loops_cache = out
-    return _functor_loops_cache
+                if all(lp != have for _, have in out):
+                    out.append((name, lp))
+        _functor_loops_cache[functor] = out
+    return out
 
 
-_functor_loops_cache = None
+_functor_rows_cache = None
+_functor_loops_cache: dict = {}
 _group_cache: dict = {}
 
 
@@ -182,7 +196,7 @@ def group_specs(group) -> tuple:
     specs, kind = [], group[0]
     if kind == "ufunc":
         functor, cplx = group[1], group[2]
-        for name, lp in _functor_loops().get(functor, ()):
+        for name, lp in _functor_loops(functor):
             if any(_is_complex(c) for c in lp) == cplx:
                 nin = getattr(np, name).nin
                 op = ElementwiseOp(name, functor, lp, nin)
