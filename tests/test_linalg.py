@@ -248,10 +248,38 @@ def test_eigh(dtype, uplo, batch):
     compare(lambda xp, a: xp.linalg.eigh(a, UPLO="X"), a)  # ValueError
 
 
-def test_eig_fallback():
-    a = well(4, np.float64)
+@pytest.mark.parametrize("dtype", FLOATS + [np.int64])
+@pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
+def test_eig(dtype, batch):
+    """Eigenvalues as NumPy's (sorted: the order is unspecified), dtypes by NumPy's rule,
+    and A V = V diag(w) (vectors are unique only up to scale)."""
+    a = rand(batch + (6, 6), dtype, seed=4)  # real ones have complex pairs
+    ew = np.linalg.eigvals(a)
+    r = RTOL.get(dtype, 1e-10) * 100
     w = h(cp.linalg.eigvals(cp.asarray(a)))
-    np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(np.linalg.eigvals(a)))
+    assert w.dtype == ew.dtype and w.shape == ew.shape
+    np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(ew), rtol=r, atol=r)
+    res = cp.linalg.eig(cp.asarray(a))
+    w, v = h(res.eigenvalues), h(res.eigenvectors)
+    assert v.dtype == np.linalg.eig(a).eigenvectors.dtype and v.shape == a.shape
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], rtol=r, atol=r * 10)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, rtol=r)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eig_real_spectrum_and_edges(dtype):
+    a = np.triu(rand((5, 5), dtype, 1)) + np.diag(np.arange(5)).astype(dtype)  # real eigs
+    compare(lambda xp, a: xp.linalg.eigvals(a).dtype, a)
+    w, v = (h(x) for x in cp.linalg.eig(cp.asarray(a)))
+    assert w.dtype == dtype and v.dtype == dtype
+    np.testing.assert_allclose(np.sort(w), np.sort(np.linalg.eigvals(a)), rtol=1e-4, atol=1e-4)
+    r = cp.linalg.eig(cp.zeros((0, 0), dtype))
+    assert r.eigenvalues.shape == (0,) and r.eigenvectors.shape == (0, 0)
+    compare(lambda xp, a: xp.linalg.eig(a), np.ones((2, 3), dtype))  # LinAlgError
+    compare(lambda xp, a: xp.linalg.eigvals(a), np.ones(3, dtype))
+    compare(lambda xp, a: xp.linalg.eig(a), np.array([[1, np.nan], [0, 1]], dtype))
+    with pytest.raises(TypeError):
+        cp.linalg.eig(cp.ones((2, 2), np.float16))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])

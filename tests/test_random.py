@@ -74,13 +74,83 @@ def test_exponential_family():
     assert p.dtype == np.int64 and abs(p.mean() - 3.5) < 0.03 and abs(p.var() - 3.5) < 0.1
 
 
-def test_host_distributions():
-    g = cp.random.default_rng(5)
-    x = g.gamma(2.0, 3.0, size=N)
-    assert isinstance(x, cp.ndarray) and abs(h(x).mean() - 6) < 0.1
-    b = h(g.binomial(10, 0.3, size=N))
-    assert b.dtype == np.int64 and abs(b.mean() - 3) < 0.03
-    assert abs(h(g.beta(2, 5, N)).mean() - 2 / 7) < 0.01
+def ks2(x, y):
+    """Two-sample Kolmogorov-Smirnov statistic (cupynum's draws against NumPy's)."""
+    x, y = np.sort(np.asarray(x, np.float64).ravel()), np.sort(np.asarray(y, np.float64).ravel())
+    grid = np.concatenate([x, y])
+    return np.abs(np.searchsorted(x, grid, "right") / x.size -
+                  np.searchsorted(y, grid, "right") / y.size).max()
+
+
+KS2 = 1.95 * math.sqrt(2 / N)
+
+# (method, args): drawn natively (rejection kernels on CUDA) and compared with NumPy's
+# sampler of the same distribution: dtype, mean, variance, two-sample KS
+NATIVE = [("standard_gamma", (0.4,)), ("standard_gamma", (3.0,)), ("gamma", (2.0, 3.0)),
+          ("beta", (2.0, 5.0)), ("beta", (0.05, 0.3)), ("chisquare", (3,)),
+          ("standard_t", (5.0,)), ("f", (5.0, 12.0)), ("binomial", (10, 0.3)),
+          ("binomial", (500, 0.7)), ("negative_binomial", (3, 0.4)), ("poisson", (2e7,)),
+          ("noncentral_chisquare", (3.0, 2.0)), ("noncentral_chisquare", (0.5, 1.5)),
+          ("noncentral_f", (4.0, 9.0, 1.5)), ("power", (3.0,))]
+
+
+@pytest.mark.parametrize("name,args", NATIVE, ids=[f"{n}{a}" for n, a in NATIVE])
+def test_native_distributions(name, args):
+    x = h(getattr(cp.random.default_rng(5), name)(*args, size=N))
+    ref = getattr(np.random.default_rng(5), name)(*args, size=N)
+    assert x.dtype == ref.dtype and x.shape == (N,)
+    assert abs(x.mean() - ref.mean()) < 6 * ref.std() / math.sqrt(N) + 1e-3 * abs(ref.mean())
+    if name not in ("standard_t", "f", "noncentral_f"):  # heavy tails: KS only
+        assert abs(x.var() / ref.var() - 1) < 0.05
+    assert ks2(x, ref) < KS2
+
+
+def test_native_shapes_dtypes_and_arrays():
+    g = cp.random.default_rng(8)
+    assert g.standard_gamma(2.0).shape == ()
+    x = g.standard_gamma(2.0, size=(3, 4), dtype=np.float32)
+    assert x.dtype == np.float32 and x.shape == (3, 4)
+    out = cp.empty((5,), np.float64)
+    assert g.standard_gamma(1.0, out=out) is out
+    a = cp.asarray(np.array([[0.5], [50.0]]))
+    m = h(g.gamma(a, 2.0, size=(2, 20000))).mean(axis=1)
+    np.testing.assert_allclose(m, [1.0, 100.0], rtol=0.03)
+    b = h(g.binomial(np.array([5, 50, 500]), [0.2, 0.5, 0.9], size=(20000, 3))).mean(axis=0)
+    np.testing.assert_allclose(b, [1, 25, 450], rtol=0.02)
+    assert g.binomial(10, 0.5).shape == () and h(g.binomial(10, 0.5, 3)).dtype == np.int64
+    lam = cp.asarray(np.array([0.0, 3.0, 1e3]))
+    p = h(g.poisson(lam, size=(20000, 3)))
+    assert p.dtype == np.int64 and (p[:, 0] == 0).all()
+    np.testing.assert_allclose(p.mean(axis=0)[1:], [3.0, 1e3], rtol=0.02)
+    d = h(g.dirichlet([0.5, 1.0, 2.5], size=(N // 10,)))
+    assert d.shape == (N // 10, 3) and np.allclose(d.sum(axis=1), 1)
+    np.testing.assert_allclose(d.mean(axis=0), np.array([0.5, 1, 2.5]) / 4, atol=0.01)
+    tiny = h(g.dirichlet([1e-3, 1e-3], size=100))
+    assert np.isfinite(tiny).all() and np.allclose(tiny.sum(axis=1), 1)
+    assert np.array_equal(h(g.dirichlet([0.0, 0.0])), [0.0, 0.0])
+    bt = h(g.beta(1e-3, 1e-3, size=1000))
+    assert np.isfinite(bt).all() and ((bt == 0) | (bt == 1) | ((bt > 0) & (bt < 1))).all()
+
+
+@pytest.mark.parametrize("call", [
+    ("standard_gamma", (-1.0,)), ("gamma", (1.0, -1.0)), ("beta", (0.0, 1.0)),
+    ("beta", (1.0, -2.0)), ("chisquare", (0,)), ("standard_t", (-1,)), ("f", (0, 1)),
+    ("f", (1, 0)), ("binomial", (-1, 0.5)), ("binomial", (5, 1.5)), ("binomial", (5, np.nan)),
+    ("negative_binomial", (0, 0.5)), ("negative_binomial", (1, 0.0)), ("poisson", (-1.0,)),
+    ("poisson", (np.nan,)), ("poisson", (1e19,)), ("dirichlet", ([-1.0, 1.0],)),
+    ("noncentral_chisquare", (1, -1)), ("noncentral_f", (1, 1, -1)), ("power", (0.0,))],
+    ids=lambda c: f"{c[0]}{c[1]}")
+def test_native_bad_arguments(call):
+    name, args = call
+    for g in (np.random.default_rng(0), cp.random.default_rng(0)):
+        with pytest.raises(ValueError):
+            getattr(g, name)(*args)
+    with pytest.raises(ValueError):  # the same checks on device-array parameters
+        getattr(cp.random.default_rng(0), name)(*[cp.asarray(np.asarray(a)) if
+                                                   np.ndim(a) == 0 and name != "dirichlet"
+                                                   else a for a in args])
+    with pytest.raises(TypeError):
+        cp.random.default_rng(0).standard_gamma(1.0, dtype=np.int32)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64, np.uint64,
@@ -128,7 +198,11 @@ def test_reproducible():
     b = cp.random.default_rng(42)
     for name, args in [("random", (100,)), ("standard_normal", (101,)),
                        ("integers", (0, 10, 50)), ("gamma", (2.0, 1.0, 10)),
-                       ("permutation", (10,))]:
+                       ("permutation", (10,)), ("beta", (0.5, 0.5, 20)),
+                       ("binomial", (100, 0.3, 20)), ("poisson", ([1.0, 50.0],)),
+                       ("dirichlet", ([1.0, 2.0], 5)), ("choice", (50, 10, False)),
+                       ("permuted", (np.arange(12).reshape(3, 4), 1)),
+                       ("negative_binomial", (2, 0.5, 10))]:
         np.testing.assert_array_equal(h(getattr(a, name)(*args)), h(getattr(b, name)(*args)))
     assert not np.array_equal(h(cp.random.default_rng(1).random(10)),
                               h(cp.random.default_rng(2).random(10)))
@@ -163,6 +237,53 @@ def test_choice_permutation_shuffle():
     assert sorted(h(m)[:, 0]) == [0, 3, 6, 9]
     with pytest.raises(ValueError):
         g.choice(3, size=5, replace=False)
+
+
+def test_permutations_native():
+    g = cp.random.default_rng(6)
+    p = h(g.permutation(5000))
+    assert p.dtype == np.int64 and np.array_equal(np.sort(p), np.arange(5000))
+    assert h(g.permutation(0)).shape == (0,)
+    firsts = np.array([h(g.permutation(4))[0] for _ in range(400)])
+    assert np.bincount(firsts, minlength=4).min() > 60  # uniform-ish: 100 expected each
+    x = np.arange(24).reshape(4, 6)
+    r = h(g.permuted(x, axis=1))
+    assert r.shape == x.shape and (np.sort(r, axis=1) == x).all()
+    r0 = h(g.permuted(x))
+    assert np.array_equal(np.sort(r0.ravel()), np.arange(24))
+    xc = cp.asarray(x.copy())
+    assert g.permuted(xc, axis=0, out=xc) is xc and (np.sort(h(xc), axis=0) == x).all()
+    with pytest.raises(ValueError):
+        g.permuted(x, out=cp.empty((2, 2), np.int64))
+    m = cp.asarray(x.copy())
+    g.shuffle(m, axis=1)
+    assert (np.sort(h(m), axis=1) == x).all()
+    with pytest.raises(np.exceptions.AxisError):
+        g.permutation(cp.asarray(3.0))
+
+
+def test_choice_native():
+    g = cp.random.default_rng(9)
+    c = h(g.choice(100, size=(4, 5), replace=False))
+    assert c.shape == (4, 5) and np.unique(c).size == 20 and c.max() < 100
+    assert g.choice(7, replace=False).shape == ()
+    assert h(g.choice(0, size=0)).shape == (0,)
+    p = np.array([0.1, 0.0, 0.6, 0.3])
+    w = h(g.choice(4, size=N, p=p))
+    np.testing.assert_allclose(np.bincount(w, minlength=4) / N, p, atol=0.005)
+    firsts = np.array([h(g.choice(4, size=2, replace=False, p=p)) for _ in range(300)])
+    assert (firsts[:, 0] != firsts[:, 1]).all() and not (firsts == 1).any()
+    assert abs((firsts[:, 0] == 2).mean() - 0.6) < 0.1
+    a = cp.asarray(np.arange(30).reshape(10, 3))
+    s = h(g.choice(a, size=4, replace=False, axis=0))
+    assert s.shape == (4, 3) and (s[:, 1] == s[:, 0] + 1).all()
+    for bad in [dict(a=3, size=2, p=[0.5, 0.5]), dict(a=3, size=2, p=[0.5, 0.6, -0.1]),
+                dict(a=3, size=2, p=[0.5, 0.5, 0.1]), dict(a=3, size=2, p=[1.0, 0, 0],
+                                                            replace=False),
+                dict(a=0), dict(a=-1, size=1)]:
+        for gg in (np.random.default_rng(0), g):
+            with pytest.raises(ValueError):
+                gg.choice(**bad)
 
 
 def test_legacy_functions():

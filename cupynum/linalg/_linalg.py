@@ -4,7 +4,8 @@ Stacked inputs ``(..., m, n)`` are flattened to ``(B, m, n)`` for the backend (a
 where the layout needs one) and the results reshaped back.  Every decomposition reads the
 library's ``info`` back to the host (a sync point) and raises ``LinAlgError`` exactly where
 NumPy does.  Dtypes follow NumPy: integers and bool compute in float64, float16 is refused.
-``eig``/``eigvals`` are not here: they run through NumPy on the host (module __getattr__).
+``eig``/``eigvals`` use cuSOLVER's ``Xgeev`` (right eigenvectors only); the real-or-complex
+result dtype NumPy picks from the eigenvalues is one more small read back.
 """
 from __future__ import annotations
 
@@ -12,15 +13,15 @@ import operator
 
 import numpy as np
 from numpy.linalg import LinAlgError
-from numpy.linalg._linalg import EighResult, QRResult, SlogdetResult, SVDResult
+from numpy.linalg._linalg import EigResult, EighResult, QRResult, SlogdetResult, SVDResult
 
 from .. import _backends
 from .._api import products as _p
 from .._array import broadcast_view, empty_array, ndarray
 from .._dtypes import normalize
 
-__all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh",
-           "eigvalsh", "lstsq", "pinv", "matrix_rank", "norm", "matrix_norm", "vector_norm",
+__all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eig",
+           "eigvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "norm", "matrix_norm", "vector_norm",
            "cond", "tensorinv", "tensorsolve", "diagonal", "trace", "matrix_transpose",
            "multi_dot", "matrix_power", "cross", "outer", "matmul", "tensordot", "vecdot"]
 
@@ -249,6 +250,54 @@ def eigh(a, UPLO="L"):
 
 def eigvalsh(a, UPLO="L"):
     return _eigh(a, UPLO, False)
+
+
+def _eig(a, vectors):
+    a = _arr(a)
+    _at_least_2d(a)
+    _square(a)
+    dt = _work_dtype(a)
+    cp = _cp()
+    n = a._shape[-1]
+    cdt = normalize(np.complex64 if dt in (np.float32, np.complex64) else np.complex128)
+    w = empty_array(a._shape[:-1], cdt)
+    vr = empty_array(a._shape, dt) if vectors else None
+    if w._size:
+        a3 = _stack3(a, dt)
+        if not bool(cp.all(cp.isfinite(a3))):
+            raise LinAlgError("Array must not contain infs or NaNs")
+        info = _backends.get().eig(a3, w.reshape((-1, n)), None if vr is None else
+                                   vr.reshape(a3._shape))
+        _check(info, "Eigenvalues did not converge")
+    if dt.kind == "c":
+        return EigResult(w, vr) if vectors else w
+    wi = w.imag
+    if not bool(cp.any(cp.not_equal(wi, 0))):  # NumPy: all real -> real dtype
+        w = w.real.astype(dt)
+        return EigResult(w, vr) if vectors else w
+    if not vectors:
+        return w
+    # unpack LAPACK's real storage of complex pairs: imag(w[j]) > 0 marks the first of a
+    # pair, v[j] = vr[:, j] + i vr[:, j+1] and v[j+1] = vr[:, j] - i vr[:, j+1]
+    pos = cp.greater(wi, 0)[..., None, :]
+    neg = cp.less(wi, 0)[..., None, :]
+    zero = cp.zeros(a._shape[:-1] + (1,), dt)
+    nxt = cp.concatenate([vr[..., 1:], zero], axis=-1)
+    prv = cp.concatenate([zero, vr[..., :-1]], axis=-1)
+    re = cp.where(neg, prv, vr)
+    im = cp.where(pos, nxt, cp.where(neg, cp.negative(vr), 0))
+    v = re.astype(cdt)
+    v = cp.add(v, cp.multiply(im.astype(cdt), cdt.type(1j)))
+    return EigResult(w, v)
+
+
+def eig(a):
+    """numpy.linalg.eig with cuSOLVER's Xgeev (eigenvector norms and phases as LAPACK's)."""
+    return _eig(a, True)
+
+
+def eigvals(a):
+    return _eig(a, False)
 
 
 # --- least squares, pseudo-inverse, rank -------------------------------------------------

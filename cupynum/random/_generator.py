@@ -42,6 +42,51 @@ def _host_value(x):
     return x
 
 
+_POISSON_LAM_MAX = float(np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10)
+
+
+def _bad(x, test) -> bool:
+    """Whether ``test(xp, x)`` holds anywhere: on the host for host values, else one
+    device reduction read back (the sync point of a parameter check)."""
+    if isinstance(x, ndarray):
+        cp = _cp()
+        return bool(cp.any(test(cp, x)))
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(test(np, np.asarray(x))))
+
+
+def _neg(xp, v):
+    return xp.less(v, 0)
+
+
+def _nonpos(xp, v):
+    return xp.less_equal(v, 0)
+
+
+def _require(x, msg, test):
+    if _bad(x, test):
+        raise ValueError(msg)
+
+
+def _dev(x):
+    """A host parameter as a float64 device array (ufuncs of two Python scalars are not
+    all supported); device arrays as they are."""
+    return x if isinstance(x, ndarray) else _cp().asarray(np.asarray(x, np.float64))
+
+
+def _param(x, dtype, shape):
+    """A distribution parameter as a C-contiguous device array of ``dtype`` holding 1
+    element (a scalar) or one per output element (broadcast to ``shape``)."""
+    cp = _cp()
+    if not isinstance(x, ndarray) and np.ndim(x) == 0:
+        return cp.asarray(np.asarray([x]).astype(dtype))
+    a = x if isinstance(x, ndarray) else cp.asarray(np.asarray(x))
+    if a._size == 1:
+        return cp.ascontiguousarray(a.reshape(1).astype(dtype))
+    a = cp.broadcast_to(a, shape)
+    return cp.ascontiguousarray(a.astype(dtype, copy=False))
+
+
 class Philox:
     """cupynum's bit generator: a seed for the backend's Philox4x32-10 stream (cuRAND on
     CUDA) plus a NumPy Philox for the distributions drawn on the host."""
@@ -63,6 +108,11 @@ class Philox:
     def fill(self, kind, out, param=None):
         if out._size:
             self._backend_state().fill(_backends.get(), kind, out, param)
+        return out
+
+    def draw(self, kind, out, params):
+        if out._size:
+            self._backend_state().draw(_backends.get(), kind, out, params)
         return out
 
 
@@ -212,10 +262,14 @@ class Generator:
         return cp.maximum(k, 1).astype(np.int64)
 
     def poisson(self, lam=1.0, size=None):
+        if _bad(lam, lambda xp, v: xp.logical_or(xp.less(v, 0), xp.isnan(v))):
+            raise ValueError("lam < 0 or lam is NaN")
+        if _bad(lam, lambda xp, v: xp.greater(v, _POISSON_LAM_MAX)):
+            raise ValueError("lam value too large")
         if isinstance(lam, (int, float, np.integer, np.floating)) and 0 < lam < 1e7:
             shape = self._size(size, None)
             return self._base("poisson", shape, np.uint32, float(lam)).astype(np.int64)
-        return self._host_dist("poisson", lam, size=size)
+        return self._draw("poisson", self._size(size, None, lam), np.int64, lam)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         if high is None:
@@ -251,21 +305,183 @@ class Generator:
             res = res.view(np.int64)
         return res.astype(dt)
 
+    # --- rejection samplers (rng_state(seed).draw) -----------------------------------------
+    def _draw(self, kind, shape, dtype, *params, lg=None):
+        out = empty_array(shape, normalize(dtype))
+        if out._size:
+            dts = {"gamma": (np.float64,), "poisson": (np.float64,),
+                   "binomial": (np.int64, np.float64)}[kind]
+            ps = tuple(_param(p, dt, shape) for p, dt in zip(params, dts))
+            self._bit_generator.draw(kind, out, ps + ((bool(lg),) if kind == "gamma" else ()))
+        return out
+
+    def _log_gamma(self, a, shape):
+        """log of standard gamma draws (finite where the draw underflows)."""
+        return self._draw("gamma", shape, np.float64, a, lg=True)
+
+    def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
+        dt = self._float_dtype(dtype)
+        _require(shape, "shape < 0", _neg)
+        res = self._draw("gamma", self._size(size, out, shape), dt, shape, lg=False)
+        return self._out(res, out)
+
+    def gamma(self, shape, scale=1.0, size=None):
+        _require(shape, "shape < 0", _neg)
+        _require(scale, "scale < 0", _neg)
+        g = self.standard_gamma(shape, self._size(size, None, shape, scale))
+        return _cp().multiply(g, scale)
+
+    def beta(self, a, b, size=None):
+        _require(a, "a <= 0", _nonpos)
+        _require(b, "b <= 0", _nonpos)
+        cp = _cp()
+        shape = self._size(size, None, a, b)
+        lx, ly = self._log_gamma(a, shape), self._log_gamma(b, shape)
+        return cp.divide(1.0, cp.add(1.0, cp.exp(cp.subtract(ly, lx))))  # X / (X + Y)
+
+    def chisquare(self, df, size=None):
+        _require(df, "df <= 0", _nonpos)
+        cp = _cp()
+        return cp.multiply(2.0, self.standard_gamma(
+            cp.multiply(_dev(df), 0.5), self._size(size, None, df)))
+
+    def standard_t(self, df, size=None):
+        _require(df, "df <= 0", _nonpos)
+        cp = _cp()
+        shape = self._size(size, None, df)
+        half = cp.multiply(_dev(df), 0.5)
+        z, g = self.standard_normal(shape), self.standard_gamma(half, shape)
+        return cp.multiply(cp.sqrt(half), cp.divide(z, cp.sqrt(g)))
+
+    def f(self, dfnum, dfden, size=None):
+        _require(dfnum, "dfnum <= 0", _nonpos)
+        _require(dfden, "dfden <= 0", _nonpos)
+        cp = _cp()
+        shape = self._size(size, None, dfnum, dfden)
+        num = cp.multiply(self.chisquare(dfnum, shape), dfden)
+        return cp.divide(num, cp.multiply(self.chisquare(dfden, shape), dfnum))
+
+    def noncentral_chisquare(self, df, nonc, size=None):
+        _require(df, "df <= 0", _nonpos)
+        _require(nonc, "nonc < 0", _neg)
+        cp = _cp()
+        shape = self._size(size, None, df, nonc)
+        df, nonc = _dev(df), _dev(nonc)
+        # df > 1: chi2(df - 1) + (Z + sqrt(nonc))^2; else chi2(df + 2 Poisson(nonc / 2))
+        zs = cp.add(self.standard_normal(shape), cp.sqrt(nonc))
+        big = cp.add(self.chisquare(cp.maximum(cp.subtract(df, 1), 1e-300), shape),
+                     cp.multiply(zs, zs))
+        i = self._draw("poisson", shape, np.int64, cp.multiply(nonc, 0.5))
+        small = self.chisquare(cp.add(df, cp.multiply(2.0, i)), shape)
+        return cp.where(cp.greater(df, 1), big, small)
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None):
+        _require(dfnum, "dfnum <= 0", _nonpos)
+        _require(dfden, "dfden <= 0", _nonpos)
+        _require(nonc, "nonc < 0", _neg)
+        cp = _cp()
+        shape = self._size(size, None, dfnum, dfden, nonc)
+        t = cp.multiply(self.noncentral_chisquare(dfnum, nonc, shape), dfden)
+        return cp.divide(t, cp.multiply(self.chisquare(dfden, shape), dfnum))
+
+    def dirichlet(self, alpha, size=None):
+        cp = _cp()
+        al = alpha if isinstance(alpha, ndarray) else np.asarray(alpha, np.float64)
+        if al.ndim != 1:
+            raise ValueError("alpha must be a one-dimensional sequence of floats")
+        _require(al, "alpha < 0", _neg)
+        if _bad(al, lambda xp, v: xp.isnan(v)):
+            raise ValueError("alpha contains NaN")
+        shape = _shape(size) + (al.shape[0] if isinstance(al, np.ndarray) else al._shape[0],)
+        lg = self._log_gamma(al, shape)
+        m = cp.max(lg, axis=-1, keepdims=True)
+        e = cp.exp(cp.subtract(lg, cp.where(cp.isfinite(m), m, 0)))
+        tot = cp.sum(e, axis=-1, keepdims=True)
+        return cp.where(cp.greater(tot, 0), cp.divide(e, cp.where(cp.greater(tot, 0), tot, 1)),
+                        0.0)
+
+    def binomial(self, n, p, size=None):
+        _require(n, "n < 0", _neg)
+        if _bad(p, lambda xp, v: xp.logical_or(xp.logical_or(xp.less(v, 0), xp.greater(v, 1)),
+                                                 xp.isnan(v))):
+            raise ValueError("p < 0, p > 1 or p is NaN")
+        return self._draw("binomial", self._size(size, None, n, p), np.int64, n, p)
+
+    def negative_binomial(self, n, p, size=None):
+        _require(n, "n <= 0", _nonpos)
+        if _bad(p, lambda xp, v: xp.logical_or(xp.logical_or(xp.less_equal(v, 0),
+                                                              xp.greater(v, 1)), xp.isnan(v))):
+            raise ValueError("p <= 0, p > 1 or p contains NaNs")
+        cp = _cp()
+        shape = self._size(size, None, n, p)
+        p = _dev(p)
+        y = cp.multiply(self.standard_gamma(n, shape), cp.divide(cp.subtract(1.0, p), p))
+        return self._draw("poisson", shape, np.int64, y)
+
+    def power(self, a, size=None):
+        _require(a, "a <= 0", _nonpos)
+        cp = _cp()
+        e = self.standard_exponential(self._size(size, None, a))
+        return cp.power(cp.negative(cp.expm1(cp.negative(e))), cp.divide(1.0, _dev(a)))
+
+    # --- permutations: argsort of random 64-bit keys -----------------------------------------
+    def _keys(self, shape):
+        bits = self._base("bits", tuple(shape) + (2,), np.uint32)
+        return bits.view(np.uint64).reshape(shape)
+
+    def _perm(self, n):
+        return _cp().argsort(self._keys((n,)))
+
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        cp = _cp()
         if isinstance(a, (int, np.integer)):
             n, arr = int(a), None
+            if n < 0 or (n == 0 and (size is None or np.prod(_shape(size)) > 0)):
+                raise ValueError("a must be a positive integer unless no samples are taken")
         else:
-            arr = a if isinstance(a, ndarray) else _cp().asarray(a)
+            arr = a if isinstance(a, ndarray) else cp.asarray(a)
             if arr.ndim == 0:
                 raise ValueError("a must be a sequence or an integer, not a 0-d array")
             n = arr._shape[axis]
-        if replace and p is None and n > 0:
+            if n == 0 and (size is None or np.prod(_shape(size)) > 0):
+                raise ValueError("a cannot be empty unless no samples are taken")
+        shape = _shape(size)
+        k = int(np.prod(shape))
+        ph = None
+        if p is not None:
+            ph = np.asarray(_host_value(p), np.float64)  # validated on the host, as NumPy
+            if ph.ndim != 1:
+                raise ValueError("p must be 1-dimensional")
+            if ph.size != n:
+                raise ValueError("a and p must have same size")
+            if np.isnan(ph).any():
+                raise ValueError("Probabilities contain NaN")
+            if (ph < 0).any():
+                raise ValueError("Probabilities are not non-negative")
+            if abs(ph.sum() - 1) > np.sqrt(np.finfo(np.float64).eps):
+                raise ValueError("Probabilities do not sum to 1")
+        if not replace:
+            if k > n:
+                raise ValueError("Cannot take a larger sample than population when "
+                                 "replace is False")
+            if ph is not None and np.count_nonzero(ph) < k:
+                raise ValueError("Fewer non-zero entries in p than size")
+        if k == 0:
+            idx = cp.zeros(shape, np.int64)
+        elif replace and ph is None:
             idx = self.integers(0, n, size=size)
+        elif replace:
+            cdf = cp.cumsum(cp.asarray(ph))
+            cdf = cp.divide(cdf, cdf[-1])
+            u = self.random(shape)
+            idx = cp.minimum(cp.searchsorted(cdf, u, side="right"), n - 1)
         else:
-            with self._bit_generator.lock:
-                host = self._bit_generator._host.choice(n, size=size, replace=replace,
-                                                        p=_host_value(p), shuffle=shuffle)
-            idx = _cp().asarray(host)
+            if ph is None:
+                order = self._perm(n)
+            else:  # successive weighted draws = order of Exp(1) / p (Efraimidis-Spirakis)
+                keys = cp.divide(self.standard_exponential(n), cp.asarray(ph))
+                order = cp.argsort(keys)
+            idx = order[:k].reshape(shape)
         if arr is None:
             return idx
         ax = axis % arr.ndim
@@ -273,12 +489,12 @@ class Generator:
 
     def permutation(self, x, axis=0):
         if isinstance(x, (int, np.integer)):
-            return self._host_dist("permutation", int(x))
+            return self._perm(max(int(x), 0))
         arr = x if isinstance(x, ndarray) else _cp().asarray(x)
         if arr.ndim == 0:
             raise np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
         ax = axis % arr.ndim
-        perm = self._host_dist("permutation", arr._shape[ax])
+        perm = self._perm(arr._shape[ax])
         return arr[(slice(None),) * ax + (perm,)]
 
     def shuffle(self, x, axis=0):
@@ -287,7 +503,23 @@ class Generator:
         x[...] = self.permutation(x, axis)
 
     def permuted(self, x, axis=None, out=None):
-        return self._host_dist("permuted", x, axis=axis, out=out)
+        cp = _cp()
+        arr = x if isinstance(x, ndarray) else cp.asarray(x)
+        if out is not None and out._shape != arr._shape:
+            raise ValueError("out must have the same shape as x")
+        if axis is None:
+            flat = arr.reshape(-1)
+            res = flat[self._perm(flat._size)].reshape(arr._shape)
+        else:
+            from .._indexing import normalize_axis
+
+            ax = normalize_axis(axis, arr.ndim)
+            order = cp.argsort(self._keys(arr._shape), axis=ax)
+            res = cp.take_along_axis(arr, order, axis=ax)
+        if out is None:
+            return res
+        out[...] = res
+        return out
 
     # --- drawn on the host ---------------------------------------------------------------
     def _host_dist(self, name, *args, **kwargs):
@@ -302,10 +534,11 @@ class Generator:
 
 
 _HOST_DISTRIBUTIONS = (
-    "beta", "binomial", "chisquare", "dirichlet", "f", "gamma", "hypergeometric",
-    "logseries", "multinomial", "multivariate_hypergeometric", "multivariate_normal",
-    "negative_binomial", "noncentral_chisquare", "noncentral_f", "power", "standard_gamma",
-    "standard_t", "triangular", "vonmises", "wald", "zipf", "bytes")
+    "hypergeometric", "logseries", "multinomial", "multivariate_hypergeometric",
+    "multivariate_normal", "triangular", "vonmises", "wald", "zipf", "bytes")
+_KERNEL_DISTRIBUTIONS = (
+    "beta", "binomial", "chisquare", "dirichlet", "f", "gamma", "negative_binomial",
+    "noncentral_chisquare", "noncentral_f", "power", "standard_gamma", "standard_t")
 
 
 def _host_method(name):
@@ -401,7 +634,7 @@ _LEGACY = ("rand", "randn", "randint", "random_sample", "random", "ranf", "sampl
            "random_integers", "uniform", "normal", "standard_normal", "exponential",
            "standard_exponential", "lognormal", "laplace", "logistic", "gumbel", "rayleigh",
            "weibull", "pareto", "standard_cauchy", "geometric", "poisson", "choice",
-           "permutation", "shuffle") + _HOST_DISTRIBUTIONS
+           "permutation", "shuffle") + _KERNEL_DISTRIBUTIONS + _HOST_DISTRIBUTIONS
 for _n in _LEGACY:
     globals()[_n] = _legacy(_n)
 del _n

@@ -3,14 +3,25 @@
 One cuRAND generator per cupynum ``Generator`` (its state advances inside cuRAND, so
 successive calls continue the stream and a seed reproduces it).  Each call binds it to the
 current stream.  Streams differ from NumPy's (docs/differences.md).
+
+The rejection samplers (``draw``: standard gamma, binomial, Poisson with per-element
+parameters) are kernels of our own with a counter-based Philox4x32-10 written in the kernel
+text: element ``i`` of the ``c``-th draw of a generator reads the blocks
+``philox(key, (j, lo32(i), hi32(i), c))``, j = 0, 1, ..., with the key derived from the seed,
+so each element's stream depends on neither the launch shape nor the other elements, and a
+seed reproduces every draw.  The text is plain per-thread code (no intrinsics, no headers):
+tests/test_random_kernels_host.py compiles it for the CPU and checks it.
 """
 from __future__ import annotations
 
 import threading
 
 
+import numpy as np
+
 from . import memory, runtime
 from .blas import empty
+from .kernels_util import DEV, I32, I64, PTR, Kernel
 
 _lib = None
 PHILOX = 161  # CURAND_RNG_PSEUDO_PHILOX4_32_10
@@ -34,14 +45,23 @@ class State:
         self._gen = cr.create_generator(PHILOX)
         cr.set_pseudo_random_generator_seed(self._gen, int(seed) & (2**64 - 1))
         self._stream = None
+        self.key = philox_key(seed)
+        self._calls = 0
+
+    def draw(self, backend, kind: str, out, params) -> None:
+        """Rejection samplers on the device (module doc): see ``draw``."""
+        with self._lock:
+            call = self._calls
+            self._calls = (self._calls + 1) & 0xFFFFFFFF
+        draw(kind, out, params, self.key, call)
 
     def __del__(self):
         gen = getattr(self, "_gen", None)
-        if gen is not None and not memory._shutdown:
-            try:
+        try:  # at interpreter exit the module globals (memory, the library) may be gone
+            if gen is not None and not memory._shutdown:
                 lib().destroy_generator(gen)
-            except Exception:  # noqa: BLE001 - at interpreter exit the library may be gone
-                pass
+        except Exception:  # noqa: BLE001
+            pass
 
     def fill(self, backend, kind: str, out, param=None) -> None:
         """kind: 'uniform' (float32/64 in (0, 1]), 'normal' (float32/64, N(0, 1)),
@@ -74,3 +94,223 @@ class State:
                         self._gen, p, n, 0.0, 1.0)
             else:
                 raise ValueError(kind)
+
+
+# --- rejection samplers: Philox4x32-10 in the kernel text ------------------------------------
+_U32 = np.dtype(np.uint32)
+BLOCK = 256
+
+
+def philox_key(seed: int) -> tuple[int, int]:
+    """Two 32-bit Philox key words from the 64-bit seed (splitmix64, so the kernels' stream
+    is not cuRAND's, which is keyed by the seed itself)."""
+    z = (int(seed) + 0x9E3779B97F4A7C15) & (2**64 - 1)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    z ^= z >> 31
+    return z & 0xFFFFFFFF, z >> 32
+
+
+PRELUDE = r"""
+struct cpn_rng {
+  unsigned k0, k1, c1, c2, c3, ctr, pos, buf[4];
+  double spare; int has_spare;
+  __device__ void init(unsigned key0, unsigned key1, long long i, unsigned call) {
+    k0 = key0; k1 = key1; c1 = (unsigned)i; c2 = (unsigned)((unsigned long long)i >> 32);
+    c3 = call; ctr = 0; pos = 4; has_spare = 0;
+  }
+  __device__ void block() {
+    unsigned x0 = ctr++, x1 = c1, x2 = c2, x3 = c3, a = k0, b = k1;
+    for (int r = 0; r < 10; ++r) {
+      unsigned long long p0 = (unsigned long long)0xD2511F53u * x0;
+      unsigned long long p1 = (unsigned long long)0xCD9E8D57u * x2;
+      unsigned y0 = (unsigned)(p1 >> 32) ^ x1 ^ a, y1 = (unsigned)p1;
+      unsigned y2 = (unsigned)(p0 >> 32) ^ x3 ^ b, y3 = (unsigned)p0;
+      x0 = y0; x1 = y1; x2 = y2; x3 = y3;
+      a += 0x9E3779B9u; b += 0xBB67AE85u;
+    }
+    buf[0] = x0; buf[1] = x1; buf[2] = x2; buf[3] = x3; pos = 0;
+  }
+  __device__ unsigned next() { if (pos >= 4) block(); return buf[pos++]; }
+  /* uniform in (0, 1), 53 random bits */
+  __device__ double uniform() {
+    unsigned long long hi = next();
+    unsigned long long lo = next();
+    unsigned long long x = (hi << 32) | lo;
+    return ((double)(x >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+  }
+  __device__ double normal() {
+    if (has_spare) { has_spare = 0; return spare; }
+    double u = uniform(), v = uniform();
+    double r = sqrt(-2.0 * log(u)), t = 6.283185307179586 * v;
+    spare = r * sin(t); has_spare = 1;
+    return r * cos(t);
+  }
+};
+
+/* Marsaglia & Tsang (2000); shape < 1 through G(a) = G(a + 1) U^(1/a).  lg: log of it
+   (finite where the value underflows: beta and dirichlet normalise in log space). */
+__device__ double cpn_gamma(cpn_rng& g, double a, int lg) {
+  if (!(a > 0.0)) return a == 0.0 ? (lg ? -1.0 / 0.0 : 0.0) : a;  /* 0, or NaN */
+  double boost = 0.0;
+  if (a < 1.0) { boost = log(g.uniform()) / a; a += 1.0; }
+  const double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+  for (;;) {
+    double x, v;
+    do { x = g.normal(); v = 1.0 + c * x; } while (v <= 0.0);
+    v = v * v * v;
+    const double u = g.uniform(), x2 = x * x;
+    if (u < 1.0 - 0.0331 * x2 * x2 || log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) {
+      if (lg) return log(d) + log(v) + boost;
+      return d * v * exp(boost);
+    }
+  }
+}
+
+/* Poisson: multiplication for lam < 10, else PTRS (Hormann 1993, as NumPy). */
+__device__ long long cpn_poisson(cpn_rng& g, double lam) {
+  if (!(lam > 0.0)) return 0;
+  if (lam < 10.0) {
+    const double enlam = exp(-lam);
+    double prod = 1.0;
+    long long x = 0;
+    for (;;) { prod *= g.uniform(); if (prod > enlam) ++x; else return x; }
+  }
+  const double slam = sqrt(lam), loglam = log(lam);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double U = g.uniform() - 0.5, V = g.uniform(), us = 0.5 - fabs(U);
+    const double k = floor((2.0 * a / us + b) * U + lam + 0.43);
+    if (us >= 0.07 && V <= vr) return (long long)k;
+    if (k < 0.0 || (us < 0.013 && V > us)) continue;
+    if (log(V) + log(invalpha) - log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1.0))
+      return (long long)k;
+  }
+}
+
+/* Binomial: inversion (BINV) for n min(p, 1-p) < 10, else BTRS (Hormann 1993). */
+__device__ long long cpn_binomial(cpn_rng& g, long long n, double p) {
+  if (n <= 0 || !(p > 0.0)) return 0;
+  if (p >= 1.0) return n;
+  const int flip = p > 0.5;
+  const double q = flip ? 1.0 - p : p, r = 1.0 - q, dn = (double)n, nq = dn * q;
+  long long k;
+  if (nq < 10.0) {
+    const double s = q / r, a = (dn + 1.0) * s, r0 = exp(dn * log1p(-q));
+    const double bound = fmin(dn, nq + 10.0 * sqrt(nq * r + 1.0));
+    for (;;) {
+      double u = g.uniform(), pr = r0;
+      long long x = 0;
+      while (u > pr) {
+        u -= pr; ++x;
+        if ((double)x > bound) break;
+        pr *= a / (double)x - s;
+      }
+      if ((double)x <= bound) { k = x; break; }
+    }
+  } else {
+    const double spq = sqrt(nq * r), b = 1.15 + 2.53 * spq;
+    const double a = -0.0873 + 0.0248 * b + 0.01 * q, c = nq + 0.5, vr = 0.92 - 4.2 / b;
+    const double alpha = (2.83 + 5.1 / b) * spq, lpq = log(q / r);
+    const double m = floor((dn + 1.0) * q), h = lgamma(m + 1.0) + lgamma(dn - m + 1.0);
+    for (;;) {
+      const double u = g.uniform() - 0.5, us = 0.5 - fabs(u);
+      double v = g.uniform();
+      const double kk = floor((2.0 * a / us + b) * u + c);
+      if (kk < 0.0 || kk > dn) continue;
+      if (us >= 0.07 && v <= vr) { k = (long long)kk; break; }
+      v = log(v * alpha / (a / (us * us) + b));
+      if (v <= h - lgamma(kk + 1.0) - lgamma(dn - kk + 1.0) + (kk - m) * lpq) {
+        k = (long long)kk; break;
+      }
+    }
+  }
+  return flip ? n - k : k;
+}
+"""
+
+_LOOP = ("for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;"
+         " i += (long long)gridDim.x * blockDim.x) {\n    cpn_rng g; g.init(k0, k1, i, call);")
+_TAIL = [("const unsigned", _U32), ("const unsigned", _U32), ("const unsigned", _U32)]
+
+
+def gamma_kernel(char: str) -> Kernel:
+    """out[i] = standard_gamma(alpha[i * astep]) (its log when ``lg``); float or double."""
+    t = {"f": "float", "d": "double"}[char]
+    body = f"""{{
+  {t}* out = ({t}*)p_0; const double* alpha = (const double*)p_1; const long long astep = p_2;
+  const long long n = p_3; const unsigned k0 = p_4, k1 = p_5, call = p_6; const int lg = p_7;
+  {_LOOP}
+    out[i] = ({t})cpn_gamma(g, alpha[i * astep], lg);
+  }}
+}}"""
+    return Kernel(f"cpn_rng_gamma_{char}", [("char*", PTR), ("const char*", PTR),
+                                            ("const long long", I64), ("const long long", I64),
+                                            *_TAIL, ("const int", I32)], body, PRELUDE)
+
+
+def poisson_kernel() -> Kernel:
+    body = f"""{{
+  long long* out = (long long*)p_0; const double* lam = (const double*)p_1;
+  const long long lstep = p_2, n = p_3; const unsigned k0 = p_4, k1 = p_5, call = p_6;
+  {_LOOP}
+    out[i] = cpn_poisson(g, lam[i * lstep]);
+  }}
+}}"""
+    return Kernel("cpn_rng_poisson", [("char*", PTR), ("const char*", PTR),
+                                      ("const long long", I64), ("const long long", I64),
+                                      *_TAIL], body, PRELUDE)
+
+
+def binomial_kernel() -> Kernel:
+    body = f"""{{
+  long long* out = (long long*)p_0; const long long* nn = (const long long*)p_1;
+  const long long nstep = p_2; const double* pp = (const double*)p_3;
+  const long long pstep = p_4, n = p_5; const unsigned k0 = p_6, k1 = p_7, call = p_8;
+  {_LOOP}
+    out[i] = cpn_binomial(g, nn[i * nstep], pp[i * pstep]);
+  }}
+}}"""
+    return Kernel("cpn_rng_binomial", [("char*", PTR), ("const char*", PTR),
+                                       ("const long long", I64), ("const char*", PTR),
+                                       ("const long long", I64), ("const long long", I64),
+                                       *_TAIL], body, PRELUDE)
+
+
+def all_kernels():
+    return [gamma_kernel("f"), gamma_kernel("d"), poisson_kernel(), binomial_kernel()]
+
+
+def _p(a):
+    return a._buf.ptr + a._offset
+
+
+def _step(a, n):
+    return 0 if a._size == 1 and n != 1 else 1
+
+
+def draw(kind: str, out, params, key, call) -> None:
+    """``out`` (C-contiguous, n elements): kind 'gamma' (out float32/64; params (alpha
+    float64, log flag)), 'poisson' (out int64; params (lam float64,)), 'binomial' (out
+    int64; params (n int64, p float64)).  Parameter arrays are C-contiguous with 1 or n
+    elements (1: the same value for all)."""
+    n = out._size
+    if n == 0:
+        return
+    grid = max(1, min((n + BLOCK - 1) // BLOCK, DEV.sm_count() * 16))
+    k0, k1 = key
+    if kind == "gamma":
+        alpha, lg = params
+        DEV.launch(gamma_kernel(out.dtype.char), grid, BLOCK,
+                   [_p(out), _p(alpha), _step(alpha, n), n, k0, k1, call, int(lg)])
+    elif kind == "poisson":
+        (lam,) = params
+        DEV.launch(poisson_kernel(), grid, BLOCK,
+                   [_p(out), _p(lam), _step(lam, n), n, k0, k1, call])
+    elif kind == "binomial":
+        nn, pp = params
+        DEV.launch(binomial_kernel(), grid, BLOCK,
+                   [_p(out), _p(nn), _step(nn, n), _p(pp), _step(pp, n), n, k0, k1, call])
+    else:
+        raise ValueError(kind)

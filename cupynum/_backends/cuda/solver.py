@@ -236,3 +236,54 @@ def eigh(backend, a, w, v, lower: bool) -> np.ndarray:
     if v is not None:
         backend.copy(_strided(af, (nb, n, n), (n * n, 1, n)), v)
     return _infos(info, nb)
+
+
+# cudaDataType_t: real and complex of each precision (blas.DATA_TYPE has the same numbers)
+_CUDA_TYPE = {"f": 0, "d": 1, "F": 4, "D": 5}
+_COMPLEX_OF = {"f": "F", "d": "D", "F": "F", "D": "D"}
+EIG_NOVECTOR, EIG_VECTOR = 0, 1  # cusolverEigMode_t
+
+
+def params() -> int:
+    """This thread's ``cusolverDnParams_t`` (default algorithms) for the 64-bit X API."""
+    p = getattr(_tls, "params", None)
+    if p is None:
+        p = _tls.params = lib().create_params()
+    return p
+
+
+def eig(backend, a, w, vr) -> np.ndarray:
+    """General eigen-decomposition of a (B, n, n) with ``cusolverDnXgeev`` (CUDA >= 12.6),
+    one matrix at a time.  w (B, n) complex of a's precision; vr None or (B, n, n) in a's
+    dtype, in LAPACK's convention: for real a, a complex pair w[j], w[j+1] = conj(w[j])
+    (imag(w[j]) > 0) has vectors vr[:, j] +- i vr[:, j+1] (the frontend unpacks them).
+    Left eigenvectors are not computed (Xgeev has none).  Returns the infos."""
+    nb, n, _ = a._shape
+    char = a.dtype.char
+    cs = lib()
+    h, prm = handle(), params()
+    af = colmajor_copy(backend, a)
+    isz = a.dtype.itemsize
+    wdt = np.dtype(_COMPLEX_OF[char])
+    wb = w if (w._c_contig and w.dtype == wdt) else empty(w._shape, wdt)
+    vb = memory.alloc(max(nb * n * n, 1) * isz) if vr is not None else memory.alloc(isz)
+    info = memory.alloc(max(nb, 1) * 4)
+    ta, tw = _CUDA_TYPE[char], _CUDA_TYPE[wdt.char]
+    jobvr = EIG_VECTOR if vr is not None else EIG_NOVECTOR
+    dsize, hsize = cs.xgeev_buffer_size(h, prm, EIG_NOVECTOR, jobvr, n, ta, af.ptr, n, tw,
+                                        ptr(wb), ta, 0, n, ta, vb.ptr, n, ta)
+    dwork = memory.alloc(max(int(dsize), 1))
+    hwork = np.empty(max(int(hsize), 1), np.uint8)
+    hw_ptr = hwork.ctypes.data
+    for i in range(nb):
+        cs.xgeev(h, prm, EIG_NOVECTOR, jobvr, n, ta, af.ptr + i * n * n * isz, n, tw,
+                 ptr(wb) + i * n * wdt.itemsize, ta, 0, n, ta,
+                 vb.ptr + (i * n * n * isz if vr is not None else 0), n, ta, dwork.ptr,
+                 int(dsize), hw_ptr, int(hsize), info.ptr + 4 * i)
+    infos = _infos(info, nb)  # also keeps hwork alive until the calls are done
+    if wb is not w:
+        backend.copy(wb, w)
+    if vr is not None:
+        vt = Temp(vb, (nb, n, n), a.dtype)
+        backend.copy(_strided(vt, (nb, n, n), (n * n, 1, n)), vr)
+    return infos

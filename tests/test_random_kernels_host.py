@@ -1,0 +1,181 @@
+"""The CUDA rejection-sampler kernels (cuda/rng.py: Philox4x32-10, standard gamma, Poisson,
+binomial) run on the CPU: their text is compiled by the host C++ compiler under the CUDA
+shim (tests/shim.py; the kernels are plain per-thread loops), launched through a CPU
+stand-in for ``kernels_util.DEV``, and checked against Philox's published test vectors and
+NumPy's samplers of the same distributions (moments and a two-sample Kolmogorov-Smirnov
+statistic, fixed seeds: deterministic).  Runs on any backend; needs only a C++ compiler."""
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+import pytest
+
+from cupynum._backends.cuda import kernels_util as ku
+from cupynum._backends.cuda import rng as crng
+from shim import CXX, SHIM, HostArray, build
+
+pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
+
+N = 100_000
+KS2 = 1.95 * math.sqrt(2 / N)  # two-sample KS, ~0.1% false alarm (seeds fixed)
+
+
+def _build():
+    ks = crng.all_kernels()
+    parts = ["#include <cmath>\nusing namespace std;", SHIM, ku.program(ks)]
+    for k in ks:
+        types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(k.params))
+        args = ", ".join(f"*(T{i}*)p[{i}]" for i in range(len(k.params)))
+        parts.append(
+            f'extern "C" void host_{k.name}(void** p, unsigned gx, unsigned bx) {{\n{types}'
+            "  gridDim = {gx, 1, 1}; blockDim = {bx, 1, 1};\n"
+            "  for (unsigned b = 0; b < gx; ++b) for (unsigned t = 0; t < bx; ++t) {\n"
+            "    blockIdx = {b, 0, 0}; threadIdx = {t, 0, 0};\n"
+            f"    {k.name}({args});\n  }}\n}}\n")
+    parts.append("""
+extern "C" void philox_block(const unsigned* ctr, const unsigned* key, unsigned* out) {
+  cpn_rng g; g.init(key[0], key[1], 0, 0);
+  g.ctr = ctr[0]; g.c1 = ctr[1]; g.c2 = ctr[2]; g.c3 = ctr[3];
+  g.block();
+  for (int i = 0; i < 4; ++i) out[i] = g.buf[i];
+}
+""")
+    return build("\n".join(parts), "rng", ["-std=c++17", "-O2", "-w", "-shared", "-fPIC"])
+
+
+class CpuDevice:
+    def __init__(self, lib, sms=2):
+        self.lib, self.sms = lib, sms
+
+    def launch(self, kernel, grid, block, values, shmem=0):
+        from cupynum._backends.cuda.runtime import ParamBlock
+
+        pb = ParamBlock([dt for _, dt in kernel.params])
+        pb.set_values(values)
+        f = getattr(self.lib, f"host_{kernel.name}")
+        f.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint]
+        f.restype = None
+        f(pb.address, int(grid), int(block))
+
+    def sm_count(self):
+        return self.sms
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return _build()
+
+
+@pytest.fixture
+def dev(lib, monkeypatch):
+    d = CpuDevice(lib)
+    monkeypatch.setattr(crng, "DEV", d)
+    return d
+
+
+def _draw(kind, dtype, n, *params, key=(12345, 678), call=0, lg=None):
+    out = np.empty(n, dtype)
+    hp = [HostArray(np.ascontiguousarray(np.atleast_1d(p))) for p in params]
+    crng.draw(kind, HostArray(out), tuple(hp) + ((lg,) if kind == "gamma" else ()), key, call)
+    return out
+
+
+def ks2(x, y):
+    x, y = np.sort(np.asarray(x, np.float64)), np.sort(np.asarray(y, np.float64))
+    grid = np.concatenate([x, y])
+    return np.abs(np.searchsorted(x, grid, "right") / x.size -
+                  np.searchsorted(y, grid, "right") / y.size).max()
+
+
+# Random123's known-answer vectors for philox4x32-10 (counter, key -> output)
+KAT = [((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+       ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+       ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+        (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1))]
+
+
+@pytest.mark.parametrize("ctr,key,want", KAT)
+def test_philox_known_answers(lib, ctr, key, want):
+    c, k = np.array(ctr, np.uint32), np.array(key, np.uint32)
+    out = np.zeros(4, np.uint32)
+    lib.philox_block(c.ctypes.data_as(ctypes.c_void_p), k.ctypes.data_as(ctypes.c_void_p),
+                     out.ctypes.data_as(ctypes.c_void_p))
+    assert [hex(v) for v in out] == [hex(v) for v in want]
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.3, 1.0, 2.5, 40.0])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gamma(dev, alpha, dtype):
+    x = _draw("gamma", dtype, N, np.float64(alpha), lg=False)
+    ref = np.random.default_rng(1).standard_gamma(alpha, N)
+    assert x.dtype == dtype and (x >= 0).all()
+    assert abs(x.mean() - alpha) < 5 * math.sqrt(alpha / N)
+    assert ks2(x, ref) < KS2
+    lx = _draw("gamma", np.float64, N, np.float64(alpha), lg=True, call=1)
+    assert np.isfinite(lx).all() and ks2(np.exp(lx), ref) < KS2
+
+
+def test_gamma_edges_and_per_element(dev):
+    a = np.array([0.0, np.nan, 1e-300, 2.0, 1e6])
+    x = _draw("gamma", np.float64, 5, a, lg=False)
+    assert x[0] == 0 and np.isnan(x[1]) and x[2] >= 0 and x[3] > 0
+    assert abs(x[4] / 1e6 - 1) < 0.01
+    lx = _draw("gamma", np.float64, 5, a, lg=True)
+    assert lx[0] == -np.inf and np.isfinite(lx[2]) and lx[2] < -1e290
+
+
+@pytest.mark.parametrize("lam", [0.5, 3.0, 9.99, 10.0, 55.5, 1e6])
+def test_poisson(dev, lam):
+    x = _draw("poisson", np.int64, N, np.float64(lam))
+    ref = np.random.default_rng(2).poisson(lam, N)
+    assert (x >= 0).all()
+    assert abs(x.mean() - lam) < 5 * math.sqrt(lam / N)
+    assert abs(x.var() / lam - 1) < 0.03
+    assert ks2(x, ref) < KS2
+
+
+@pytest.mark.parametrize("n,p", [(1, 0.5), (5, 0.3), (30, 0.2), (60, 0.5), (1000, 0.4),
+                                 (100, 0.93), (2**40, 1e-12), (10**9, 0.25), (7, 1.0),
+                                 (0, 0.5), (9, 0.0)])
+def test_binomial(dev, n, p):
+    x = _draw("binomial", np.int64, N, np.int64(n), np.float64(p))
+    ref = np.random.default_rng(3).binomial(n, p, N)
+    assert (x >= 0).all() and (x <= n).all()
+    mean, var = n * p, n * p * (1 - p)
+    assert abs(x.mean() - mean) <= 5 * math.sqrt(var / N) + 1e-12
+    if var > 0:
+        assert abs(x.var() / var - 1) < 0.03
+    assert ks2(x, ref) < KS2
+
+
+def test_per_element_parameters(dev):
+    nn = np.array([10, 1000, 0, 50], np.int64)
+    pp = np.array([0.5, 0.1, 0.3, 0.9])
+    x = _draw("binomial", np.int64, 4 * 20000, np.tile(nn, 20000), np.tile(pp, 20000))
+    m = x.reshape(-1, 4).mean(axis=0)
+    np.testing.assert_allclose(m, nn * pp, atol=0.2)
+
+
+def test_reproducible_and_launch_independent(dev):
+    a = _draw("gamma", np.float64, 5000, np.float64(0.7), lg=False, call=3)
+    dev.sms = 7  # another grid: each element's stream depends only on (key, i, call)
+    b = _draw("gamma", np.float64, 5000, np.float64(0.7), lg=False, call=3)
+    np.testing.assert_array_equal(a, b)
+    c = _draw("gamma", np.float64, 5000, np.float64(0.7), lg=False, call=4)
+    d = _draw("gamma", np.float64, 5000, np.float64(0.7), lg=False, call=3, key=(1, 2))
+    assert not np.array_equal(a, c) and not np.array_equal(a, d)
+
+
+def test_rng_kernels_compile_with_nvrtc():
+    try:
+        from cupynum._backends.cuda import compiler
+
+        compiler.nvrtc_version()
+    except Exception:
+        pytest.skip("NVRTC is not installed")
+    src = ku.program(crng.all_kernels())
+    cubin = compiler.compile_cubin(src, name="cupynum_index.cu", arch="sm_90").cubin
+    for k in crng.all_kernels():
+        assert k.name.encode() in cubin
