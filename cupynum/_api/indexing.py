@@ -265,10 +265,27 @@ def _gather(plan):
 
 
 def getitem_advanced(a, key):
+    if (isinstance(key, ndarray) and key.dtype.kind == "b" and key.ndim >= 1
+            and key.shape == a.shape):
+        res = _mask_select(a, key)
+        if res is not None:
+            return res
     plan = _plan(a, key)
     if plan is None:  # only basic parts after all (e.g. 0-d integer arrays)
         return a[tuple(_basic(k) for k in (key if type(key) is tuple else (key,)))]
     return _gather(plan)
+
+
+def _mask_select(a, mask):
+    """``a[mask]`` for a device mask of ``a``'s shape through the backend's ``mask_select``
+    (selected elements written directly, one sync), where it has one and takes the layout;
+    else None (the caller takes nonzero + gather)."""
+    f = getattr(_backends.get(), "mask_select", None)
+    res = f(a, mask) if f is not None else None
+    if res is None:
+        return None
+    buf, count = res
+    return _make(buf, 0, (count,), (a.dtype.itemsize,), a.dtype, None)
 
 
 def _basic(k):

@@ -1,4 +1,5 @@
-"""CUDA gather/scatter (advanced indexing), compaction (nonzero) and the tiled transpose.
+"""CUDA gather/scatter (advanced indexing), compaction (nonzero, ``a[mask]``) and the tiled
+transpose.
 
 Gather and scatter are one kernel family, ``cpn_ix_<mode>_u<unit>_k<K>``: the iteration
 space is the result's shape (collapsed like an elementwise op), and per dimension three
@@ -6,13 +7,20 @@ byte strides move three cursors: the data (0 on the broadcast index dims), the o
 operand (result of a gather, values of a scatter) and each of the K int64 index arrays
 (0 outside the index dims).  An index is wrapped if negative and multiplied by its axis's
 byte stride.  Elements move as raw units (like the bit copy), so one kernel serves every
-dtype of that size.  Out-of-bounds indices set a flag (and record which index array and
-value) that the caller reads once after the launch: that read is the sync point NumPy's
-IndexError needs.  Scatters check first (a ``check`` pass over the index arrays) so that an
-error leaves the target untouched, as in NumPy.
+dtype of that size.  The common ``a[idx]`` (one contiguous index array, a 1-D contiguous
+result) takes ``cpn_gather1_*`` instead: several indices per thread, all loaded before any
+element is.  Out-of-bounds indices set a flag (and record which index array and value) that
+the caller reads once after the launch: that read is the sync point NumPy's IndexError
+needs; the bounds check is part of the gather kernel (no separate pass), and the flag stays
+zero between uses (no memset per call).  Scatters check first (a ``check`` pass over the
+index arrays) so that an error leaves the target untouched, as in NumPy.
 
 Repeated scatter targets: every thread writes a whole unit (<= 8 bytes, or 16 for aligned
 16-byte elements), so each target ends with one of the values written to it.
+
+Compaction (count, scan, write; one 8-byte read) and the transpose tiles are described
+above their code.  The module-level knobs (GATHER_*, MC_*, TRANSPOSE*) choose among kernel
+variants; benchmarks/probes/index_probe.py times them all.
 """
 from __future__ import annotations
 
@@ -82,6 +90,56 @@ def ix_kernel(mode: str, unit: int, k: int) -> Kernel:
     return Kernel(f"cpn_ix_{mode}_u{unit}_k{k}", params, "\n".join(lines))
 
 
+# The streaming gather (knobs: set before first use; the probe times them).
+GATHER_STREAMING = True   # False: every gather takes ix_kernel
+GATHER_ILP = 4            # indices per thread per round, all loads issued before use
+GATHER_BLOCKS_PER_SM = 0  # grid cap for the grid-stride loop (0: one round per block)
+GATHER_O32 = True         # 32-bit source offsets when the indexed axis spans < 2 GiB
+
+
+def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool) -> Kernel:
+    """``out[i] = data[wrap(idx[i]) * s]`` for contiguous int64 ``idx`` and ``out``: each
+    thread takes ``ilp`` indices a block-width apart (coalesced), loads them all, then all
+    their elements, then stores (memory-level parallelism for the random reads).  Checked:
+    an out-of-range index sets the flag (as ``ix_kernel``) and its element is skipped."""
+    u = ku.UNIT_CTYPE[unit]
+    off = "(long long)((unsigned)t * (unsigned)s)" if o32 else "t * s"
+    chk = ("      if ((unsigned long long)t >= (unsigned long long)n) {\n"
+           "        ok[j] = false;\n"
+           "        if (i < total && atomicCAS((unsigned long long*)flag, 0ull, 1ull) == 0ull)"
+           " { flag[1] = 0; flag[2] = v[j]; }\n"
+           "      }\n") if checked else ""
+    body = f"""{{
+  const char* __restrict__ data = p_0; {u}* __restrict__ out = ({u}*)p_1;
+  const long long* __restrict__ idx = p_2;
+  const long long total = p_3, n = p_4, s = p_5; long long* flag = p_6;
+  const long long step = (long long)gridDim.x * {BLOCK * ilp};
+  for (long long base = (long long)blockIdx.x * {BLOCK * ilp} + threadIdx.x; base < total;
+       base += step) {{
+    long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
+#pragma unroll
+    for (int j = 0; j < {ilp}; ++j) {{
+      const long long i = base + j * {BLOCK};
+      v[j] = i < total ? __ldg(idx + i) : 0;
+    }}
+#pragma unroll
+    for (int j = 0; j < {ilp}; ++j) {{
+      const long long i = base + j * {BLOCK};
+      long long t = v[j] < 0 ? v[j] + n : v[j];
+      ok[j] = i < total;
+{chk}      if (ok[j]) x[j] = *(const {u}*)(data + {off});
+    }}
+#pragma unroll
+    for (int j = 0; j < {ilp}; ++j)
+      if (ok[j]) out[base + j * {BLOCK}] = x[j];
+  }}
+}}"""
+    name = f"cpn_gather1_u{unit}_{'c' if checked else 'n'}_i{ilp}{'_o32' if o32 else ''}"
+    return Kernel(name, [("const char*", PTR), ("char*", PTR), ("const long long*", PTR),
+                         ("const long long", I64), ("const long long", I64),
+                         ("const long long", I64), ("long long*", PTR)], body)
+
+
 def _unit(size, addrs, strides):
     bits = size
     for a in addrs:
@@ -148,23 +206,40 @@ def indexed_copy(mode, data, indices, axis, other):
     g = rev(cshape) + rev(cst[0]) + rev(cst[1])
     for j in range(k):
         g += rev(cst[2 + j])
+    flag = _FLAG.get()
+    if (GATHER_STREAMING and k == 1 and mode != "scatter" and ndim == 1 and cst[0][0] == 0
+            and cst[1][0] == unit and cst[2][0] == 8 and ku.ptr(indices[0]) % 8 == 0):
+        # out[i] = data[idx[i]]: the streaming form (1-D, contiguous index and result)
+        n, s = axn[0], axs[0]
+        o32 = GATHER_O32 and 0 < s and n * s < 2**31
+        kern = gather1_kernel(unit, mode == "gatherc", GATHER_ILP, o32)
+        chunk = BLOCK * GATHER_ILP
+        grid = (total + chunk - 1) // chunk
+        if GATHER_BLOCKS_PER_SM:
+            grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
+        DEV.launch(kern, max(1, grid), BLOCK, [ku.ptr(data), ku.ptr(other),
+                                               ku.ptr(indices[0]), total, n, s, flag.ptr])
+        return True
     g += axn + axs + [ku.ptr(ix) for ix in indices]
     kern = ix_kernel(mode, unit, k)
-    flag = _FLAG.get()
     grid = max(1, min((total + BLOCK - 1) // BLOCK, DEV.sm_count() * 32))
     DEV.launch(kern, grid, BLOCK, [ku.ptr(data), ku.ptr(other), g, total, ndim, flag.ptr])
     return True
 
 
 class _Flag:
-    """A small device buffer of 3 int64 (set?, index array, value), zeroed before use."""
+    """A small device buffer of 3 int64 (set?, index array, value).  It is zero between
+    uses: zeroed when allocated and again after a read that found it set, so a checked
+    launch needs no memset before it."""
 
     def __init__(self):
         self.buf = None
+        self.dev = None
 
     def get(self):
-        if self.buf is None:
-            self.buf = DEV.alloc(64)
+        if self.buf is None or self.dev is not DEV:  # (tests swap DEV)
+            self.buf, self.dev = DEV.alloc(64), DEV
+            self.reset()
         return self.buf
 
     def reset(self):
@@ -173,7 +248,10 @@ class _Flag:
     def read(self):
         host = np.zeros(3, np.int64)
         DEV.dtoh(host, self.get().ptr)  # the sync point
-        return None if not host[0] else (int(host[1]), int(host[2]))
+        if not host[0]:
+            return None
+        self.reset()
+        return int(host[1]), int(host[2])
 
 
 _FLAG = _Flag()
@@ -181,7 +259,6 @@ _FLAG = _Flag()
 
 def check_indices(indices, sizes):
     """(j, value) of an out-of-bounds index, or None (one launch + one read)."""
-    _FLAG.reset()
     for j, (ix, n) in enumerate(zip(indices, sizes)):
         shape = ix._shape
         cshape, cst = _collapse(shape, [ix._strides])
@@ -218,8 +295,6 @@ def _backend():
 
 
 def gather(src, indices, axis, out, check):
-    if check:
-        _FLAG.reset()
     if not indexed_copy("gatherc" if check else "gather", src, indices, axis, out):
         return _host_fallback("gather", src, indices, axis, out, check)
     if check:
@@ -258,114 +333,267 @@ def _host_fallback(mode, data, indices, axis, other, check):
     return None
 
 
-# --- compaction: flat indices of the True elements of a C-contiguous bool array -----------------
-TILE_ITEMS = 16  # elements per thread per block: a block handles BLOCK * TILE_ITEMS
+# --- compaction: the True elements of a C-contiguous bool array -----------------------------
+# Three launches and one 8-byte read.  The mask is cut into chunks of MC_VEC * BLOCK *
+# MC_ROUNDS bytes, one per block.  ``count`` reads a chunk with MC_VEC-byte loads and writes
+# its number of nonzero bytes; ``scan`` (one block) turns the counts into exclusive offsets in
+# place and appends the total, which the host reads (the sync point: it is the result's
+# length); ``write`` reads the chunk again round by round: each thread counts its MC_VEC bytes,
+# a warp-shuffle block scan places them, the local positions of the True bytes are staged in
+# shared memory (16-bit), then the block writes them out coalesced, either as flat int64
+# indices (``flatnonzero``) or as the selected elements of a source array (``a[mask]``, the
+# values copied directly: no index array is materialised).
+MC_VEC = 8      # mask bytes per thread per round: 4, 8 or 16 (8, 8: best on the H200)
+MC_ROUNDS = 8   # rounds per block
+SCAN_BLOCK = 1024
+
+_VEC_T = {4: "unsigned int", 8: "unsigned long long", 16: "cpn_v16"}
+_MC_PRELUDE = """\
+struct alignas(16) cpn_v16 { unsigned long long a, b; };
+__device__ __forceinline__ int cpn_nzb4(unsigned w) {  // nonzero bytes of a 32-bit word
+  return __popc((((w & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | w) & 0x80808080u);
+}
+__device__ __forceinline__ int cpn_nzb8(unsigned long long w) {
+  return __popcll((((w & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | w)
+                  & 0x8080808080808080ull);
+}"""
 
 
-def _count_kernel() -> Kernel:
+def _mc_load(vec: int) -> str:
+    """Text reading thread ``t``'s ``vec`` mask bytes at ``e0`` into ``mb[]`` (0 past n)."""
+    return f"""    unsigned char mb[{vec}];
+    if (aligned && e0 + {vec} <= n) {{
+      union {{ {_VEC_T[vec]} v; unsigned char b[{vec}]; }} w;
+      w.v = *(const {_VEC_T[vec]}*)(m + e0);
+#pragma unroll
+      for (int j = 0; j < {vec}; ++j) mb[j] = w.b[j];
+    }} else {{
+#pragma unroll
+      for (int j = 0; j < {vec}; ++j) mb[j] = e0 + j < n ? m[e0 + j] : 0;
+    }}"""
+
+
+def mc_count_kernel(vec: int, rounds: int) -> Kernel:
+    cnt = {4: "cpn_nzb4(w.v)", 8: "cpn_nzb8(w.v)", 16: "cpn_nzb8(w.v.a) + cpn_nzb8(w.v.b)"}[vec]
     body = f"""{{
   const unsigned char* m = p_0; const long long n = p_1; long long* counts = p_2;
+  const int aligned = p_3;
   __shared__ int s_cnt;
   if (threadIdx.x == 0) s_cnt = 0;
   __syncthreads();
-  const long long base = (long long)blockIdx.x * {BLOCK * TILE_ITEMS};
+  const long long base = (long long)blockIdx.x * {BLOCK * vec * rounds};
   int c = 0;
-  for (int r = 0; r < {TILE_ITEMS}; ++r) {{
-    const long long e = base + r * {BLOCK} + threadIdx.x;
-    if (e < n && m[e]) ++c;
+  for (int r = 0; r < {rounds}; ++r) {{
+    const long long e0 = base + (long long)(r * {BLOCK} + threadIdx.x) * {vec};
+    if (aligned && e0 + {vec} <= n) {{
+      union {{ {_VEC_T[vec]} v; unsigned char b[{vec}]; }} w;
+      w.v = *(const {_VEC_T[vec]}*)(m + e0);
+      c += {cnt};
+    }} else {{
+      for (int j = 0; j < {vec}; ++j) c += (e0 + j < n && m[e0 + j]) ? 1 : 0;
+    }}
   }}
   if (c) atomicAdd(&s_cnt, c);
   __syncthreads();
   if (threadIdx.x == 0) counts[blockIdx.x] = s_cnt;
 }}"""
-    return Kernel("cpn_nz_count", [("const unsigned char*", PTR), ("const long long", I64),
-                                   ("long long*", PTR)], body)
+    return Kernel(f"cpn_mc_count_v{vec}_r{rounds}",
+                  [("const unsigned char*", PTR), ("const long long", I64),
+                   ("long long*", PTR), ("const int", I32)], body, _MC_PRELUDE)
 
 
-def _write_kernel() -> Kernel:
+def mc_scan_kernel() -> Kernel:
+    """One block: counts[0..nb) -> exclusive offsets in place, counts[nb] = total."""
     body = f"""{{
-  const unsigned char* m = p_0; const long long n = p_1; const long long* offsets = p_2;
-  long long* out = p_3;
-  __shared__ int s_scan[{BLOCK}];
-  const long long base = (long long)blockIdx.x * {BLOCK * TILE_ITEMS};
-  long long run = offsets[blockIdx.x];
-  for (int r = 0; r < {TILE_ITEMS}; ++r) {{
-    const long long e = base + r * {BLOCK} + threadIdx.x;
-    const int f = (e < n && m[e]) ? 1 : 0;
-    s_scan[threadIdx.x] = f;
+  long long* c = p_0; const long long nb = p_1;
+  __shared__ long long s[{SCAN_BLOCK}];
+  const long long per = (nb + {SCAN_BLOCK - 1}) / {SCAN_BLOCK};
+  const long long lo = threadIdx.x * per, hi = lo + per < nb ? lo + per : nb;
+  long long sum = 0;
+  for (long long i = lo; i < hi; ++i) sum += c[i];
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (int off = 1; off < {SCAN_BLOCK}; off <<= 1) {{  // inclusive Hillis-Steele scan
+    const long long add = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
     __syncthreads();
-    for (int off = 1; off < {BLOCK}; off <<= 1) {{  // inclusive Hillis-Steele scan
-      const int add = threadIdx.x >= off ? s_scan[threadIdx.x - off] : 0;
-      __syncthreads();
-      s_scan[threadIdx.x] += add;
-      __syncthreads();
+    s[threadIdx.x] += add;
+    __syncthreads();
+  }}
+  long long run = s[threadIdx.x] - sum;
+  for (long long i = lo; i < hi; ++i) {{ const long long v = c[i]; c[i] = run; run += v; }}
+  if (threadIdx.x == {SCAN_BLOCK - 1}) c[nb] = s[{SCAN_BLOCK - 1}];
+}}"""
+    return Kernel("cpn_mc_scan", [("long long*", PTR), ("const long long", I64)], body)
+
+
+def mc_write_kernel(unit: int, vec: int, rounds: int) -> Kernel:
+    """unit 0: out[k] = flat index of the k-th True byte (int64); else out[k] = the source
+    element (``unit`` bytes, source element stride ``p_5`` bytes) at that position."""
+    nw = BLOCK // 32
+    u = "long long" if unit == 0 else ku.UNIT_CTYPE[unit]
+    val = "(long long)(rb + s_pos[q])" if unit == 0 else \
+        f"*(const {u}*)(src + (rb + s_pos[q]) * ss)"
+    body = f"""{{
+  const unsigned char* __restrict__ m = p_0; const long long n = p_1;
+  const long long* __restrict__ offsets = p_2; {u}* __restrict__ out = ({u}*)p_3;
+  const char* __restrict__ src = p_4; const long long ss = p_5; const int aligned = p_6;
+  __shared__ unsigned short s_pos[{BLOCK * vec}];
+  __shared__ int s_warp[{nw}];
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  long long run = offsets[blockIdx.x];
+  (void)src; (void)ss;
+  for (int r = 0; r < {rounds}; ++r) {{
+    const long long rb = (long long)blockIdx.x * {BLOCK * vec * rounds} + (long long)r * {BLOCK * vec};
+    if (rb >= n) break;
+    const long long e0 = rb + (long long)threadIdx.x * {vec};
+{_mc_load(vec)}
+    int c = 0;
+#pragma unroll
+    for (int j = 0; j < {vec}; ++j) c += mb[j] ? 1 : 0;
+    int x = c;  // inclusive warp scan
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {{
+      const int y = __shfl_up_sync(0xffffffffu, x, off);
+      if (lane >= off) x += y;
     }}
-    if (f) out[run + s_scan[threadIdx.x] - 1] = e;
-    run += s_scan[{BLOCK - 1}];
+    if (lane == 31) s_warp[wid] = x;
+    __syncthreads();
+    int before = 0, total = 0;
+#pragma unroll
+    for (int w = 0; w < {nw}; ++w) {{
+      const int t = s_warp[w];
+      before += w < wid ? t : 0;
+      total += t;
+    }}
+    int p = before + x - c;
+#pragma unroll
+    for (int j = 0; j < {vec}; ++j)
+      if (mb[j]) s_pos[p++] = (unsigned short)(threadIdx.x * {vec} + j);
+    __syncthreads();
+    for (int q = threadIdx.x; q < total; q += {BLOCK}) out[run + q] = {val};
+    run += total;
     __syncthreads();
   }}
 }}"""
-    return Kernel("cpn_nz_write", [("const unsigned char*", PTR), ("const long long", I64),
-                                   ("const long long*", PTR), ("long long*", PTR)], body)
+    return Kernel(f"cpn_mc_write_u{unit}_v{vec}_r{rounds}",
+                  [("const unsigned char*", PTR), ("const long long", I64),
+                   ("const long long*", PTR), ("char*", PTR), ("const char*", PTR),
+                   ("const long long", I64), ("const int", I32)], body, _MC_PRELUDE)
+
+
+def _compact(mask, unit, src_ptr, src_stride):
+    """(buffer, count): the compaction of C-contiguous bool ``mask`` (see above)."""
+    n = mask._size
+    vec, rounds = MC_VEC, MC_ROUNDS
+    chunk = BLOCK * vec * rounds
+    nb = (n + chunk - 1) // chunk
+    counts = DEV.alloc((nb + 1) * 8)
+    mp = ku.ptr(mask)
+    aligned = int(mp % vec == 0)
+    DEV.launch(mc_count_kernel(vec, rounds), nb, BLOCK, [mp, n, counts.ptr, aligned])
+    DEV.launch(mc_scan_kernel(), 1, SCAN_BLOCK, [counts.ptr, nb])
+    host = np.zeros(1, np.int64)
+    DEV.dtoh(host, counts.ptr + nb * 8)  # the sync point: the count decides the result's shape
+    total = int(host[0])
+    out = DEV.alloc(total * (unit or 8))
+    if total:
+        DEV.launch(mc_write_kernel(unit, vec, rounds), nb, BLOCK,
+                   [mp, n, counts.ptr, out.ptr, src_ptr, src_stride, aligned])
+    return out, total
 
 
 def flatnonzero(mask):
     """(buffer of int64 flat indices, count) for a C-contiguous bool array (one sync)."""
-    n = mask._size
-    nb = (n + BLOCK * TILE_ITEMS - 1) // (BLOCK * TILE_ITEMS)
-    if n == 0:
+    if mask._size == 0:
         return DEV.alloc(8), 0
-    counts = DEV.alloc(nb * 8)
-    DEV.launch(_count_kernel(), nb, BLOCK, [ku.ptr(mask), n, counts.ptr])
-    host = np.empty(nb, np.int64)
-    DEV.dtoh(host, counts.ptr)  # the sync point: the count decides the result's shape
-    offsets = np.zeros(nb, np.int64)
-    np.cumsum(host[:-1], out=offsets[1:])
-    total = int(host.sum())
-    out = DEV.alloc(total * 8)
-    if total:
-        DEV.htod(counts.ptr, offsets)
-        DEV.launch(_write_kernel(), nb, BLOCK, [ku.ptr(mask), n, counts.ptr, out.ptr])
-    return out, total
+    return _compact(mask, 0, 0, 0)
+
+
+def mask_select(src, mask):
+    """``src[mask]`` for a bool ``mask`` of ``src``'s shape: (buffer, count) of the selected
+    elements in C order (one sync), or None when the layout is not handled here (the caller
+    takes nonzero + gather): a non-contiguous mask or source, or elements whose address or
+    size is not a multiple of a unit (1, 2, 4, 8, 16 bytes)."""
+    size = src.dtype.itemsize
+    if not (mask._c_contig and src._c_contig) or mask._size == 0:
+        return None
+    unit = _unit(size, (ku.ptr(src),), ())
+    if unit != size:
+        return None
+    return _compact(mask, unit, ku.ptr(src), size)
 
 
 # --- tiled transpose copy ---------------------------------------------------------------------
-TILE = 32
-ROWS = 8
+# Per element size: (tile, rows, vec).  A block of (tile / vec) x rows threads moves a tile x
+# tile tile through shared memory (padded by one element against bank conflicts); each
+# thread reads ``vec`` consecutive elements along the source's contiguous axis with one
+# load and writes ``vec`` consecutive elements along the destination's with one store (vec > 1
+# only when both extents are multiples of vec and every address is aligned to vec elements;
+# else the same tile with vec 1).  TRANSPOSE_DIAG reorders the blocks along diagonals
+# (spreads the first wave over memory partitions).  Knobs: set before first use.
+TRANSPOSE = {1: (64, 4, 4), 2: (64, 4, 2), 4: (64, 16, 4), 8: (32, 8, 1)}  # H200 probe
+TRANSPOSE_DIAG = False
+TILE = 32  # the smallest array tiled: TILE * TILE elements
 
 
-def _transpose_kernel(unit: int) -> Kernel:
+def _transpose_kernel(unit: int, tile: int = 32, rows: int = 8, vec: int = 1,
+                      diag: bool = False) -> Kernel:
+    assert tile % vec == 0 and tile % rows == 0 and vec * unit <= 16
     u = ku.UNIT_CTYPE[unit]
+    vt = "cpn_v16" if vec * unit == 16 else ku.UNIT_CTYPE[vec * unit]
+    if vec == 1:
+        ld = f"tile[ty + k][tx] = *(const {u}*)p;"
+        st = f"*({u}*)q = tile[tx][ty + k];"
+        ld_part = st_part = None
+    else:
+        ld = (f"union {{ {vt} v; {u} e[{vec}]; }} w; w.v = *(const {vt}*)p;\n"
+              f"#pragma unroll\n        for (int j = 0; j < {vec}; ++j) tile[ty + k][tx * {vec} + j] = w.e[j];")
+        st = (f"union {{ {vt} v; {u} e[{vec}]; }} w;\n"
+              f"#pragma unroll\n        for (int j = 0; j < {vec}; ++j) w.e[j] = tile[tx * {vec} + j][ty + k];\n"
+              f"        *({vt}*)q = w.v;")
+    order = ("  const unsigned bid = blockIdx.x + gridDim.x * blockIdx.y;\n"
+             "  const unsigned by = bid % gridDim.y, bx = (bid / gridDim.y + by) % gridDim.x;"
+             if diag else "  const unsigned bx = blockIdx.x, by = blockIdx.y;")
     body = f"""{{
-  const char* src = p_0; char* dst = p_1; const cpn_arr<9>& g = p_2;
+  const char* __restrict__ src = p_0; char* __restrict__ dst = p_1; const cpn_arr<9>& g = p_2;
   // g: R, C, B, src stride of c, src stride of b, dst stride of r, dst stride of b,
   //    src stride of r (= unit), dst stride of c (= unit)
-  const long long R = g.v[0], C = g.v[1], B = g.v[2];
-  __shared__ {u} tile[{TILE}][{TILE + 1}];
-  const long long r0 = (long long)blockIdx.y * {TILE}, c0 = (long long)blockIdx.x * {TILE};
+  const long long R = g.v[0], C = g.v[1], B = g.v[2], ssc = g.v[3], dsr = g.v[5];
+  __shared__ {u} tile[{tile}][{tile + 1}];
+{order}
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long r0 = (long long)by * {tile}, c0 = (long long)bx * {tile};
+  const long long lr = r0 + tx * {vec}, lc = c0 + ty;  // load: r along x, c along y
+  const long long sr = r0 + ty, sc = c0 + tx * {vec};  // store: c along x, r along y
   for (long long b = blockIdx.z; b < B; b += gridDim.z) {{
-    const char* s = src + b * g.v[4];
-    char* d = dst + b * g.v[6];
-    for (int k = 0; k < {TILE}; k += {ROWS}) {{
-      const long long r = r0 + threadIdx.x, c = c0 + threadIdx.y + k;
-      if (r < R && c < C) tile[threadIdx.y + k][threadIdx.x] = *(const {u}*)(s + r * g.v[7] + c * g.v[3]);
+    const char* p = src + b * g.v[4] + lr * {unit} + lc * ssc;
+    if (lr < R) {{
+#pragma unroll
+      for (int k = 0; k < {tile}; k += {rows}, p += {rows} * ssc) {{
+        if (lc + k < C) {{ {ld} }}
+      }}
     }}
     __syncthreads();
-    for (int k = 0; k < {TILE}; k += {ROWS}) {{
-      const long long c = c0 + threadIdx.x, r = r0 + threadIdx.y + k;
-      if (r < R && c < C) *({u}*)(d + r * g.v[5] + c * g.v[8]) = tile[threadIdx.x][threadIdx.y + k];
+    char* q = dst + b * g.v[6] + sr * dsr + sc * {unit};
+    if (sc < C) {{
+#pragma unroll
+      for (int k = 0; k < {tile}; k += {rows}, q += {rows} * dsr) {{
+        if (sr + k < R) {{ {st} }}
+      }}
     }}
     __syncthreads();
   }}
 }}"""
-    return Kernel(f"cpn_transpose_u{unit}", [("const char*", PTR), ("char*", PTR),
-                                             ("const cpn_arr<9>", arr_dtype(9))], body)
+    name = f"cpn_transpose_u{unit}_t{tile}_r{rows}_v{vec}{'_d' if diag else ''}"
+    return Kernel(name, [("const char*", PTR), ("char*", PTR),
+                         ("const cpn_arr<9>", arr_dtype(9))], body, _MC_PRELUDE)
 
 
-def try_transpose_copy(src, dst) -> bool:
-    """Same-dtype copy whose innermost source and destination axes differ, through 32x32
-    shared-memory tiles (both sides coalesced).  False when the layout is not of that kind
-    (the caller takes the elementwise copy)."""
+def try_transpose_copy(src, dst, config=None) -> bool:
+    """Same-dtype copy whose innermost source and destination axes differ, through shared-
+    memory tiles (both sides coalesced).  False when the layout is not of that kind (the
+    caller takes the elementwise copy).  ``config``: (tile, rows, vec, diag), else the
+    knobs above."""
     size = dst.dtype.itemsize
     if size not in (1, 2, 4, 8) or dst._size < TILE * TILE:
         return False
@@ -384,11 +612,35 @@ def try_transpose_copy(src, dst) -> bool:
     bi = rest[0] if rest else None
     R, C = shape[r], shape[c]
     B = shape[bi] if bi is not None else 1
-    gy = (R + TILE - 1) // TILE
-    if gy > 65535:
-        return False
+    tile, rows, vec, diag = config or (TRANSPOSE[size] + (TRANSPOSE_DIAG,))
     g = [R, C, B, ss[c], ss[bi] if bi is not None else 0, ds[r],
          ds[bi] if bi is not None else 0, ss[r], ds[c]]
-    grid = ((C + TILE - 1) // TILE, gy, min(B, 65535))
-    DEV.launch(_transpose_kernel(size), grid, (TILE, ROWS), [ku.ptr(src), ku.ptr(dst), g])
+    if vec > 1 and (R % vec or C % vec or any(
+            x % (vec * size) for x in (ku.ptr(src), ku.ptr(dst), g[3], g[4], g[5], g[6]))):
+        vec = 1
+    while (tile // vec) * rows > 1024:
+        rows //= 2
+    gy = (R + tile - 1) // tile
+    if gy > 65535:
+        return False
+    grid = ((C + tile - 1) // tile, gy, min(B, 65535))
+    DEV.launch(_transpose_kernel(size, tile, rows, vec, diag), grid, (tile // vec, rows),
+               [ku.ptr(src), ku.ptr(dst), g])
     return True
+
+
+def all_kernels():
+    """Every kernel of this module at its default knobs and the variants the probe times
+    (for a compile check: ``ku.program(all_kernels())``)."""
+    ks = [ix_kernel(m, u, k) for m in ("gather", "gatherc", "scatter", "check")
+          for u in (1, 2, 4, 8, 16) for k in range(1, MAXK + 1)]
+    ks += [gather1_kernel(u, c, i, o) for u in (1, 2, 4, 8, 16) for c in (False, True)
+           for i in (1, 2, 4, 8) for o in (False, True)]
+    ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
+    ks += [mc_scan_kernel()]
+    ks += [mc_write_kernel(u, v, r) for u in (0, 1, 2, 4, 8, 16) for v in (4, 8, 16)
+           for r in (1, 2, 4, 8)]
+    ks += [_transpose_kernel(u, t, rw, v, d) for u in (1, 2, 4, 8) for t in (32, 64)
+           for rw in (4, 8, 16) for v in (1, 2, 4, 8, 16) if v * u <= 16 and t % rw == 0
+           and (t // v) * rw <= 1024 for d in (False, True)]
+    return ks
