@@ -1,8 +1,8 @@
 """Matrix and vector products (NumPy's "Linear algebra: matrix and vector products").
 
 Everything reduces to one primitive, ``_matmul_nd``: stacked ``(..., m, k) @ (..., k, n)``
-with broadcast batches, handed to the backend's ``matmul`` (cuBLAS strided-batched GEMM on
-CUDA; integer and bool products go through NumPy on the host there).  NumPy resolves dtypes
+with broadcast batches, handed to the backend's ``matmul`` (on CUDA: cuBLAS strided-batched
+GEMM, or our kernel for integer and bool types and batches of small float matrices).  NumPy resolves dtypes
 (``numpy.matmul.resolve_dtypes``); shapes are checked here with NumPy's exception types.
 """
 from __future__ import annotations

@@ -81,5 +81,12 @@ class Backend(Protocol):
         """Run ``op``; ``ins`` are arrays (broadcast to the outputs' shape) or NumPy
         scalars of the loop dtype; ``outs`` are arrays of the output shape."""
 
+    def sqdev_sum(self, src, mean, out, axes) -> None:
+        """var/std: ``out[...] = sum over axes of |src - mean|^2`` computed as NumPy does
+        (``x = src - mean`` in src's dtype, then ``x*x`` or ``re*re + im*im``), summed in
+        out's dtype.  ``src`` float32/64 or complex, non-empty; ``out`` C-contiguous, src's
+        shape without ``axes`` (sorted), src's real dtype; ``mean`` C-contiguous, out's
+        shape, src's dtype."""
+
     def synchronize(self) -> None:
         """Wait until all queued work on the current stream is done."""

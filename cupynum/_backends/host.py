@@ -95,6 +95,20 @@ class HostBackend:
             res = getattr(np, kind)(x.reshape(-1))
         np.copyto(view(out), res, casting="unsafe")
 
+    def sqdev_sum(self, src, mean, out, axes) -> None:
+        """``out[...] = sum over axes of |src - mean|^2`` as NumPy's var computes it
+        (``x = a - mean; x*x``, or re*re + im*im), summed in out's dtype.  ``src`` float or
+        complex, ``mean`` (src's dtype) and ``out`` (its real type): src's shape without
+        ``axes``, C-contiguous."""
+        with np.errstate(all="ignore"):
+            x = view(src) - np.expand_dims(view(mean), tuple(axes))
+            if x.dtype.kind == "c":
+                x = np.add(x.real * x.real, x.imag * x.imag)
+            else:
+                x = np.multiply(x, x, out=x)
+            res = np.add.reduce(x, axis=tuple(axes), dtype=out.dtype)
+        np.copyto(view(out), res, casting="unsafe")
+
     def scan(self, op, src, out, axis) -> None:
         uf = getattr(np, op.ufunc)
         with np.errstate(all="ignore"):
@@ -146,6 +160,31 @@ class HostBackend:
         else:
             view(w)[...], view(v)[...] = np.linalg.eigh(view(a), UPLO=uplo)
         return np.zeros(a._shape[0], np.int32)
+
+    def eig(self, a, w, vr):
+        """General eigen-decomposition in LAPACK's convention (see cuda/solver.eig): w
+        complex (B, n); vr None or (B, n, n) in a's dtype, a real matrix's complex pair
+        (imag(w[j]) > 0) packed as vr[:, j] = Re v_j, vr[:, j + 1] = Im v_j."""
+        info = np.zeros(a._shape[0], np.int32)
+        for i in range(a._shape[0]):
+            try:
+                if vr is None:
+                    view(w)[i] = np.linalg.eigvals(view(a)[i])
+                    continue
+                wi, vi = np.linalg.eig(view(a)[i])
+            except np.linalg.LinAlgError:
+                info[i] = 1
+                continue
+            view(w)[i] = wi
+            if vr.dtype.kind == "c":
+                view(vr)[i] = vi
+                continue
+            wi = np.asarray(wi, np.complex128)
+            out = view(vr)[i]
+            out[...] = vi.real
+            pair = np.flatnonzero(wi.imag > 0)
+            out[:, pair + 1] = vi.imag[:, pair]
+        return info
 
     def fft(self, x, out, kind: str, rank: int, forward: bool) -> None:
         axes = tuple(range(-rank, 0))
@@ -232,6 +271,33 @@ class _HostRng:
             o[...] = self._g.integers(0, 2**32, o.shape, dtype=np.uint32)
         elif kind == "poisson":
             o[...] = self._g.poisson(param, o.shape)
+        else:
+            raise ValueError(kind)
+
+    def draw(self, backend, kind: str, out, params) -> None:
+        """The rejection samplers (cuda/rng.draw), by NumPy: 'gamma' (params (alpha, log
+        flag)), 'poisson' ((lam,)), 'binomial' ((n, p)); parameter arrays hold 1 or
+        out._size elements."""
+        o = view(out).reshape(-1)
+        if o.size == 0:
+            return
+        ps = [view(p).reshape(-1) for p in params if not isinstance(p, (bool, int))]
+        ps = [p if p.size == o.size else np.broadcast_to(p, o.shape) for p in ps]
+        if kind == "gamma":
+            alpha = ps[0]
+            if not params[1]:
+                o[...] = self._g.standard_gamma(alpha, o.shape)
+                return
+            # log of G(a) without underflow: G(a) = G(a + 1) U^(1/a) for a < 1
+            small = alpha < 1
+            with np.errstate(divide="ignore", invalid="ignore"):
+                g = np.log(self._g.standard_gamma(np.where(small, alpha + 1, alpha), o.shape))
+                boost = np.log(self._g.random(o.shape)) / np.where(small, alpha, 1)
+                o[...] = np.where(alpha == 0, -np.inf, np.where(small, g + boost, g))
+        elif kind == "poisson":
+            o[...] = self._g.poisson(ps[0], o.shape)
+        elif kind == "binomial":
+            o[...] = self._g.binomial(ps[0], ps[1], o.shape)
         else:
             raise ValueError(kind)
 

@@ -163,6 +163,11 @@ class CudaBackend:
 
         reduction.arg_reduce(kind, src, out, axes)
 
+    def sqdev_sum(self, src, mean, out, axes) -> None:
+        from . import reduction
+
+        reduction.sqdev_sum(src, mean, out, axes)
+
     def scan(self, op, src, out, axis) -> None:
         from . import reduction
 
@@ -187,6 +192,11 @@ class CudaBackend:
 
         return indexing.flatnonzero(mask)
 
+    def mask_select(self, src, mask):
+        from . import indexing
+
+        return indexing.mask_select(src, mask)
+
     def sort(self, src, values, indices, stable=False):
         from . import sorting
 
@@ -200,12 +210,14 @@ class CudaBackend:
     # linear algebra, FFT, random (docs/internals.md, "Libraries"): cuBLAS, cuSOLVER, cuFFT,
     # cuRAND through nvmath-python's bindings, imported on first use.
     def matmul(self, a, b, out) -> None:
-        if out.dtype.char in "efdFD":
-            from . import blas
+        from . import matmul_kernel
 
-            return blas.matmul(self, a, b, out)
-        # integer / bool products: through NumPy on the host (no integer GEMM kernel yet)
-        self.write_host(out, np.matmul(self.to_host(a), self.to_host(b)).astype(out.dtype))
+        if matmul_kernel.supports(out.dtype.char, out._shape[-2], out._shape[-1],
+                                  a._shape[-1]):  # integer, bool, small float batches
+            return matmul_kernel.matmul(self, a, b, out)
+        from . import blas
+
+        return blas.matmul(self, a, b, out)
 
     def solve(self, a, b, x):
         from . import solver
@@ -246,6 +258,11 @@ class CudaBackend:
         from . import solver
 
         return solver.eigh(self, a, w, v, lower)
+
+    def eig(self, a, w, vr):
+        from . import solver
+
+        return solver.eig(self, a, w, vr)
 
     def fft(self, x, out, kind: str, rank: int, forward: bool) -> None:
         from . import fft
