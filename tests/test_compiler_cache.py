@@ -255,3 +255,54 @@ def test_kernel_dir_and_versions():
     assert major >= 12 and minor >= 0
     for path, fingerprint in compiler.include_dirs():
         assert os.path.isdir(path) and "=" in fingerprint
+
+
+def test_alias_names_a_compiled_key(dirs):
+    """A recipe alias remembers which key its program compiled to; the alias changes with
+    the recipe, the fingerprint, the options and the kernels folder."""
+    c = _cache(dirs)
+    got = c.compile(SOURCE, options=("-DX=1",))
+    a = c.alias("recipe-1", "fp", options=("-DX=1",))
+    assert c.alias_key(a) is None
+    c.remember_alias(a, got.key)
+    assert c.alias_key(a) == got.key
+    fresh = _cache(dirs)  # another process: memory empty, the disk remembers
+    assert fresh.alias_key(a) == got.key
+    assert fresh.load(got.key).cubin == got.cubin
+    assert fresh.stats["disk_hits"] == 1
+    others = {c.alias("recipe-2", "fp", options=("-DX=1",)),
+              c.alias("recipe-1", "fp2", options=("-DX=1",)),
+              c.alias("recipe-1", "fp", options=("-DX=2",))}
+    assert a not in others and len(others) == 3
+    (dirs[1] / "cpn_test_twice.cuh").write_text(HEADER + "// edited\n")
+    assert c.alias("recipe-1", "fp", options=("-DX=1",)) != a
+    assert fresh.load("0" * 64) is None
+
+
+def test_warm_first_kernel_generates_no_source(tmp_path, monkeypatch):
+    """With the disk cache warm, a process's first use of a table kernel reads the cubin
+    through its recipe alias: no source text is generated."""
+    from cupynum import _ops
+    from cupynum._backends.cuda import elementwise as ew
+    from cupynum._backends.cuda import runtime
+
+    monkeypatch.setattr(compiler, "_default_cache", compiler.KernelCache(tmp_path))
+    loaded = []
+
+    class Module:
+        def get_function(self, name):
+            return name
+
+    monkeypatch.setattr(runtime, "load_module", lambda cubin: loaded.append(cubin) or Module())
+    row = next(r for r in _ops.UFUNCS if r.name == "sin")
+    op = ew.ElementwiseOp("sin", row.functor, "ff", 1)
+    spec = ew.KernelSpec(ew.op_exprs(op), (("a", "f"), ("a", "f")), 1, "contig")
+    for name in ("_funcs", "_modules"):
+        monkeypatch.setattr(ew, name, {})
+    assert ew.get_kernel(spec) == ew.kernel_name(spec)  # cold: generates and compiles
+    for name in ("_funcs", "_modules"):
+        monkeypatch.setattr(ew, name, {})
+    monkeypatch.setattr(ew, "program_source", None)  # calling either would raise
+    monkeypatch.setattr(ew, "_group_source", None)
+    assert ew.get_kernel(spec) == ew.kernel_name(spec)
+    assert len(loaded) == 2 and loaded[0] == loaded[1]

@@ -235,6 +235,7 @@ class KernelCache:
         self.kernel_dir = Path(kernels) if kernels is not None else kernel_dir()
         self.stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "corrupt": 0}
         self._mem = {}
+        self._by_key = {}  # key -> Compiled, for ``load``
         self._lock = threading.Lock()
         self._key_locks = {}
         self._dir_ready = False
@@ -288,6 +289,50 @@ class KernelCache:
         ]
         return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
+    def alias(self, recipe: str, fingerprint: str, *, options=(), name_expressions=(),
+              arch=None, name: str = "cupynum_kernel.cu") -> str:
+        """A key for "the program this recipe generates": every input of ``key`` but the
+        source, which the caller replaces by its recipe and the fingerprint of the code
+        that turns the recipe into source.  See ``alias_key``."""
+        arch = _normalise_arch(arch) if arch else default_arch()
+        parts = [_FORMAT, "alias", recipe, fingerprint, name, list(options),
+                 list(name_expressions), arch, list(_DEFAULT_OPTIONS), list(nvrtc_version()),
+                 self.kernels_digest(), [fp for _, fp in include_dirs()]]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    def alias_key(self, alias: str):
+        """The cache key remembered for ``alias`` (``remember_alias``), or None."""
+        try:
+            with open(self.cache_dir / f"{alias}.alias", "rb") as fh:
+                key = fh.read(65).decode()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return key if len(key) == 64 else None
+
+    def remember_alias(self, alias: str, key: str) -> None:
+        """Record that ``alias`` compiles to ``key`` (best effort: the cache may be
+        read-only)."""
+        if not self._writable or not key:
+            return
+        try:
+            self._ensure_dir()
+            fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".tmp-", suffix=".alias")
+            with os.fdopen(fd, "wb") as f:
+                f.write(key.encode())
+            os.replace(tmp, self.cache_dir / f"{alias}.alias")
+        except OSError:
+            pass
+
+    def load(self, key: str):
+        """The cached compilation of ``key`` (memory, then disk), or None."""
+        c = self._by_key.get(key)
+        if c is None:
+            c = self._load(key)
+            if c is not None:
+                self.stats["disk_hits"] += 1
+                self._by_key[key] = c
+        return c
+
     def kernels_digest(self) -> str:
         """sha256 over every file of the kernels folder (recomputed when a file's size or
         mtime changes; a stat walk is cheap next to a disk lookup or a compile)."""
@@ -324,6 +369,7 @@ class KernelCache:
         """Forget the in-memory entries (the disk cache stays)."""
         with self._lock:
             self._mem.clear()
+            self._by_key.clear()
 
     def path_for(self, key: str) -> Path:
         return self.cache_dir / f"{key}.cubin"

@@ -18,11 +18,13 @@ from __future__ import annotations
 import ctypes
 import functools
 import struct
+import sys
 import threading
 
 import numpy as np
 
 from ..base import ElementwiseOp
+from . import elementwise_source as es
 from . import runtime
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
                                  canonical_char, ctype, kernel_name, kernel_source,
@@ -278,7 +280,12 @@ def precompile(arch=None, jobs=None, groups=None) -> dict:
     def one(item):
         g, src = item
         try:
-            compiler.compile_cubin(src, options=compile_options(), arch=arch, name=PROGRAM_NAME)
+            c = compiler.compile_cubin(src, options=compile_options(), arch=arch,
+                                       name=PROGRAM_NAME)
+            compiler.default_cache().remember_alias(
+                compiler.default_cache().alias(repr(("group", g)), _generator_fingerprint(),
+                                               options=compile_options(), arch=arch,
+                                               name=PROGRAM_NAME), c.key)
             return None
         except compiler.CompileError as e:
             return g, e
@@ -300,37 +307,93 @@ def precompile(arch=None, jobs=None, groups=None) -> dict:
 # --- kernels at run time -----------------------------------------------------------------
 
 _funcs: dict = {}  # KernelSpec -> CUkernel
-_modules: dict = {}  # program source -> runtime.Module
+_modules: dict = {}  # program source, or recipe alias -> runtime.Module
 _load_lock = threading.Lock()
 
 
 def get_kernel(spec: KernelSpec):
     """The loaded kernel for ``spec``: from its batch program when that is compiled already
-    (memory or disk cache), otherwise from a program of its own (compiled if need be)."""
+    (memory or disk cache), otherwise from a program of its own (compiled if need be).
+
+    A warm disk cache is found without generating any source: the cache remembers which
+    cubin a *recipe* (the group or spec, the generator's fingerprint and every compile
+    input but the text) compiled to (``_recipe_alias``), so a process's first call of a
+    kernel costs a file read and a module load."""
     f = _funcs.get(spec)
     if f is not None:
         return f
     from . import compiler, runtime
 
-    src = None
+    cache = compiler.default_cache()
     group = default_group(spec)
+    name = kernel_name(spec)
+    recipes = ([("group", group)] if group is not None else []) + [("spec", spec)]
+    for recipe in recipes:  # the batch program first, then one of the spec's own
+        alias = _recipe_alias(recipe)
+        mod = _modules.get(alias)
+        if mod is None:
+            key = cache.alias_key(alias)
+            c = cache.load(key) if key is not None else None
+            if c is None:
+                continue
+            with _load_lock:
+                mod = _modules.get(alias)
+                if mod is None:
+                    mod = _modules[alias] = runtime.load_module(c.cubin)
+        try:
+            f = _funcs[spec] = mod.get_function(name)
+            return f
+        except Exception:  # noqa: BLE001 - a stale alias: take the path below
+            pass
+    src, recipe = None, ("spec", spec)
     if group is not None:
         gsrc = _group_source(group)
-        cache = compiler.default_cache()
         key = cache.key(gsrc, options=compile_options(), name=PROGRAM_NAME)
         if gsrc in _modules or cache.path_for(key).exists():
-            src = gsrc
+            src, recipe = gsrc, ("group", group)
     if src is None:
         src = program_source([spec])
     mod = _modules.get(src)
     if mod is None:
-        cubin = compiler.compile_cubin(src, options=compile_options(), name=PROGRAM_NAME).cubin
+        c = compiler.compile_cubin(src, options=compile_options(), name=PROGRAM_NAME)
+        cache.remember_alias(_recipe_alias(recipe), c.key)
         with _load_lock:
             mod = _modules.get(src)
             if mod is None:
-                mod = _modules[src] = runtime.load_module(cubin)
-    f = _funcs[spec] = mod.get_function(kernel_name(spec))
+                mod = _modules[src] = _modules[_recipe_alias(recipe)] = runtime.load_module(
+                    c.cubin)
+    f = _funcs[spec] = mod.get_function(name)
     return f
+
+
+def _generator_fingerprint() -> str:
+    """What the generated text depends on besides the kernels folder: this module, the
+    source generator and the op table (their bytes), NumPy's version (its type loops) and
+    the generator's knobs as they are now."""
+    global _fingerprint
+    knobs = tuple((k, v) for mod in (es, sys.modules[__name__]) for k, v in sorted(vars(mod).items())
+                  if k.isupper() and isinstance(v, (int, str)))
+    if _fingerprint is None or _fingerprint[0] != knobs:
+        import hashlib
+
+        from ... import _ops
+
+        h = hashlib.sha256(repr((np.__version__, knobs)).encode())
+        for mod in (es, sys.modules[__name__], _ops):
+            with open(mod.__file__, "rb") as fh:
+                h.update(fh.read())
+        _fingerprint = (knobs, h.hexdigest())
+    return _fingerprint[1]
+
+
+def _recipe_alias(recipe) -> str:
+    from . import compiler
+
+    return compiler.default_cache().alias(
+        repr(recipe), _generator_fingerprint(), options=compile_options(), name=PROGRAM_NAME)
+
+
+_fingerprint = None
 
 
 _SCALAR_FMT = {"b1": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I",
