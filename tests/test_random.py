@@ -91,7 +91,10 @@ NATIVE = [("standard_gamma", (0.4,)), ("standard_gamma", (3.0,)), ("gamma", (2.0
           ("standard_t", (5.0,)), ("f", (5.0, 12.0)), ("binomial", (10, 0.3)),
           ("binomial", (500, 0.7)), ("negative_binomial", (3, 0.4)), ("poisson", (2e7,)),
           ("noncentral_chisquare", (3.0, 2.0)), ("noncentral_chisquare", (0.5, 1.5)),
-          ("noncentral_f", (4.0, 9.0, 1.5)), ("power", (3.0,))]
+          ("noncentral_f", (4.0, 9.0, 1.5)), ("power", (3.0,)),
+          ("triangular", (-1.0, 0.5, 2.0)), ("triangular", (0.0, 0.0, 1.0)),
+          ("wald", (1.5, 2.0)), ("vonmises", (0.5, 4.0)), ("vonmises", (-2.0, 1e-6)),
+          ("vonmises", (1.0, 1e7))]
 
 
 @pytest.mark.parametrize("name,args", NATIVE, ids=[f"{n}{a}" for n, a in NATIVE])
@@ -100,7 +103,7 @@ def test_native_distributions(name, args):
     ref = getattr(np.random.default_rng(5), name)(*args, size=N)
     assert x.dtype == ref.dtype and x.shape == (N,)
     assert abs(x.mean() - ref.mean()) < 6 * ref.std() / math.sqrt(N) + 1e-3 * abs(ref.mean())
-    if name not in ("standard_t", "f", "noncentral_f"):  # heavy tails: KS only
+    if name not in ("standard_t", "f", "noncentral_f", "wald"):  # heavy tails: KS only
         assert abs(x.var() / ref.var() - 1) < 0.05
     assert ks2(x, ref) < KS2
 
@@ -130,6 +133,48 @@ def test_native_shapes_dtypes_and_arrays():
     assert np.array_equal(h(g.dirichlet([0.0, 0.0])), [0.0, 0.0])
     bt = h(g.beta(1e-3, 1e-3, size=1000))
     assert np.isfinite(bt).all() and ((bt == 0) | (bt == 1) | ((bt > 0) & (bt < 1))).all()
+
+
+def test_multivariate_normal_and_multinomial():
+    g = cp.random.default_rng(3)
+    mean, cov = np.array([1.0, -2.0, 0.5]), np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2],
+                                                     [0.1, -0.2, 0.5]])
+    for method in ("svd", "eigh", "cholesky"):
+        x = h(g.multivariate_normal(mean, cov, size=(N // 4,), method=method))
+        assert x.shape == (N // 4, 3) and x.dtype == np.float64
+        np.testing.assert_allclose(x.mean(axis=0), mean, atol=0.03)
+        np.testing.assert_allclose(np.cov(x.T), cov, atol=0.05)
+    assert g.multivariate_normal(mean, cov).shape == (3,)
+    assert g.multivariate_normal(cp.asarray(mean), cp.asarray(cov), size=(2, 5)).shape == (2, 5, 3)
+    bad = np.array([[1.0, 2.0], [2.0, 1.0]])  # not positive semi-definite
+    for lib in (np, cp):
+        with pytest.warns(RuntimeWarning):
+            lib.random.default_rng(0).multivariate_normal([0, 0], bad)
+        with pytest.raises(ValueError):
+            lib.random.default_rng(0).multivariate_normal([0, 0], bad, check_valid="raise")
+        with pytest.raises(ValueError):
+            lib.random.default_rng(0).multivariate_normal([0, 0, 0], bad)
+    pv = [0.2, 0.5, 0.3]
+    m = h(g.multinomial(40, pv, size=(N // 4,)))
+    ref = np.random.default_rng(3).multinomial(40, pv, size=(N // 4,))
+    assert m.dtype == ref.dtype and m.shape == ref.shape and (m.sum(axis=1) == 40).all()
+    np.testing.assert_allclose(m.mean(axis=0), ref.mean(axis=0), rtol=0.02)
+    np.testing.assert_allclose(m.var(axis=0), ref.var(axis=0), rtol=0.08)
+    assert h(g.multinomial(7, [0.0, 1.0])).tolist() == [0, 7]
+    assert h(g.multinomial(5, [0.5, 0.5], size=(2, 3))).shape == (2, 3, 2)
+    for args in ((-1, pv), (5, [0.5, 0.7, -0.2]), (5, [0.7, 0.6, 0.0])):
+        for lib in (np, cp):
+            with pytest.raises(ValueError):
+                lib.random.default_rng(0).multinomial(*args)
+
+
+def test_new_native_distributions_bad_arguments():
+    for name, args in (("triangular", (1.0, 0.0, 2.0)), ("triangular", (0.0, 3.0, 2.0)),
+                       ("triangular", (1.0, 1.0, 1.0)), ("wald", (0.0, 1.0)),
+                       ("wald", (1.0, -1.0)), ("vonmises", (0.0, -1.0))):
+        for lib in (np, cp):
+            with pytest.raises(ValueError):
+                getattr(lib.random.default_rng(0), name)(*args)
 
 
 @pytest.mark.parametrize("call", [

@@ -10,6 +10,7 @@ from NumPy's for the same seed (docs/differences.md).
 from __future__ import annotations
 
 import operator
+import warnings
 import threading
 
 import numpy as np
@@ -424,6 +425,149 @@ class Generator:
         e = self.standard_exponential(self._size(size, None, a))
         return cp.power(cp.negative(cp.expm1(cp.negative(e))), cp.divide(1.0, _dev(a)))
 
+    def triangular(self, left, mode, right, size=None):
+        if _bad(np.subtract(_host_value(left), _host_value(mode)), lambda xp, v: xp.greater(v, 0)):
+            raise ValueError("left > mode")
+        if _bad(np.subtract(_host_value(mode), _host_value(right)), lambda xp, v: xp.greater(v, 0)):
+            raise ValueError("mode > right")
+        if _bad(np.subtract(_host_value(left), _host_value(right)), lambda xp, v: xp.equal(v, 0)):
+            raise ValueError("left == right")
+        cp = _cp()
+        shape = self._size(size, None, left, mode, right)
+        lo, md, hi = _dev(left), _dev(mode), _dev(right)
+        base, lbase = cp.subtract(hi, lo), cp.subtract(md, lo)
+        u = self.random(shape)
+        below = cp.add(lo, cp.sqrt(cp.multiply(cp.multiply(u, lbase), base)))
+        above = cp.subtract(hi, cp.sqrt(cp.multiply(cp.multiply(cp.subtract(1.0, u),
+                                                                cp.subtract(hi, md)), base)))
+        return cp.where(cp.less_equal(u, cp.divide(lbase, base)), below, above)
+
+    def wald(self, mean, scale, size=None):
+        _require(mean, "mean <= 0", _nonpos)
+        _require(scale, "scale <= 0", _nonpos)
+        cp = _cp()
+        shape = self._size(size, None, mean, scale)
+        mu, sc = _dev(mean), _dev(scale)
+        y = cp.multiply(cp.square(self.standard_normal(shape)), mu)
+        x = cp.add(mu, cp.multiply(cp.divide(mu, cp.multiply(2.0, sc)), cp.subtract(
+            y, cp.sqrt(cp.add(cp.multiply(cp.multiply(4.0, sc), y), cp.square(y))))))
+        u = self.random(shape)
+        return cp.where(cp.less_equal(u, cp.divide(mu, cp.add(mu, x))), x,
+                        cp.divide(cp.square(mu), x))
+
+    def vonmises(self, mu, kappa, size=None):
+        if isinstance(mu, ndarray) or isinstance(kappa, ndarray) or np.ndim(mu) or \
+                np.ndim(kappa):
+            return self._host_dist("vonmises", mu, kappa, size)  # (array parameters)
+        mu, kappa = float(mu), float(kappa)
+        if kappa < 0 or np.isnan(kappa):
+            raise ValueError("kappa < 0")
+        cp = _cp()
+        shape = self._size(size, None)
+        if kappa < 1e-8:
+            return cp.multiply(np.pi, cp.subtract(cp.multiply(2.0, self.random(shape)), 1.0))
+        if kappa > 1e6:  # NumPy's wrapped normal approximation
+            r = cp.add(mu, cp.multiply(np.sqrt(1.0 / kappa), self.standard_normal(shape)))
+            r = cp.where(cp.less(r, -np.pi), cp.add(r, 2 * np.pi), r)
+            return cp.where(cp.greater(r, np.pi), cp.subtract(r, 2 * np.pi), r)
+        if kappa < 1e-5:
+            s = 1.0 / kappa + kappa
+        else:
+            r = 1 + np.sqrt(1 + 4 * kappa * kappa)
+            rho = (r - np.sqrt(2 * r)) / (2 * kappa)
+            s = (1 + rho * rho) / (2 * rho)
+        n = int(np.prod(shape))
+        w = cp.empty(n, np.float64)
+        todo = cp.arange(n)  # Best & Fisher's rejection, in rounds over the rejected
+        while todo.size:
+            m = todo.size
+            z = cp.cos(cp.multiply(np.pi, self.random(m)))
+            wc = cp.divide(cp.add(1.0, cp.multiply(s, z)), cp.add(s, z))
+            y = cp.multiply(kappa, cp.subtract(s, wc))
+            v = self.random(m)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ok = cp.logical_or(
+                    cp.greater_equal(cp.subtract(cp.multiply(y, cp.subtract(2.0, y)), v), 0),
+                    cp.greater_equal(cp.subtract(cp.add(cp.log(cp.divide(y, v)), 1.0), y), 0))
+            w[todo[ok]] = wc[ok]
+            todo = todo[cp.logical_not(ok)]
+        res = cp.arccos(cp.clip(w, -1.0, 1.0))
+        res = cp.where(cp.less(self.random(n), 0.5), cp.negative(res), res)
+        res = cp.add(res, mu)
+        mod = cp.subtract(cp.fmod(cp.add(cp.absolute(res), np.pi), 2 * np.pi), np.pi)
+        return cp.where(cp.less(res, 0), cp.negative(mod), mod).reshape(shape)
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
+                            method="svd"):
+        """The samples and their product with the covariance factor on the device; the
+        (d x d) factorisation on the host with NumPy's own checks and warnings."""
+        mean_h = np.asarray(_host_value(mean), np.float64)
+        cov_h = np.asarray(_host_value(cov), np.float64)
+        if method not in ("svd", "eigh", "cholesky"):
+            raise ValueError("method must be one of {'eigh', 'svd', 'cholesky'}")
+        if mean_h.ndim != 1:
+            raise ValueError("mean must be 1 dimensional")
+        if cov_h.ndim != 2 or cov_h.shape[0] != cov_h.shape[1]:
+            raise ValueError("cov must be 2 dimensional and square")
+        d = mean_h.shape[0]
+        if d != cov_h.shape[0]:
+            raise ValueError("mean and cov must have same length")
+        if check_valid not in ("warn", "raise", "ignore"):
+            raise ValueError("check_valid must equal 'warn', 'raise', or 'ignore'")
+        shape = _shape(size) + (d,)
+        if method == "cholesky":
+            factor = np.linalg.cholesky(cov_h).T
+        elif method == "eigh":
+            s, u = np.linalg.eigh(cov_h)
+            self._check_psd(check_valid, tol, np.all(s >= -tol))
+            factor = (u * np.sqrt(np.abs(s))).T
+        else:
+            u, s, vh = np.linalg.svd(cov_h)
+            psd = np.allclose(np.dot(vh.T * s, vh), cov_h, rtol=tol, atol=tol)
+            self._check_psd(check_valid, tol, psd)
+            factor = np.sqrt(s)[:, None] * vh
+        cp = _cp()
+        x = self.standard_normal(shape).reshape(-1, d)
+        x = cp.add(cp.matmul(x, cp.asarray(factor)), cp.asarray(mean_h))
+        return x.reshape(shape)
+
+    @staticmethod
+    def _check_psd(check_valid, tol, psd):
+        if check_valid != "ignore" and not psd:
+            if check_valid == "warn":
+                warnings.warn("covariance is not symmetric positive-semidefinite.",
+                              RuntimeWarning, stacklevel=3)
+            else:
+                raise ValueError("covariance is not symmetric positive-semidefinite.")
+
+    def multinomial(self, n, pvals, size=None):
+        """Sequential conditional binomials (NumPy's method), vectorised over the draws."""
+        if isinstance(n, ndarray) or np.ndim(n) or np.ndim(_host_value(pvals)) != 1:
+            return self._host_dist("multinomial", n, pvals, size)  # (broadcast forms)
+        pv = np.asarray(_host_value(pvals), np.float64)
+        n = operator.index(n)
+        if n < 0:
+            raise ValueError("n < 0")
+        if np.any(pv < 0) or np.any(pv > 1) or np.any(np.isnan(pv)):
+            raise ValueError("pvals < 0, pvals > 1 or pvals contains NaNs")
+        if pv[:-1].sum() > 1.0 + 1e-12:
+            raise ValueError("sum(pvals[:-1]) > 1.0")
+        cp = _cp()
+        shape = _shape(size)
+        d = pv.shape[0]
+        out = cp.zeros(shape + (d,), np.int64)
+        left = cp.full(shape, n, np.int64)
+        rem_p = 1.0
+        for j in range(d - 1):
+            p = min(max(pv[j] / rem_p, 0.0), 1.0) if rem_p > 0 else 0.0
+            x = self.binomial(left, p)
+            out[..., j] = x
+            left = cp.subtract(left, x)
+            rem_p -= pv[j]
+        if d:
+            out[..., d - 1] = left
+        return out
+
     # --- permutations: argsort of random 64-bit keys -----------------------------------------
     def _keys(self, shape):
         bits = self._base("bits", tuple(shape) + (2,), np.uint32)
@@ -534,8 +678,7 @@ class Generator:
 
 
 _HOST_DISTRIBUTIONS = (
-    "hypergeometric", "logseries", "multinomial", "multivariate_hypergeometric",
-    "multivariate_normal", "triangular", "vonmises", "wald", "zipf", "bytes")
+    "hypergeometric", "logseries", "multivariate_hypergeometric", "zipf", "bytes")
 _KERNEL_DISTRIBUTIONS = (
     "beta", "binomial", "chisquare", "dirichlet", "f", "gamma", "negative_binomial",
     "noncentral_chisquare", "noncentral_f", "power", "standard_gamma", "standard_t")
