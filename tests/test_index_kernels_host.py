@@ -14,6 +14,7 @@ grid-stride loops and multi-block scans run several rounds.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 
 import numpy as np
@@ -32,19 +33,39 @@ pytestmark = [
     pytest.mark.skipif(_backends.name() != "host", reason="runs the kernels on the CPU"),
 ]
 
+# (items per thread, warp match, look-back window, late payload) of the tiny-tile tests
+TINY_PASS_KNOBS = [(1, "ballot", 3, True), (2, "any", 1, False), (1, "ballot", 8, False)]
+
+
+@contextlib.contextmanager
+def _pass_knobs(knobs):
+    items, match, lbw, late = knobs
+    old = (dict(csort.OS_ITEMS), csort.OS_MATCH, csort.OS_LOOKBACK, csort.OS_LATE_PAYLOAD)
+    csort.OS_ITEMS.update({1: items, 2: items, 4: items, 8: items})
+    csort.OS_MATCH, csort.OS_LOOKBACK, csort.OS_LATE_PAYLOAD = match, lbw, late
+    try:
+        yield
+    finally:
+        csort.OS_ITEMS.clear()
+        csort.OS_ITEMS.update(old[0])
+        csort.OS_MATCH, csort.OS_LOOKBACK, csort.OS_LATE_PAYLOAD = old[1:]
+
+
 def _all_kernels():
-    ks = [cix.ix_kernel(m, u, k) for m in ("gather", "gatherc", "scatter", "check")
-          for u in (1, 2, 4, 8, 16) for k in range(1, cix.MAXK + 1)]
-    ks += [cix._count_kernel(), cix._write_kernel()]
-    ks += [cix._transpose_kernel(u) for u in (1, 2, 4, 8)]
+    ks = list(cix.all_kernels())
     for kind, sizes in (("b", (1,)), ("u", (1, 2, 4, 8)), ("i", (1, 2, 4, 8)), ("f", (2, 4, 8))):
         for w in sizes:
             ks += [csort.keys_kernel(kind, w, e) for e in (False, True)]
-            ks.append(csort.unkeys_kernel(kind, w))
     ks += [csort.complex_keys_kernel(w) for w in (4, 8)]
-    ks += [f(w, p) for f in (csort.hist_kernel, csort.scatter_kernel) for w in (1, 2, 4, 8)
-           for p in (False, True)]
-    ks += [csort.scan_block_kernel(), csort.scan_add_kernel(), csort.mod_kernel()]
+    ks += [csort.rx_hist_kernel(w) for w in (0, 1, 2, 4, 8)] + [csort.rx_plan_kernel()]
+    ks += [csort.rx_pass_kernel(w, pk, sb) for w in (1, 2, 4, 8) for pk in ("n", "i4", "i8", "v")
+           for sb in (4, 8)]
+    ks += [csort.rx_pass_kernel(0, pk, sb) for pk in ("i4", "i8") for sb in (4, 8)]
+    for knobs in TINY_PASS_KNOBS:  # tiny tiles: look-back windows span many tiles
+        with _pass_knobs(knobs):
+            ks += [csort.rx_pass_kernel(w, pk, 4) for w in (4, 8) for pk in ("n", "i4", "v")]
+            ks += [csort.rx_pass_kernel(0, "i4", 4)]
+    ks += [csort.mod_kernel()]
     ks += [csort.searchsorted_kernel(w) for w in (1, 2, 4, 8)]
     return ks
 
@@ -127,6 +148,7 @@ def kernels(lib, monkeypatch):
     monkeypatch.setattr(b, "gather", cix.gather, raising=False)
     monkeypatch.setattr(b, "scatter", cix.scatter, raising=False)
     monkeypatch.setattr(b, "flatnonzero", cix.flatnonzero, raising=False)
+    monkeypatch.setattr(b, "mask_select", cix.mask_select, raising=False)
     monkeypatch.setattr(b, "sort", csort.sort, raising=False)
     monkeypatch.setattr(b, "searchsorted", csort.searchsorted, raising=False)
     return dev
@@ -238,8 +260,8 @@ def test_sort_argsort(kernels, dtype):
     got = cp.sort(cp.asarray(x)).get()  # the unstable sort: values equal (-0.0 == 0.0)
     exp = np.sort(x)
     assert np.array_equal(got, exp, equal_nan=x.dtype.kind == "f")
-    assert "cpn_radix_scatter_%d_0" % x.dtype.itemsize in kernels.launches
-    assert any(n.startswith("cpn_sortunkeys") for n in kernels.launches)
+    assert any(n.startswith("cpn_rx_pass_%d_n_" % x.dtype.itemsize) for n in kernels.launches)
+    assert any(n.startswith("cpn_rx_pass_%d_i4_" % x.dtype.itemsize) for n in kernels.launches)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float64, np.complex64])
@@ -251,7 +273,29 @@ def test_sort_rows(kernels, dtype):
     compare(lambda xp, x: xp.argsort(x, axis=1, kind="stable"), x)
     compare(lambda xp, x: xp.argsort(x, axis=0, kind="stable"), x)
     compare(lambda xp, x: xp.sort(x, axis=0, kind="stable"), x)
-    assert "cpn_radix_scatter_8_1" in kernels.launches  # the row passes
+    assert any(n.startswith("cpn_rx_pass_0_") for n in kernels.launches)  # the row passes
+
+
+@pytest.mark.parametrize("knobs", TINY_PASS_KNOBS)
+def test_sort_tiny_tiles(kernels, knobs):
+    """Tiles of 256-512 elements: many tiles a pass, a partial last one, and the look-back
+    window reading past tile 0 (variants: ballot/any match, window, late payload)."""
+    r3 = np.random.default_rng(23)  # its own stream: the other tests' draws stay as they were
+    f = (r3.standard_normal(3001) * 100).astype(np.float32)
+    for v in (np.nan, np.inf, -np.inf, 0.0, -0.0):
+        f[r3.random(f.size) < 0.05] = v
+    with _pass_knobs(knobs):
+        for x in (f, r3.integers(-2**63, 2**63 - 1, 2333, dtype=np.int64)):
+            compare(lambda xp, x: xp.argsort(x, kind="stable"), x)
+            compare(lambda xp, x: xp.sort(x, kind="stable"), x)
+            got = cp.sort(cp.asarray(x)).get()
+            assert np.array_equal(got, np.sort(x), equal_nan=x.dtype.kind == "f")
+        x = r3.integers(-5, 5, (3, 900)).astype(np.int32)
+        compare(lambda xp, x: xp.argsort(x, axis=0, kind="stable"), x)
+        items, match, lbw, late = knobs
+        tag = "_%d_b" % items
+        assert any(k.startswith("cpn_rx_pass_4_") and tag in k and ("_%s_l%d" % (match, lbw)) in k
+                   and k.endswith("_late") == late for k in kernels.launches if "_i4_" in k)
 
 
 def test_sort_complex_nan_order(kernels):
@@ -295,3 +339,77 @@ def test_transpose_copy_declines_plain_layouts(kernels):
     a = cp.asarray(np.zeros((40, 40), np.float32))
     assert not cix.try_transpose_copy(a, cp.empty((40, 40), np.float32))
     assert not cix.try_transpose_copy(a[:, ::2], cp.empty((40, 20), np.float32))
+
+
+# --- streaming gather, mask compaction, transpose variants (the knobs the probe times) --------
+rng2 = np.random.default_rng(11)  # its own stream: the draws of the tests above stay as they were
+
+
+@pytest.mark.parametrize("ilp,cap,o32", [(1, 0, False), (4, 0, True), (2, 1, True), (8, 2, False)])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.float64, np.complex128])
+def test_gather1_variants(kernels, monkeypatch, ilp, cap, o32, dtype):
+    monkeypatch.setattr(cix, "GATHER_ILP", ilp)
+    monkeypatch.setattr(cix, "GATHER_BLOCKS_PER_SM", cap)
+    monkeypatch.setattr(cix, "GATHER_O32", o32)
+    a = (rng2.standard_normal(3001) * 100).astype(dtype)
+    ix = rng2.integers(-3001, 3001, 2 * 1024 + 37)
+    compare(lambda xp, a: a[xp.asarray(ix)], a)        # device indices: checked
+    compare(lambda xp, a: a[ix], a)                     # host indices: wrapped on the host
+    compare(lambda xp, a: a[::-3][xp.asarray(ix // 3)], a)  # negative data stride
+    bad = ix.copy()
+    bad[1500] = 3001
+    compare(lambda xp, a: a[xp.asarray(bad)], a)        # IndexError
+    bad[1500] = -3002
+    compare(lambda xp, a: a[xp.asarray(bad)], a)
+    compare(lambda xp, a: a[xp.asarray(ix)], a)         # the flag was cleared
+    assert any(n.startswith(f"cpn_gather1_u{np.dtype(dtype).itemsize}_c_i{ilp}")
+               for n in kernels.launches)
+
+
+@pytest.mark.parametrize("vec,rounds", [(4, 1), (8, 2), (16, 4), (16, 1)])
+@pytest.mark.parametrize("n", [1, 31, 1000, 4096, 9001])
+def test_mask_compaction_variants(kernels, monkeypatch, vec, rounds, n):
+    monkeypatch.setattr(cix, "MC_VEC", vec)
+    monkeypatch.setattr(cix, "MC_ROUNDS", rounds)
+    for p in (0.0, 0.03, 0.5, 1.0):
+        m = rng2.random(n) < p
+        compare(lambda xp, m: xp.flatnonzero(m), m)
+    m = rng2.random(n) < 0.4
+    for dtype in (np.bool_, np.int8, np.float16, np.float32, np.int64, np.complex128):
+        a = (rng2.standard_normal(n) * 100).astype(dtype)
+        compare(lambda xp, a, m: a[m], a, m)
+    a = rng2.standard_normal((n, 3))
+    compare(lambda xp, a: a[a > 0.3], a)                      # 2-D, full mask
+    compare(lambda xp, a: a[::2][a[::2] > 0], a)              # strided source: nonzero + gather
+    mm = rng2.random(n + 5) < 0.5
+    compare(lambda xp, a, mm: a[mm[5:]], a[:, 0].copy(), mm)  # unaligned mask
+    raw = rng2.integers(0, 256, n, dtype=np.uint8)             # bool bytes other than 0/1
+    dm = cp.asarray(raw).view(np.bool_)
+    assert np.array_equal(cp.flatnonzero(dm).get(), np.flatnonzero(raw))
+    assert n < 1000 or "cpn_mc_write_u4_v%d_r%d" % (vec, rounds) in kernels.launches
+
+
+TRANSPOSE_CONFIGS = [(32, 8, 1, False), (32, 8, 2, True), (32, 8, 4, False), (64, 8, 1, True),
+                     (64, 16, 4, False), (32, 4, 8, False), (64, 4, 16, True), (32, 16, 2, False)]
+
+
+@pytest.mark.parametrize("config", TRANSPOSE_CONFIGS)
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.float64])
+def test_transpose_variants(kernels, config, dtype):
+    tile, rows, vec, diag = config
+    if vec * np.dtype(dtype).itemsize > 16:
+        pytest.skip("vector wider than 16 bytes")
+    for shape in [(67, 45), (128, 96), (96, 64), (2, 36, 100), (3, 64, 32)]:
+        h = (rng2.standard_normal(shape) * 50).astype(dtype)
+        src = cp.asarray(h)
+        t = src.T if len(shape) == 2 else src.transpose(0, 2, 1)
+        out = cp.empty(t.shape, dtype)
+        assert cix.try_transpose_copy(t, out, config)
+        want = h.T if len(shape) == 2 else h.transpose(0, 2, 1)
+        assert np.array_equal(out.get(), want), (shape, config)
+    # a strided, misaligned source: vec falls back to 1
+    h = (rng2.standard_normal((70, 130)) * 50).astype(dtype)
+    src = cp.asarray(h)[1:, 1:]
+    out = cp.empty((129, 69), dtype)
+    assert cix.try_transpose_copy(src.T, out, config)
+    assert np.array_equal(out.get(), h[1:, 1:].T)

@@ -9,11 +9,25 @@ same key, as NumPy compares them equal; the plain value sort keeps the bits (a
 values come back by inverting the keys, with no payload.  Complex values sort in NumPy's
 order through three stable key rounds (class of NaNs, primary, secondary).
 
-A pass sorts by 8 bits: a per-block digit histogram (digit-major, so one exclusive scan of
-the whole table gives every (digit, block) its output offset), the scan, and a stable
-scatter: each block ranks its tile in rounds of 256 elements (warp ``__match_any_sync`` +
-per-warp digit counts in shared memory).  Rows of an axis sort are segments: after the key
-passes, more passes order by row (``payload // n``), stable, which keeps each row sorted.
+The sort is an LSD radix sort in the Onesweep style (``radix``): one kernel reads the keys
+once and counts the digits of every 8-bit pass; a one-block plan kernel turns the counts
+into each pass's digit offsets and marks the passes whose digit is the same for every key
+(the identity: skipped on the device, so no host sync; e.g. int64 values < 2**20 take 3 of
+8 passes); then one kernel per pass: a block takes the next tile id from an atomic counter,
+ranks its tile stably (warp-striped loads, a warp match made of 8 ballots -- ``match.any``
+is slow when the lanes hold many distinct digits -- and per-warp digit counters in shared
+memory), publishes its digit counts, places the tile in shared memory in digit order, then
+looks back over lower tiles for each digit's global prefix (decoupled look-back, one
+flag|value status word per (tile, digit), a window of predecessors read per step), and
+writes the tile out from shared memory so global writes are coalesced.
+The key transform is applied as the first running pass reads the input and undone as the
+last one writes the output (``cpn_rx_in`` / ``cpn_rx_out``), so no separate key pass.
+Payloads: none (value sort), the raw value (stable float sort), or a 32-bit index (64-bit
+beyond 2**32 elements) written out as int64 (argsort).  Rows of an axis sort are segments:
+after the key passes, more passes order by row (``payload // n``), stable, which keeps each
+row sorted; the last writes ``payload % n``.  Tuning knobs: ``OS_ITEMS``, ``OS_MINB``
+(``__launch_bounds__``), ``OS_MATCH``, ``OS_LOOKBACK``, ``OS_LATE_PAYLOAD``, ``HIST_ITEMS``,
+``HIST_BLOCKS_PER_SM`` (benchmarks/probes/sort_probe.py sweeps them).
 """
 from __future__ import annotations
 
@@ -23,9 +37,6 @@ from . import kernels_util as ku
 from .indexing import BLOCK, indexed_copy
 from .kernels_util import DEV, I32, I64, PTR, Kernel
 
-ITEMS = 16  # elements per thread in the radix kernels: a tile is BLOCK * ITEMS
-TILE = BLOCK * ITEMS
-SCAN_ITEMS = 8
 _KT = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _EXP = {2: "0x7C00ull", 4: "0x7F800000ull", 8: "0x7FF0000000000000ull"}
 _CANON_NAN = {2: "0x7E00ull", 4: "0x7FC00000ull", 8: "0x7FF8000000000000ull"}
@@ -64,23 +75,6 @@ def keys_kernel(kind: str, w: int, eqz: bool) -> Kernel:
                                                          ("const long long", I64)], body)
 
 
-def unkeys_kernel(kind: str, w: int) -> Kernel:
-    sign = f"((K)1 << {8 * w - 1})"
-    if kind in "bu":
-        expr = "key"
-    elif kind == "i":
-        expr = f"key ^ {sign}"
-    else:
-        expr = f"(key & {sign}) ? (K)(key ^ {sign}) : (K)~key"
-    body = "\n".join([
-        "{", f"  typedef {_KT[w]} K;",
-        "  K* data = (K*)p_0; const long long n = p_1;",
-        "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;"
-        " i += (long long)gridDim.x * blockDim.x) {",
-        f"    const K key = data[i]; data[i] = {expr};", "  }", "}"])
-    return Kernel(f"cpn_sortunkeys_{kind}{w}", [("char*", PTR), ("const long long", I64)], body)
-
-
 def complex_keys_kernel(w: int) -> Kernel:
     """From complex (two floats of w bytes): class (u8), primary and secondary keys (K)."""
     sec = _key_expr("f", w, True, "im_bits")
@@ -107,118 +101,417 @@ def complex_keys_kernel(w: int) -> Kernel:
                                          ("const long long", I64)], "\n".join(lines))
 
 
-def _digit(w, from_payload):
-    if from_payload:
-        return "(unsigned)((((unsigned long long)pv / (unsigned long long)nrow) >> shift) & 255u)"
-    return "(unsigned)((key >> shift) & 255u)"
+# Runtime key transforms (``kmode``): 0 the bits (bool, unsigned), 1 flip the sign bit
+# (signed), 2 float (NaN above +inf, payload kept), 3 float with -0.0 == +0.0 and one NaN;
+# ``cpn_rx_out`` inverts 0..2.
+_RX_PRELUDE = r"""
+template <class K> __device__ __forceinline__ K cpn_rx_in(K b, int m) {
+  const K sign = (K)((K)1 << (8 * sizeof(K) - 1));
+  if (m == 0) return b;
+  if (m == 1) return (K)(b ^ sign);
+  const K ex = (K)(sizeof(K) == 2 ? 0x7C00ull : sizeof(K) == 4 ? 0x7F800000ull
+                                              : 0x7FF0000000000000ull);
+  const K qn = (K)(sizeof(K) == 2 ? 0x7E00ull : sizeof(K) == 4 ? 0x7FC00000ull
+                                              : 0x7FF8000000000000ull);
+  const K mag = (K)(b & (K)~sign);
+  if (mag > ex) b = m == 3 ? qn : mag;
+  else if (m == 3 && mag == 0) b = 0;
+  return (b & sign) ? (K)~b : (K)(b | sign);
+}
+template <class K> __device__ __forceinline__ K cpn_rx_out(K k, int m) {
+  const K sign = (K)((K)1 << (8 * sizeof(K) - 1));
+  if (m == 0) return k;
+  if (m == 1) return (K)(k ^ sign);
+  return (k & sign) ? (K)(k ^ sign) : (K)~k;
+}
+"""
+RB = 256           # threads per block of the radix kernels (the 256 digits: one each)
+# Elements per thread of a onesweep tile, by the widest of (key, payload) in bytes; the
+# probe (benchmarks/probes/sort_probe.py) sets these before the first sort to tune.
+OS_ITEMS = {1: 16, 2: 16, 4: 16, 8: 14}
+HIST_ITEMS = 8     # elements per thread per round of the all-passes histogram
+HIST_BLOCKS_PER_SM = 4
+# Pass-kernel knobs (the probe sweeps them): ``__launch_bounds__`` min blocks per SM by the
+# widest of (key, payload) (0: none), the warp match ('ballot' or 'any'), the look-back
+# window (status words read per step) and whether the payload is loaded after the keys
+# went to shared memory.
+OS_MINB = {1: 3, 2: 3, 4: 3, 8: 3}
+OS_MATCH = "ballot"
+OS_LOOKBACK = 4
+OS_LATE_PAYLOAD = True
+_PS = 260          # plan row per pass: active, parity, first, last, 256 digit offsets
+_SHMEM = 48 * 1024
+_PT = {"n": None, "i4": "unsigned int", "i8": "unsigned long long"}
 
 
-def hist_kernel(w: int, from_payload: bool) -> Kernel:
+def _pw(w, pk):
+    return {"n": 0, "i4": 4, "i8": 8, "v": w}[pk]
+
+
+def os_items(w, pk):
+    """Items per thread of the pass kernel: OS_ITEMS, capped by static shared memory."""
+    mw = max(w, _pw(w, pk))
+    cap = (_SHMEM - 9 * 1024) // (RB * (mw + 1))
+    return max(1, min(int(OS_ITEMS[mw]), cap))
+
+
+def rx_hist_kernel(w: int) -> Kernel:
+    """Digit counts of every pass in one read: ``ghist[p][d]`` (+=), p < np.  w > 0: the
+    bytes of the keys ``cpn_rx_in(kin[e], kmode)``; w == 0: the bytes of the row e / nrow.
+    A warp whose lanes share a digit adds once (constant high bytes are the common case)."""
+    npass = w if w else 8
+    kt = _KT[w] if w else "unsigned long long"
+    load = ("kv[i] = e < n ? cpn_rx_in(kin[e], kmode) : (K)0;" if w else
+            "kv[i] = e < n ? (K)((unsigned long long)e / (unsigned long long)nrow) : (K)0;")
     body = f"""{{
-  typedef {_KT[w]} K;
-  const K* keys = (const K*)p_0; const long long* pay = p_1; const long long n = p_2;
-  const int shift = p_3; const long long nrow = p_4; long long* hist = p_5; const long long nb = p_6;
-  __shared__ int h[256];
-  h[threadIdx.x] = 0;
+  typedef {kt} K;
+  const K* kin = (const K*)p_0; const long long n = p_1; const int kmode = p_2;
+  const long long nrow = p_3; const int np = p_4; unsigned long long* ghist = p_5;
+  __shared__ unsigned int h[{npass} * 256];
+  const int tid = threadIdx.x, lane = tid & 31;
+  (void)kin; (void)kmode; (void)nrow;
+  for (int i = tid; i < {npass} * 256; i += {RB}) h[i] = 0;
   __syncthreads();
-  const long long base = (long long)blockIdx.x * {TILE};
-  for (int r = 0; r < {ITEMS}; ++r) {{
-    const long long e = base + r * {BLOCK} + threadIdx.x;
-    if (e < n) {{
-      const K key = keys ? keys[e] : (K)0;
-      const long long pv = pay ? pay[e] : e;
-      (void)key; (void)pv;
-      atomicAdd(&h[{_digit(w, from_payload)}], 1);
+  for (long long base = (long long)blockIdx.x * {RB * HIST_ITEMS}; base < n;
+       base += (long long)gridDim.x * {RB * HIST_ITEMS}) {{
+    K kv[{HIST_ITEMS}];
+#pragma unroll
+    for (int i = 0; i < {HIST_ITEMS}; ++i) {{
+      const long long e = base + i * {RB} + tid;
+      {load}
+    }}
+#pragma unroll
+    for (int i = 0; i < {HIST_ITEMS}; ++i) {{
+      const bool valid = base + i * {RB} + tid < n;
+      const unsigned vm = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+      for (int p = 0; p < {npass}; ++p) {{
+        if (p < np) {{
+          const unsigned d = (unsigned)(kv[i] >> (8 * p)) & 255u;
+          const unsigned d0 = __shfl_sync(0xffffffffu, d, 0);
+          if (__all_sync(0xffffffffu, !valid || d == d0)) {{
+            if (lane == 0 && vm) atomicAdd(&h[p * 256 + d0], (unsigned)__popc(vm));
+          }} else if (valid) {{
+            atomicAdd(&h[p * 256 + d], 1u);
+          }}
+        }}
+      }}
     }}
   }}
   __syncthreads();
-  hist[(long long)threadIdx.x * nb + blockIdx.x] = h[threadIdx.x];
+  for (int i = tid; i < np * 256; i += {RB})
+    if (h[i]) atomicAdd(&ghist[i], (unsigned long long)h[i]);
 }}"""
-    return Kernel(f"cpn_radix_hist_{w}_{int(from_payload)}",
-                  [("const char*", PTR), ("const long long*", PTR), ("const long long", I64),
-                   ("const int", I32), ("const long long", I64), ("long long*", PTR),
-                   ("const long long", I64)], body)
+    return Kernel(f"cpn_rx_hist_{w}_{HIST_ITEMS}",
+                  [("const char*", PTR), ("const long long", I64), ("const int", I32),
+                   ("const long long", I64), ("const int", I32),
+                   ("unsigned long long*", PTR)], body, _RX_PRELUDE)
 
 
-def scatter_kernel(w: int, from_payload: bool) -> Kernel:
+def rx_plan_kernel() -> Kernel:
+    """One block: for each pass the exclusive digit offsets, and which passes run (a pass
+    whose digit is the same for all n keys is the identity and is skipped; if all are,
+    the last one runs, so that the output gets written), the buffer parity of each, and
+    which runs first (reads the input) and last (writes the output)."""
     body = f"""{{
-  typedef {_KT[w]} K;
-  const K* kin = (const K*)p_0; K* kout = (K*)p_1; const long long* pin = p_2;
-  long long* pout = p_3; const long long n = p_4; const int shift = p_5;
-  const long long nrow = p_6; const long long* hist = p_7; const long long nb = p_8;
-  __shared__ long long s_off[256];
-  __shared__ int s_run[256];
-  __shared__ int s_w[{BLOCK // 32}][256];
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  s_off[tid] = hist[(long long)tid * nb + blockIdx.x];
-  s_run[tid] = 0;
-  for (int w = 0; w < {BLOCK // 32}; ++w) s_w[w][tid] = 0;
+  const unsigned long long* ghist = p_0; const int np = p_1; const long long n = p_2;
+  long long* plan = p_3;
+  __shared__ long long s[2][256];
+  __shared__ int triv[8];
+  const int tid = threadIdx.x;
+  if (tid < 8) triv[tid] = 0;
   __syncthreads();
-  const long long base = (long long)blockIdx.x * {TILE};
-  for (int r = 0; r < {ITEMS}; ++r) {{
-    const long long e = base + r * {BLOCK} + tid;
-    const bool valid = e < n;
-    const K key = (valid && kin) ? kin[e] : (K)0;
-    const long long pv = valid ? (pin ? pin[e] : e) : 0;
-    const unsigned digit = valid ? {_digit(w, from_payload)} : 256u;
-    const unsigned peers = __match_any_sync(0xffffffffu, digit);
-    const int rank = __popc(peers & ((1u << lane) - 1u));
-    if (valid && rank == 0) s_w[warp][digit] = __popc(peers);
+  for (int p = 0; p < np; ++p) {{
+    const long long c = (long long)ghist[p * 256 + tid];
+    if (c == n) triv[p] = 1;
+    int cur = 0;
+    s[0][tid] = c;
     __syncthreads();
-    if (valid) {{
-      long long pos = s_off[digit] + s_run[digit] + rank;
-      for (int w = 0; w < warp; ++w) pos += s_w[w][digit];
-      if (kout) kout[pos] = key;
-      if (pout) pout[pos] = pv;
+    for (int off = 1; off < 256; off <<= 1) {{
+      s[cur ^ 1][tid] = s[cur][tid] + (tid >= off ? s[cur][tid - off] : 0);
+      cur ^= 1;
+      __syncthreads();
     }}
-    __syncthreads();
-    int sum = 0;
-    for (int w = 0; w < {BLOCK // 32}; ++w) {{ sum += s_w[w][tid]; s_w[w][tid] = 0; }}
-    s_run[tid] += sum;
+    plan[p * {_PS} + 4 + tid] = s[cur][tid] - c;
     __syncthreads();
   }}
-}}"""
-    return Kernel(f"cpn_radix_scatter_{w}_{int(from_payload)}",
-                  [("const char*", PTR), ("char*", PTR), ("const long long*", PTR),
-                   ("long long*", PTR), ("const long long", I64), ("const int", I32),
-                   ("const long long", I64), ("const long long*", PTR),
-                   ("const long long", I64)], body)
-
-
-def scan_block_kernel() -> Kernel:
-    """Exclusive scan of each block's SCAN_ITEMS * BLOCK int64 values; block totals out."""
-    body = f"""{{
-  long long* a = p_0; const long long m = p_1; long long* sums = p_2;
-  __shared__ long long s[{BLOCK}];
-  const long long base = (long long)blockIdx.x * {BLOCK * SCAN_ITEMS} + threadIdx.x * {SCAN_ITEMS};
-  long long v[{SCAN_ITEMS}], t = 0;
-  for (int j = 0; j < {SCAN_ITEMS}; ++j) {{ v[j] = base + j < m ? a[base + j] : 0; t += v[j]; }}
-  s[threadIdx.x] = t;
-  __syncthreads();
-  for (int off = 1; off < {BLOCK}; off <<= 1) {{
-    const long long add = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
-    __syncthreads();
-    s[threadIdx.x] += add;
-    __syncthreads();
+  if (tid == 0) {{
+    int any = 0;
+    for (int p = 0; p < np; ++p) any |= !triv[p];
+    if (!any) triv[np - 1] = 0;
+    int cnt = 0, last = 0;
+    for (int p = 0; p < np; ++p) {{
+      const int act = !triv[p];
+      plan[p * {_PS}] = act; plan[p * {_PS} + 1] = cnt & 1; plan[p * {_PS} + 2] = act && cnt == 0;
+      if (act) {{ ++cnt; last = p; }}
+    }}
+    for (int p = 0; p < np; ++p) plan[p * {_PS} + 3] = p == last;
   }}
-  long long run = s[threadIdx.x] - t;
-  for (int j = 0; j < {SCAN_ITEMS}; ++j) {{ if (base + j < m) a[base + j] = run; run += v[j]; }}
-  if (threadIdx.x == {BLOCK - 1}) sums[blockIdx.x] = s[{BLOCK - 1}];
 }}"""
-    return Kernel("cpn_scan_block", [("long long*", PTR), ("const long long", I64),
-                                     ("long long*", PTR)], body)
+    return Kernel("cpn_rx_plan", [("const unsigned long long*", PTR), ("const int", I32),
+                                  ("const long long", I64), ("long long*", PTR)], body)
 
 
-def scan_add_kernel() -> Kernel:
-    body = f"""{{
-  long long* a = p_0; const long long m = p_1; const long long* sums = p_2;
-  const long long base = (long long)blockIdx.x * {BLOCK * SCAN_ITEMS};
-  const long long add = sums[blockIdx.x];
-  for (int j = threadIdx.x; j < {BLOCK * SCAN_ITEMS}; j += {BLOCK})
-    if (base + j < m) a[base + j] += add;
-}}"""
-    return Kernel("cpn_scan_add", [("long long*", PTR), ("const long long", I64),
-                                   ("const long long*", PTR)], body)
+class _BKernel(Kernel):
+    """A Kernel whose signature carries ``__launch_bounds__(threads, min_blocks)``."""
+
+    __slots__ = ("bounds",)
+
+    def __init__(self, name, params, body, prelude="", bounds=None):
+        super().__init__(name, params, body, prelude)
+        self.bounds = bounds
+
+    def signature(self) -> str:
+        s = super().signature()
+        if self.bounds:
+            s = s.replace("__global__ void ", "__global__ void __launch_bounds__(%d, %d) "
+                          % self.bounds, 1)
+        return s
+
+
+_PASS_CACHE: dict = {}
+
+
+def _pass_knobs(w, pk):
+    mw = max(w, _pw(w, pk))
+    late = bool(OS_LATE_PAYLOAD) and w > 0 and pk != "n"
+    return (os_items(w, pk), int(OS_MINB.get(mw, 0)), OS_MATCH, max(1, int(OS_LOOKBACK)),
+            late)
+
+
+def rx_pass_kernel(w: int, pk: str, sb: int) -> Kernel:
+    key = (w, pk, sb, _pass_knobs(w, pk))
+    k = _PASS_CACHE.get(key)
+    if k is None:
+        k = _PASS_CACHE[key] = _rx_pass_kernel(w, pk, sb, *key[3])
+    return k
+
+
+def _rx_pass_kernel(w: int, pk: str, sb: int, items: int, minb: int, match: str, lbw: int,
+                    late: bool) -> Kernel:
+    """One LSD pass of 8 bits, Onesweep style (decoupled look-back, no per-pass histogram).
+
+    w: key bytes (0: no keys, the digit is that of the row ``payload / nrow``); pk: payload
+    'n' none, 'i4'/'i8' an index stored as u32/u64 (int64 outside: read from ``pin``, or
+    the identity when pin is null, and written as int64, ``% pmod`` when pmod > 0), 'v' the
+    raw value (K; the first pass takes it from the key input); sb: bytes of a look-back
+    status word (4 when n < 2**30).  Knobs (see ``_pass_knobs``): items per thread,
+    ``__launch_bounds__`` min blocks (0: none), the warp match ('ballot': 8 ballots, as CUB
+    does, since ``match.any`` is slow when 32 lanes hold many distinct values; 'any':
+    ``__match_any_sync``), the look-back window (status words read at once per step) and
+    whether the payload is loaded late (after the keys went to shared memory: fewer live
+    registers, and its load latency overlaps the look-back).
+
+    A block takes the next tile id from ``counter`` (so lower tiles are running or done),
+    loads ITEMS elements a thread (warp-striped: a warp owns 32 * ITEMS consecutive
+    elements), ranks them stably per warp (peers of a digit by warp match, per-warp digit
+    counters in shared memory), publishes its digit counts at once (status: flag | value,
+    one word per digit), scans them, places the keys in shared memory in digit order, and
+    only then looks back over lower tiles for each digit's global prefix (thread = digit;
+    the window reads ``lbw`` predecessors per step), so the predecessors had the ranking and
+    the scatter's time to publish.  Then it writes the tile out: consecutive threads write
+    consecutive addresses within each digit's run.  Pass p's row of ``plan`` says whether it
+    runs, which of the two buffers it reads (parity), and whether it reads the input (first:
+    keys go through ``cpn_rx_in(., kmode)``) or writes the output (last:
+    ``cpn_rx_out(., komode)``)."""
+    tile = RB * items
+    nw = RB // 32
+    mw = max(w, _pw(w, pk))
+    kt = _KT[w] if w else "unsigned char"
+    pt = {"n": "unsigned char", "v": kt}.get(pk) or _PT[pk]
+    st = "unsigned int" if sb == 4 else "unsigned long long"
+    idx = pk in ("i4", "i8")
+    has_p = pk != "n"
+    if w:
+        digit = "(unsigned)(kv[i] >> shift) & 255u"
+    else:
+        digit = "(unsigned)((pv[i] / (P)nrow) >> shift) & 255u"
+    if not has_p:
+        pload = ""
+    elif pk == "v":
+        pload = "pv[i] = first ? raw : pp[i * 32];"
+    else:
+        pload = ("pv[i] = first ? (pin ? (P)((const long long*)pin)[e0 + i * 32] : "
+                 "(P)(e0 + i * 32)) : pp[i * 32];")
+    late_load = ""
+    if late:  # the first pass of 'v' reads pin == the key input: pp serves both
+        late_load = pload.replace("first ? raw : ", "")
+        pload = ""
+    kload = ("const K raw = kp[i * 32]; kv[i] = first ? cpn_rx_in(raw, kmode) : raw; (void)raw;"
+             if w else "")
+    if idx:
+        pstore = ("if (last) ((long long*)pdst)[g] = pmod > 0 ? (long long)v % pmod : "
+                  "(long long)v; else pdst[g] = v;")
+    else:
+        pstore = "pdst[g] = v;"
+    if match == "any":
+        peers = ["    const unsigned peers = __match_any_sync(0xffffffffu, d);"]
+    else:  # the lanes whose 8 digit bits all agree with ours (valid lanes only)
+        peers = ["    unsigned peers = vm;",
+                 "#pragma unroll",
+                 "    for (int b = 0; b < 8; ++b) {",
+                 "      const unsigned bit = (d >> b) & 1u;",
+                 "      const unsigned bb = __ballot_sync(0xffffffffu, bit);",
+                 "      peers &= bit ? bb : ~bb;",
+                 "    }"]
+    lines = [
+        "{",
+        f"  typedef {kt} K; typedef {pt} P; typedef {st} S;",
+        "  const long long* pl = p_14;",
+        "  if (!pl[0]) return;",
+        "  const int par = (int)pl[1], first = (int)pl[2], last = (int)pl[3];",
+        "  const char* pin = p_6; const long long pmod = p_10; const long long n = p_11;",
+        "  const int shift = p_12; const long long nrow = p_13; const int kmode = p_4;",
+        "  const int komode = p_5;",
+        "  const K* ksrc = first ? (const K*)p_0 : (const K*)(par ? p_2 : p_1);",
+        "  K* kdst = last ? (K*)p_3 : (K*)(par ? p_1 : p_2);",
+        "  const P* psrc = first ? (const P*)pin : (const P*)(par ? p_8 : p_7);",
+        "  P* pdst = last ? (P*)p_9 : (P*)(par ? p_7 : p_8);",
+        "  (void)ksrc; (void)kdst; (void)psrc; (void)pdst; (void)pmod; (void)nrow; (void)kmode;",
+        "  (void)komode; (void)pin;",
+        "  __shared__ unsigned s_tile;",
+        f"  __shared__ unsigned short s_wh[{nw} * 256];",
+        f"  __shared__ unsigned s_wt[{nw}];",
+        "  __shared__ long long s_base[256];",
+        f"  __shared__ unsigned char s_dg[{tile}];",
+        f"  __shared__ unsigned long long s_buf[{(tile * mw + 7) // 8}];",
+        "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;",
+        "  if (tid == 0) s_tile = atomicAdd(p_16, 1u);",
+        f"  for (int i = tid; i < {nw} * 256; i += {RB}) s_wh[i] = 0;",
+        "  __syncthreads();",
+        "  const long long tileid = s_tile;",
+        f"  const long long wbase = tileid * {tile} + warp * {32 * items};",
+        f"  K kv[{items}]; P pv[{items}]; unsigned dr[{items}];",
+        "  const long long left = n - wbase;  // this warp's valid elements: wrem",
+        f"  const int wrem = left > {32 * items} ? {32 * items} : (left < 0 ? 0 : (int)left);",
+        "  const int rem = wrem - lane;  // item i is valid when i * 32 < rem",
+        "  const long long e0 = wbase + lane; (void)e0;",
+        "  const K* kp = ksrc + e0; const P* pp = psrc + e0; (void)kp; (void)pp;",
+        "#pragma unroll",
+        f"  for (int i = 0; i < {items}; ++i) {{",
+        "    kv[i] = 0; pv[i] = 0;",
+        f"    if (i * 32 < rem) {{ {kload} {pload} }}",
+        "  }",
+        "  const unsigned lt = (1u << lane) - 1u;",
+        "#pragma unroll",
+        f"  for (int i = 0; i < {items}; ++i) {{",
+        "    const int k = wrem - i * 32;",
+        "    const unsigned vm = k >= 32 ? 0xffffffffu : (k <= 0 ? 0u : (1u << k) - 1u);",
+        "    const bool valid = (vm >> lane) & 1u;",
+        f"    const unsigned d = valid ? {digit} : 256u;",
+        *peers,
+        "    const unsigned before = s_wh[warp * 256 + (d & 255u)];",
+        "    __syncwarp();",
+        "    if (valid && (peers & lt) == 0) s_wh[warp * 256 + d] = (unsigned short)(before + __popc(peers));",
+        "    __syncwarp();",
+        "    dr[i] = (d << 16) | (before + __popc(peers & lt));",
+        "  }",
+        "  __syncthreads();",
+        "  // thread tid is digit tid: warp-exclusive counts, the tile's count, publish it",
+        "  unsigned cnt = 0;",
+        f"  for (int w = 0; w < {nw}; ++w) {{ const unsigned c = s_wh[w * 256 + tid]; s_wh[w * 256 + tid] = (unsigned short)cnt; cnt += c; }}",
+        "  volatile S* vst = (volatile S*)p_15;",
+        f"  const S FA = (S)1 << {8 * sb - 2}, FI = (S)2 << {8 * sb - 2}, VM = FA - 1;",
+        "  vst[tileid * 256 + tid] = (tileid == 0 ? FI : FA) | (S)cnt;",
+        "  unsigned x = cnt;",
+        "  for (int o = 1; o < 32; o <<= 1) { const unsigned y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }",
+        "  if (lane == 31) s_wt[warp] = x;",
+        "  __syncthreads();",
+        "  for (int w = 0; w < warp; ++w) x += s_wt[w];",
+        "  const unsigned excl = x - cnt;",
+        f"  for (int w = 0; w < {nw}; ++w) s_wh[w * 256 + tid] = (unsigned short)(s_wh[w * 256 + tid] + excl);",
+        "  __syncthreads();",
+        f"  const int tn = (int)(n - tileid * {tile} < {tile} ? n - tileid * {tile} : {tile});",
+    ]
+    first_el, first_arr = ("kv", "K") if w else ("pv", "P")
+    lines += [
+        f"  {first_arr}* s_e = ({first_arr}*)s_buf;",
+        "#pragma unroll",
+        f"  for (int i = 0; i < {items}; ++i) {{",
+        "    const unsigned d = dr[i] >> 16;",
+        "    if (d < 256u) { const int pos = s_wh[warp * 256 + d] + (dr[i] & 0xffffu);"
+        f" s_e[pos] = {first_el}[i]; s_dg[pos] = (unsigned char)d; }}",
+        "  }",
+    ]
+    if late:
+        lines += [
+            "#pragma unroll",
+            f"  for (int i = 0; i < {items}; ++i) if (i * 32 < rem) {{ {late_load} }}",
+        ]
+    lines += [
+        "  // look back for this digit's count in all lower tiles",
+        "  long long before_tiles = 0;",
+        "  if (tileid > 0) {",
+        "    long long j = tileid - 1;",
+        "    bool done = false;",
+        "    while (!done) {",
+        f"      S sv[{lbw}];",
+        "#pragma unroll",
+        f"      for (int q = 0; q < {lbw}; ++q) sv[q] = j - q >= 0 ? vst[(j - q) * 256 + tid] : FI;",
+        "      int used = 0; bool stop = false;",
+        "#pragma unroll",
+        f"      for (int q = 0; q < {lbw}; ++q) {{",
+        "        if (!stop) {",
+        "          if ((sv[q] & (FA | FI)) == 0) stop = true;  // not published yet: poll again",
+        "          else { before_tiles += (long long)(sv[q] & VM); ++used;"
+        " if (sv[q] & FI) { stop = true; done = true; } }",
+        "        }",
+        "      }",
+        "      j -= used;",
+        "    }",
+        "    vst[tileid * 256 + tid] = FI | (S)(before_tiles + cnt);",
+        "  }",
+        "  s_base[tid] = pl[4 + tid] + before_tiles - (long long)excl;",
+        "  __syncthreads();",
+    ]
+    if w:
+        lines += [
+            "  if (kdst) {",
+            "#pragma unroll",
+            f"    for (int i = 0; i < {items}; ++i) {{",
+            f"      const int j = tid + i * {RB};",
+            "      if (j < tn) {",
+            "        const long long g = s_base[s_dg[j]] + j;",
+            "        const K v = s_e[j]; kdst[g] = last ? cpn_rx_out(v, komode) : v;",
+            "      }",
+            "    }",
+            "  }",
+        ]
+        if has_p:
+            lines += [
+                "  __syncthreads();",
+                "  P* s_p = (P*)s_buf;",
+                "#pragma unroll",
+                f"  for (int i = 0; i < {items}; ++i) {{",
+                "    const unsigned d = dr[i] >> 16;",
+                "    if (d < 256u) s_p[s_wh[warp * 256 + d] + (dr[i] & 0xffffu)] = pv[i];",
+                "  }",
+                "  __syncthreads();",
+            ]
+    if has_p:
+        lines += [
+            "  {",
+            "    const P* s_q = (const P*)s_buf;",
+            "#pragma unroll",
+            f"    for (int i = 0; i < {items}; ++i) {{",
+            f"      const int j = tid + i * {RB};",
+            "      if (j < tn) {",
+            "        const long long g = s_base[s_dg[j]] + j;",
+            f"        const P v = s_q[j]; {pstore}",
+            "      }",
+            "    }",
+            "  }",
+        ]
+    lines += ["}"]
+    name = f"cpn_rx_pass_{w}_{pk}_{sb}_{items}_b{minb}_{match}_l{lbw}{'_late' if late else ''}"
+    return _BKernel(name,
+                    [("const char*", PTR), ("char*", PTR), ("char*", PTR), ("char*", PTR),
+                     ("const int", I32), ("const int", I32),
+                     ("const char*", PTR), ("char*", PTR), ("char*", PTR), ("char*", PTR),
+                     ("const long long", I64), ("const long long", I64), ("const int", I32),
+                     ("const long long", I64), ("const long long*", PTR), ("char*", PTR),
+                     ("unsigned int*", PTR)], "\n".join(lines), _RX_PRELUDE,
+                    (RB, minb) if minb else None)
 
 
 def mod_kernel() -> Kernel:
@@ -258,52 +551,54 @@ def _grid(n):
     return max(1, min((n + BLOCK - 1) // BLOCK, DEV.sm_count() * 32))
 
 
-def scan(buf_ptr: int, m: int) -> None:
-    """In-place exclusive scan of m int64 at buf_ptr."""
-    per = BLOCK * SCAN_ITEMS
-    nb = (m + per - 1) // per
-    sums = DEV.alloc(nb * 8)
-    DEV.launch(scan_block_kernel(), nb, BLOCK, [buf_ptr, m, sums.ptr])
-    if nb > 1:
-        scan(sums.ptr, nb)
-        DEV.launch(scan_add_kernel(), nb, BLOCK, [buf_ptr, m, sums.ptr])
+def _rx_row_passes(rows):
+    return max(1, (int(rows - 1).bit_length() + 7) // 8)
 
 
-def radix(keys, pay, n, w, passes, want_pay=True):
-    """Stable LSD passes over (keys buffer of n w-byte keys or None, payload buffer of n
-    int64 or None = the identity).  ``passes``: [(shift, nrow or 0)], nrow > 0 takes the
-    digit from payload // nrow.  Returns the final (keys, payload) buffers."""
-    nb = (n + TILE - 1) // TILE
-    hist = DEV.alloc(256 * nb * 8)
-    kbuf = DEV.alloc(n * w) if keys is not None else None
-    pbuf = DEV.alloc(n * 8) if pay is not None or want_pay else None
-    pbuf2 = DEV.alloc(n * 8) if pbuf is not None else None
-    for shift, nrow in passes:
-        fp = nrow > 0
-        DEV.launch(hist_kernel(w, fp), nb, BLOCK,
-                   [keys.ptr if keys is not None else 0, pay.ptr if pay is not None else 0, n,
-                    shift, nrow, hist.ptr, nb])
-        scan(hist.ptr, 256 * nb)
-        pout = pbuf
-        DEV.launch(scatter_kernel(w, fp), nb, BLOCK,
-                   [keys.ptr if keys is not None else 0, kbuf.ptr if kbuf is not None else 0,
-                    pay.ptr if pay is not None else 0, pout.ptr if pout is not None else 0,
-                    n, shift, nrow, hist.ptr, nb])
-        if keys is not None:
-            keys, kbuf = kbuf, keys
-        if pout is not None:
-            pay = pout
-            pbuf, pbuf2 = pbuf2, pout
-    return keys, pay
+def radix(n, w, *, kin=0, kmode=0, kout=0, komode=0, pk="n", pin=0, pout=0, pmod=0,
+          nrow=0, npass=None):
+    """Stable LSD radix sort of n elements, one read for the histograms of all passes, then
+    one onesweep kernel per 8-bit pass (skipped on the device when its digit is constant).
+
+    w > 0: keys of w bytes at ``kin`` (``cpn_rx_in(., kmode)`` applied on reading), the
+    sorted keys written to ``kout`` (``cpn_rx_out(., komode)``) unless it is 0; w == 0: no
+    keys, the order is that of the row ``payload // nrow`` (``npass`` passes).  Payload
+    ``pk`` (see ``rx_pass_kernel``) from ``pin`` to ``pout``.  Pointers are ints."""
+    if npass is None:
+        npass = w
+    pw = _pw(w, pk)
+    tile = RB * os_items(w, pk)
+    nt = (n + tile - 1) // tile
+    sb = 4 if n < 2**30 else 8
+    hist = DEV.alloc(npass * 256 * 8)
+    DEV.memset(hist.ptr, 0, npass * 256 * 8)
+    per = RB * HIST_ITEMS
+    hg = max(1, min((n + per - 1) // per, DEV.sm_count() * HIST_BLOCKS_PER_SM))
+    DEV.launch(rx_hist_kernel(w), hg, RB, [kin if w else 0, n, kmode, nrow, npass, hist.ptr])
+    plan = DEV.alloc(npass * _PS * 8)
+    DEV.launch(rx_plan_kernel(), 1, 256, [hist.ptr, npass, n, plan.ptr])
+    sbytes = nt * 256 * sb
+    stat = DEV.alloc(npass * (sbytes + 4))
+    DEV.memset(stat.ptr, 0, npass * (sbytes + 4))
+    cnt0 = stat.ptr + npass * sbytes
+    kb = [DEV.alloc(n * w) if w and npass > i else None for i in (2, 1)]
+    pb = [DEV.alloc(n * pw) if pw and npass > i else None for i in (2, 1)]
+    kb0, kb1 = (b.ptr if b is not None else 0 for b in kb)
+    pb0, pb1 = (b.ptr if b is not None else 0 for b in pb)
+    k = rx_pass_kernel(w, pk, sb)
+    for p in range(npass):
+        DEV.launch(k, nt, RB, [kin, kb0, kb1, kout, kmode, komode, pin, pb0, pb1, pout, pmod,
+                               n, 8 * p, nrow, plan.ptr + p * _PS * 8, stat.ptr + p * sbytes,
+                               cnt0 + 4 * p])
 
 
-def _key_passes(w):
-    return [(8 * b, 0) for b in range(w)]
-
-
-def _row_passes(rows):
-    bits = max(1, int(rows - 1).bit_length())
-    return [(s, 0) for s in range(0, bits, 8)]
+def _modes(dt, eqz):
+    """(kmode, komode) of a real dtype (see ``cpn_rx_in``)."""
+    if dt.kind in "bu":
+        return 0, 0
+    if dt.kind == "i":
+        return 1, 1
+    return (3 if eqz else 2), 2
 
 
 def _make_keys(src_ptr, n, dt, eqz):
@@ -333,27 +628,39 @@ def sort(src, values, indices, stable):
     total = rows * n
     dt = src.dtype
     sp = ku.ptr(src)
+    ipk = "i4" if total < 2**32 else "i8"
     if dt.kind == "c":
         w = dt.itemsize // 2
         cls, pk, sk = DEV.alloc(total), DEV.alloc(total * w), DEV.alloc(total * w)
         DEV.launch(complex_keys_kernel(w), _grid(total), BLOCK,
                    [sp, cls.ptr, pk.ptr, sk.ptr, total])
-        _, p = radix(sk, None, total, w, _key_passes(w))
-        _, p = radix(_permute(pk, w, p, total), p, total, w, _key_passes(w))
-        _, p = radix(_permute(cls, 1, p, total), p, total, 1, [(0, 0)])
-        keys = None
+        p = DEV.alloc(total * 8)
+        radix(total, w, kin=sk.ptr, pk=ipk, pout=p.ptr)
+        p2 = DEV.alloc(total * 8)
+        radix(total, w, kin=_permute(pk, w, p, total).ptr, pk=ipk, pin=p.ptr, pout=p2.ptr)
+        radix(total, 1, kin=_permute(cls, 1, p2, total).ptr, pk=ipk, pin=p2.ptr, pout=p.ptr)
     else:
         w = dt.itemsize
-        eqz = indices is not None or stable
-        keys = _make_keys(sp, total, dt, eqz)
-        if indices is None and rows == 1 and not (stable and dt.kind == "f"):
-            keys, _ = radix(keys, None, total, w, _key_passes(w), want_pay=False)
-            DEV.launch(unkeys_kernel(_kind(dt), w), _grid(total), BLOCK, [keys.ptr, total])
-            DEV.dtod(ku.ptr(values), keys.ptr, total * w)
+        kmode, komode = _modes(dt, indices is not None or stable)
+        if rows == 1 and indices is None:
+            if stable and dt.kind == "f":  # -0.0/+0.0 and NaNs in input order: sort the bits
+                radix(total, w, kin=sp, kmode=kmode, pk="v", pin=sp, pout=ku.ptr(values))
+            else:
+                radix(total, w, kin=sp, kmode=kmode, kout=ku.ptr(values), komode=komode)
             return
-        keys, p = radix(keys, None, total, w, _key_passes(w))
-    if rows > 1:
-        _, p = radix(None, p, total, 8, [(s, n) for s, _ in _row_passes(rows)])
+        if rows == 1 and values is None:
+            radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=ku.ptr(indices))
+            return
+        p = DEV.alloc(total * 8)
+        radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=p.ptr)
+    if rows > 1:  # order by row, stable: each row stays sorted
+        rp = _rx_row_passes(rows)
+        if values is None:
+            radix(total, 0, pk=ipk, pin=p.ptr, pout=ku.ptr(indices), pmod=n, nrow=n, npass=rp)
+            return
+        p2 = DEV.alloc(total * 8)
+        radix(total, 0, pk=ipk, pin=p.ptr, pout=p2.ptr, nrow=n, npass=rp)
+        p = p2
     if indices is not None:
         DEV.launch(mod_kernel(), _grid(total), BLOCK, [p.ptr, ku.ptr(indices), total, n])
     if values is not None:

@@ -1,0 +1,339 @@
+"""Radix sort probe: correctness against NumPy, then cupynum vs CuPy timings, the time of
+each kernel of one sort (CUDA events around every launch and memset of the sort module),
+and a sweep of the tuning knobs of cupynum/_backends/cuda/sorting.py (OS_ITEMS, OS_MINB,
+OS_MATCH, OS_LOOKBACK, OS_LATE_PAYLOAD, HIST_ITEMS, HIST_BLOCKS_PER_SM), so the defaults
+can be chosen from one run.
+
+    PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/sort_probe.py \
+        [--no-sweep] [--budget SECONDS]
+
+Times are CUDA-event medians of 20 calls after 3 warm-up calls (10 in the sweep), in ms.
+The sweep stops once the probe has run ``--budget`` seconds (default 80).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+import cupynum as cn  # noqa: E402
+from cupynum._backends.cuda import sorting as cs  # noqa: E402
+
+try:
+    import cupy
+except Exception:  # pragma: no cover
+    cupy = None
+
+T0 = time.perf_counter()
+rng = np.random.default_rng(0)
+REPS, WARM = 20, 3
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+# --- correctness -----------------------------------------------------------------------------
+def sample(n, dt):
+    dt = np.dtype(dt)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    x = (rng.standard_normal(n) * 100).astype(dt)
+    for v in (np.nan, np.inf, -np.inf, 0.0, -0.0):
+        x[rng.random(n) < 0.02] = v
+    x[rng.random(n) < 0.01] = -np.nan
+    return x
+
+
+def same(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and (
+        np.array_equal(a.view(f"u{a.dtype.itemsize}"), b.view(f"u{b.dtype.itemsize}"))
+        if a.dtype.kind == "f" else np.array_equal(a, b))
+
+
+def sorted_equal(got, exp):  # values: -0.0/+0.0 may tie either way in the unstable sort
+    return got.shape == exp.shape and np.array_equal(got, exp, equal_nan=exp.dtype.kind in "fc")
+
+
+def valid_stable_perm(x, p):
+    """p is a permutation ordering x (NaN last), stable among equal values."""
+    n = x.shape[-1]
+    if p.shape != x.shape or p.dtype != np.int64:
+        return False
+    x2, p2 = x.reshape(-1, n), p.reshape(-1, n)
+    for xr, pr in zip(x2, p2):
+        if pr.min(initial=0) < 0 or pr.max(initial=0) >= n:
+            return False
+        seen = np.zeros(n, bool)
+        seen[pr] = True
+        if not seen.all():
+            return False
+        v = xr[pr]
+        if v.dtype.kind == "f":
+            nan = np.isnan(v)
+            k = int(nan.sum())
+            if nan[n - k:].sum() != k:
+                return False
+            v, pr = v[:n - k], pr
+            tail = pr[n - k:]
+            if k > 1 and not (tail[1:] > tail[:-1]).all():
+                return False
+            pr = pr[:n - k]
+        if not (v[1:] >= v[:-1]).all():
+            return False
+        eq = v[1:] == v[:-1]
+        if not (pr[1:][eq] > pr[:-1][eq]).all():
+            return False
+    return True
+
+
+def check_all():
+    ok = True
+    sizes = [1, 7, 4096, 100_003, 1 << 21]
+    for dt in (np.float32, np.float64, np.int32, np.int64, np.uint8, np.float16, np.int16,
+               np.uint64, np.bool_):
+        for n in sizes:
+            x = sample(n, dt) if dt is not np.bool_ else rng.random(n) < 0.5
+            d = cn.asarray(x)
+            r = []
+            r.append(sorted_equal(cn.sort(d).get(), np.sort(x)))
+            r.append(same(cn.sort(d, kind="stable").get(), np.sort(x, kind="stable")))
+            p = cn.argsort(d).get()
+            r.append(valid_stable_perm(x, p) and np.array_equal(p, np.argsort(x, kind="stable")))
+            if n <= 100_003 or dt in (np.int64, np.float32):
+                r.append(sorted_equal(cn.unique(d).get(), np.unique(x)))
+            if not all(r):
+                ok = False
+                log(f"FAIL {np.dtype(dt).name} n={n} [sort, stable sort, argsort, unique]={r}")
+    # small ranges (skipped passes), all equal (every pass trivial), 2-D axis sorts, complex
+    for x in (rng.integers(0, 1 << 20, 1 << 20), np.full(300_000, 7, np.int64),
+              rng.integers(-3, 3, 500_000).astype(np.int32), np.zeros(70_000, np.float32),
+              rng.integers(0, 1 << 20, 1 << 20).astype(np.float64)):
+        d = cn.asarray(x)
+        r = [same(cn.sort(d).get(), np.sort(x)),
+             np.array_equal(cn.argsort(d).get(), np.argsort(x, kind="stable")),
+             same(cn.unique(d).get(), np.unique(x))]
+        if not all(r):
+            ok = False
+            log(f"FAIL special {x.dtype} n={x.size} {r}")
+    for dt, shape in ((np.float32, (300, 1001)), (np.int64, (1000, 37)), (np.uint8, (5, 70_000)),
+                      (np.complex64, (40, 333)), (np.float16, (7, 5000))):
+        x = sample(int(np.prod(shape)), np.float32).reshape(shape)
+        with np.errstate(all="ignore"):
+            x = (x + 1j * sample(x.size, np.float32).reshape(shape)).astype(dt) \
+                if np.dtype(dt).kind == "c" else \
+                (np.nan_to_num(x).astype(dt) if np.dtype(dt).kind in "iu" else x.astype(dt))
+        d = cn.asarray(x)
+        for ax in (-1, 0):
+            r = [sorted_equal(cn.sort(d, axis=ax).get(), np.sort(x, axis=ax)),
+                 np.array_equal(cn.argsort(d, axis=ax).get(),
+                                np.argsort(x, axis=ax, kind="stable"))]
+            if not all(r):
+                ok = False
+                log(f"FAIL axis={ax} {np.dtype(dt).name} {shape} [sort, argsort]={r}")
+    x = sample(1 << 18, np.float64)
+    u = cn.unique(cn.asarray(x), return_index=True, return_inverse=True, return_counts=True)
+    e = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    if not all(np.array_equal(a.get(), b, equal_nan=True) for a, b in zip(u, e)):
+        ok = False
+        log("FAIL unique(return_index, return_inverse, return_counts)")
+    log(f"correctness: {'OK' if ok else 'FAILURES'}  ({time.perf_counter() - T0:.1f} s)")
+    return ok
+
+
+# --- timing ----------------------------------------------------------------------------------
+def t_cn(fn):
+    for _ in range(WARM):
+        fn()
+    cn.cuda.synchronize()
+    s = []
+    for _ in range(REPS):
+        a, b = cn.cuda.Event(), cn.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        s.append(cn.cuda.get_elapsed_time(a, b))
+    return statistics.median(s)
+
+
+def t_cp(fn):
+    for _ in range(WARM):
+        fn()
+    cupy.cuda.runtime.deviceSynchronize()
+    s = []
+    for _ in range(REPS):
+        a, b = cupy.cuda.Event(), cupy.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        s.append(cupy.cuda.get_elapsed_time(a, b))
+    return statistics.median(s)
+
+
+# --- per-kernel times ------------------------------------------------------------------------
+class TimedDev:
+    """Stands in for the sort module's DEV: an event pair around each launch and memset."""
+
+    def __init__(self, dev):
+        self.dev, self.rec = dev, []
+
+    def __getattr__(self, a):
+        return getattr(self.dev, a)
+
+    def _timed(self, label, f, *a, **k):
+        e0, e1 = cn.cuda.Event(), cn.cuda.Event()
+        e0.record()
+        f(*a, **k)
+        e1.record()
+        self.rec.append((label, e0, e1))
+
+    def launch(self, kernel, grid, block, values, shmem=0):
+        g = grid if isinstance(grid, int) else grid[0]
+        self._timed(f"{kernel.name}[{g}]", self.dev.launch, kernel, grid, block, values, shmem)
+
+    def memset(self, ptr, value, nbytes):
+        self._timed(f"memset({nbytes / 2**20:.1f}MB)", self.dev.memset, ptr, value, nbytes)
+
+
+def short(label):
+    for a, b in (("cpn_rx_pass_", "pass_"), ("cpn_rx_hist_", "hist_"), ("cpn_rx_plan", "plan"),
+                 ("cpn_", "")):
+        label = label.replace(a, b)
+    return label
+
+
+def kernel_times(name, fn, runs=5):
+    """Median time of each kernel (by position) of ``fn`` over ``runs`` calls: one line."""
+    fn()
+    cn.cuda.synchronize()
+    real = cs.DEV
+    per = []
+    try:
+        for _ in range(runs):
+            td = TimedDev(real)
+            cs.DEV = td
+            fn()
+            cn.cuda.synchronize()
+            per.append([(lb, cn.cuda.get_elapsed_time(a, b)) for lb, a, b in td.rec])
+    finally:
+        cs.DEV = real
+    labels = [lb for lb, _ in per[0]]
+    med = [statistics.median(r[i][1] for r in per if len(r) == len(labels))
+           for i in range(len(labels))]
+    parts = [f"{short(lb) if i == 0 or lb != labels[i - 1] else '  same'} {t:.3f}"
+             for i, (lb, t) in enumerate(zip(labels, med))]
+    log(f"  kernels {name}: sum {sum(med):.3f} ms | " + " | ".join(parts))
+
+
+def cases():
+    n26, n24 = 1 << 26, 1 << 24
+    f32 = rng.standard_normal(n26, dtype=np.float32)
+    i32 = rng.integers(-2**31, 2**31 - 1, n26, dtype=np.int32)
+    i64 = rng.integers(-2**63, 2**63 - 1, n24, dtype=np.int64)
+    u64 = rng.integers(0, 1 << 20, n24, dtype=np.int64)
+    return [("sort f32 2^26", "sort", f32, 4), ("argsort f32 2^26", "argsort", f32, 4),
+            ("sort i32 2^26", "sort", i32, 4), ("argsort i64 2^24", "argsort", i64, 8),
+            ("unique i64<2^20 2^24", "unique", u64, 8)]
+
+
+def run_case(xp, op, d):
+    f = {"sort": xp.sort, "argsort": xp.argsort, "unique": xp.unique}[op]
+    return lambda: f(d)
+
+
+def main():
+    sweep = "--no-sweep" not in sys.argv
+    ok = check_all()
+    cs_ = cases()
+    dev = {name: cn.asarray(x) for name, _, x, _ in cs_}
+    cpd = {name: cupy.asarray(x) for name, _, x, _ in cs_} if cupy is not None else {}
+    ref = {}
+    log(f"{'case':24s} {'cupynum':>9s} {'cupy':>9s}  ratio(cupy/cupynum)")
+    for name, op, x, _ in cs_:
+        tn = t_cn(run_case(cn, op, dev[name]))
+        tc = t_cp(run_case(cupy, op, cpd[name])) if cupy is not None else float("nan")
+        log(f"{name:24s} {tn:9.3f} {tc:9.3f}  {tc / tn:5.2f}x")
+        if cupy is not None:
+            ref[name] = run_case(cupy, op, cpd[name])().get()
+    # checks of the big cases (CuPy's answers: its argsort is stable)
+    for name, op, x, _ in cs_:
+        got = run_case(cn, op, dev[name])().get()
+        good = (np.array_equal(got, ref[name]) if name in ref else
+                valid_stable_perm(x, got) if op == "argsort" else None)
+        if good is False:
+            ok = False
+            log(f"FAIL big case {name}")
+    log(f"per-kernel times (ms, median of 5; [grid]; pass_<w>_<payload>_<sb>_<items>_b<minb>"
+        f"_<match>_l<window>[_late])  ({time.perf_counter() - T0:.1f} s)")
+    for name, op, x, _ in cs_[:4]:
+        kernel_times(name, run_case(cn, op, dev[name]))
+    if not sweep:
+        log(f"done in {time.perf_counter() - T0:.1f} s: {'OK' if ok else 'FAILURES'}")
+        return 0 if ok else 1
+    budget = float(sys.argv[sys.argv.index("--budget") + 1]) if "--budget" in sys.argv else 80.0
+    global REPS
+    REPS = 10
+    scalars = ("OS_MATCH", "OS_LOOKBACK", "OS_LATE_PAYLOAD", "HIST_ITEMS", "HIST_BLOCKS_PER_SM")
+    base = dict(cs.OS_ITEMS), dict(cs.OS_MINB), {a: getattr(cs, a) for a in scalars}
+    log(f"sweep (defaults OS_ITEMS={base[0]} OS_MINB={base[1]} " +
+        " ".join(f"{a}={v!r}" for a, v in base[2].items()) + "); ms per case")
+
+    def reset():
+        cs.OS_ITEMS.clear()
+        cs.OS_ITEMS.update(base[0])
+        cs.OS_MINB.clear()
+        cs.OS_MINB.update(base[1])
+        for a, v in base[2].items():
+            setattr(cs, a, v)
+
+    # (label, {knob: value; "OS_ITEMS[w]" / "OS_MINB[w]" set one width}, widths timed), most
+    # telling first: the sweep stops at the budget
+    variants = [
+        ("match any", {"OS_MATCH": "any"}, (4, 8)),
+        ("lookback 1", {"OS_LOOKBACK": 1}, (4,)),
+        ("lookback 8", {"OS_LOOKBACK": 8}, (4,)),
+        ("early payload", {"OS_LATE_PAYLOAD": False}, (4, 8)),
+        ("minb 0", {"OS_MINB[4]": 0, "OS_MINB[8]": 0}, (4, 8)),
+        ("items4 12 minb4 4", {"OS_ITEMS[4]": 12, "OS_MINB[4]": 4}, (4,)),
+        ("items4 12", {"OS_ITEMS[4]": 12}, (4,)),
+        ("items4 20 minb4 2", {"OS_ITEMS[4]": 20, "OS_MINB[4]": 2}, (4,)),
+        ("items4 24 minb4 2", {"OS_ITEMS[4]": 24, "OS_MINB[4]": 2}, (4,)),
+        ("items8 16", {"OS_ITEMS[8]": 16}, (8,)),
+        ("items8 10 minb8 4", {"OS_ITEMS[8]": 10, "OS_MINB[8]": 4}, (8,)),
+        ("minb8 2", {"OS_MINB[8]": 2}, (8,)),
+        ("hist items 4", {"HIST_ITEMS": 4}, (4,)),
+        ("hist blocks/SM 8", {"HIST_BLOCKS_PER_SM": 8}, (4,)),
+    ]
+    for label, knobs, widths in variants:
+        if time.perf_counter() - T0 > budget:
+            log("sweep stopped: time budget")
+            break
+        reset()
+        for k, v in knobs.items():
+            if "[" in k:
+                getattr(cs, k[:k.index("[")])[int(k[k.index("[") + 1:-1])] = v
+            else:
+                setattr(cs, k, v)
+        res = []
+        for name, op, x, width in cs_:
+            if width not in widths:
+                continue
+            fn = run_case(cn, op, dev[name])
+            t = t_cn(fn)
+            good = name not in ref or np.array_equal(fn().get(), ref[name])
+            ok &= good
+            res.append(f"{name}={t:.3f}{'' if good else ' WRONG'}")
+        log(f"  {label}: " + "  ".join(res))
+    reset()
+    log(f"done in {time.perf_counter() - T0:.1f} s: {'OK' if ok else 'FAILURES'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
