@@ -114,11 +114,16 @@ def workloads(quick):
     add("sin 2^27 f64", "device", (a64,), lambda xp, a: xp.sin(a), 2 * a64.nbytes, tol=4)
     add("exp 2^27 f64", "device", (a64,), lambda xp, a: xp.exp(a), 2 * a64.nbytes, tol=4)
     add("a*2.0+1 (2 ops) 2^28 f32", "device", (a32,), lambda xp, a: a * 2.0 + 1.0, 4 * nb)
+    def chain9(xp, a):  # nine eager elementwise ops (BASELINES.md's 9-op chain; no fusion)
+        return ((((a * 1.5 + 2.0) * a - 0.5) * 0.25 + a) * a - 1.0) * 2.0
+
+    add("9-op chain 2^28 f32", "device", (a32,), chain9, 18 * nb, tol=64)
     add("strided a[::2]+b[::2] f32", "device", (a32, b32),
         lambda xp, a, b: a[::2] + b[::2], 3 * nb // 2)
     add("a + b  n=1000 (per call)", "call", (small, small2), lambda xp, a, b: a + b,
         per_call=True)
     add("a * 2.0  n=1000 (per call)", "call", (small,), lambda xp, a: a * 2.0, per_call=True)
+    add("9-op chain  n=1000 (per call)", "call", (small,), chain9, per_call=True, tol=64)
     add("x[1:-1]  n=1000 (per call)", "call", (small,), lambda xp, a: a[1:-1], per_call=True)
 
     def setslice(xp, x, y):
