@@ -4,8 +4,11 @@
 * ``SHIM`` / ``FIBER_SHIM``: the CUDA shims.  ``SHIM`` makes ``blockIdx`` & co. globals, so a
   launch can run every thread of every block in turn (kernels whose threads never meet);
   ``FIBER_SHIM`` also runs each block's threads as ucontext fibers that pass
-  ``__syncthreads`` together (``cpn_run``), with shared memory, ``__match_any_sync`` and
-  single-threaded atomics, for kernels that cooperate within a block;
+  ``__syncthreads`` together (``cpn_run``), with shared memory, ``__match_any_sync``,
+  ``__shfl_up_sync``, ``__shfl_sync``, ``__ballot_sync``, ``__all_sync``, ``__syncwarp``
+  (all called uniformly: each is a block barrier or two), ``__popc``/``__popcll``, ``__ldg``
+  and single-threaded atomics, for kernels that cooperate within a block.  Blocks run one
+  after another in blockIdx order, so a look-back over lower tiles never waits;
 * ``build(src, tag, flags)``: compile shim + kernel text into a shared library, cached in the
   temp directory by a hash of the text, the compiler, the flags and kernels/*.cuh;
 * ``HostArray``: the ndarray fields the CUDA backend reads, over NumPy memory;
@@ -62,6 +65,10 @@ static int cpn_cur, cpn_nthr;
 static void (*cpn_fn)(void**);
 static void** cpn_args;
 static void cpn_barrier() { swapcontext(&cpn_fib[cpn_cur], &cpn_sched); }
+// warp-level barrier: while any thread waits at one, only those threads are resumed (the
+// others stay parked at their __syncthreads), so one warp may run collectives alone
+static bool cpn_wwait[1024];
+static void cpn_wbarrier() { cpn_wwait[cpn_cur] = true; swapcontext(&cpn_fib[cpn_cur], &cpn_sched); }
 #define __syncthreads() cpn_barrier()
 static int cpn_tid() { return threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y; }
 static unsigned long long cpn_slot[1024];
@@ -72,6 +79,30 @@ static unsigned __match_any_sync(unsigned, unsigned v) {
   cpn_barrier(); return m;
 }
 static int __popc(unsigned x) { return __builtin_popcount(x); }
+static void __syncwarp(unsigned = 0xffffffffu) { cpn_barrier(); }
+template <class T> static T __shfl_sync(unsigned, T v, int src) {
+  unsigned long long b = 0; memcpy(&b, &v, sizeof(T));
+  int t = cpn_tid(); cpn_slot[t] = b; cpn_barrier();
+  b = cpn_slot[(t & ~31) + (src & 31)]; cpn_barrier(); T o; memcpy(&o, &b, sizeof(T)); return o;
+}
+static unsigned __ballot_sync(unsigned, int p) {
+  int t = cpn_tid(); cpn_slot[t] = p != 0; cpn_barrier();
+  unsigned m = 0; int w0 = t & ~31;
+  for (int l = 0; l < 32 && w0 + l < cpn_nthr; ++l) if (cpn_slot[w0 + l]) m |= 1u << l;
+  cpn_barrier(); return m;
+}
+static int __all_sync(unsigned mask, int p) {
+  int w0 = cpn_tid() & ~31, k = cpn_nthr - w0 < 32 ? cpn_nthr - w0 : 32;
+  unsigned full = k == 32 ? 0xffffffffu : (1u << k) - 1u;
+  return __ballot_sync(mask, p) == full;
+}
+static int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+template <class T> static T __ldg(const T* p) { return *p; }
+static int __shfl_up_sync(unsigned, int v, int d) {  // called by every thread, uniformly
+  int t = cpn_tid(); cpn_slot[t] = (unsigned long long)(unsigned)v; cpn_barrier();
+  int r = (t & 31) >= d ? (int)(unsigned)cpn_slot[t - d] : v;
+  cpn_barrier(); return r;
+}
 template <class T> static T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
 static unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) {
   unsigned long long o = *p; if (o == c) *p = v; return o;
@@ -89,13 +120,14 @@ static void cpn_run(void (*fn)(void**), void** args, unsigned gx, unsigned gy, u
       cpn_fib[t].uc_stack.ss_sp = cpn_stacks[t]; cpn_fib[t].uc_stack.ss_size = 1 << 16;
       cpn_fib[t].uc_link = &cpn_sched;
       makecontext(&cpn_fib[t], cpn_entry, 0);
-      cpn_done[t] = false;
+      cpn_done[t] = false; cpn_wwait[t] = false;
     }
     for (;;) {
-      bool any = false;
+      bool any = false, anyw = false;
+      for (int t = 0; t < cpn_nthr; ++t) anyw |= !cpn_done[t] && cpn_wwait[t];
       for (int t = 0; t < cpn_nthr; ++t) {
-        if (cpn_done[t]) continue;
-        any = true; cpn_cur = t;
+        if (cpn_done[t] || (anyw && !cpn_wwait[t])) continue;
+        any = true; cpn_cur = t; cpn_wwait[t] = false;
         threadIdx = {(unsigned)(t % bx), (unsigned)((t / bx) % by), (unsigned)(t / (bx * by))};
         swapcontext(&cpn_sched, &cpn_fib[t]);
       }

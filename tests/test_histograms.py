@@ -23,7 +23,7 @@ rng = np.random.default_rng(11)
 _seed = seed_each_test(rng)
 
 F64 = {"rtol": 1e-12, "atol": 1e-12}
-F32 = {"rtol": 2e-6, "atol": 1e-6}  # single-precision weights: the device sums in another order
+F32 = {"rtol": 1e-5, "atol": 3e-5}  # single-precision weights: the device sums in another order
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,30 +30,53 @@ template <class T> static T __shfl_up_sync(unsigned, T v, unsigned d) {
   static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle width");
   const int t = cpn_tid();
   memcpy(&cpn_slot[t], &v, sizeof(T));
-  cpn_barrier();
+  cpn_wbarrier();
   T r = v;
   if ((unsigned)(t & 31) >= d) memcpy(&r, &cpn_slot[t - d], sizeof(T));
-  cpn_barrier();
+  cpn_wbarrier();
   return r;
 }
-#define __syncwarp() cpn_barrier()
+static unsigned __ballot_sync(unsigned, bool p) {
+  const int t = cpn_tid();
+  cpn_slot[t] = p;
+  cpn_wbarrier();
+  unsigned m = 0;
+  for (int l = 0; l < 32; ++l) if (cpn_slot[(t & ~31) + l]) m |= 1u << l;
+  cpn_wbarrier();
+  return m;
+}
+static int __ffs(unsigned x) { return __builtin_ffs(x); }
+#define __syncwarp() cpn_wbarrier()
+#define __threadfence()
 """
 
 UNITS = [
     red.Unit("scan", "add", "f", "f", "f"),
+    red.Unit("scan", "add", "i", "l", "l"),  # int32 input, int64 loop (cumsum's default)
+    red.Unit("scan", "add", "?", "l", "l"),
+    red.Unit("scan", "multiply", "d", "d", "d"),
+    red.Unit("scan", "multiply", "l", "l", "l"),
+    red.Unit("scan", "minimum", "f", "f", "f"),
+    red.Unit("scan", "maximum", "i", "i", "i"),
+    red.Unit("scan", "logical_and", "?", "?", "?"),
+    red.Unit("scan", "add", "F", "F", "F"),  # 8-byte complex states
+    red.Unit("scan", "add", "e", "e", "e"),  # float compute, 2-byte stores
     red.Unit("scan", "add", "d", "d", "d"),
     red.Unit("scan", "add", "l", "l", "l"),
     red.Unit("scan", "add", "b", "b", "b"),  # int8 loop: sub-word shuffles, wrap-around
     red.Unit("scan", "add", "D", "D", "D"),  # 16-byte states
     red.Unit("scan", "maximum", "e", "e", "e"),  # float16 loop, float compute
     red.Unit("scan", "logical_or", "?", "?", "?"),
-] + [red.Unit("arg", k, c, c, "l") for k in ("argmax", "argmin") for c in "fdl"]
+] + [red.Unit("arg", k, c, c, "l") for k in ("argmax", "argmin") for c in "fdl"] + [
+    red.Unit("sqdev", "add", c, r, r) for c, r in ("ff", "dd", "Ff", "Dd")]
+# the look-back tests: short tiles (2 items a thread), with and without withheld prefixes
+LB_UNITS = [red.Unit("scan", "add", c, c, c) for c in "fdlFD"]
 
-_SIG = re.compile(r'extern "C" __global__ void __launch_bounds__\(\d+\) (\w+)\(([^)]*)\)')
+_SIG = re.compile(r'extern "C" __global__ void __launch_bounds__\([\d, ]+\) (\w+)\(([^)]*)\)')
 
 
-def _build():
-    src = red.program_source(UNITS)
+def _build(units=UNITS, defines=()):
+    src = red.program_source(units)
     parts = [FIBER_SHIM, WARP_SHIM, src]
     for name, params in _SIG.findall(src):
         types = [p.strip().rsplit(" ", 1)[0] for p in params.split(",")]
@@ -62,9 +86,13 @@ def _build():
             f'extern "C" void host_{name}(void** p, unsigned gx, unsigned gy) {{\n'
             f"  cpn_run([](void** p) {{\n{tdefs}    {name}({args}); }}, p, gx, gy, 1, "
             f"{red.BLOCK}, 1, 1);\n}}\n")
+    # -fno-gnu-unique: the __shared__ arrays are static locals of templates, which GCC makes
+    # process-wide unique symbols; libraries built with other look-back sizes (same names,
+    # other array sizes) must not share them
+    uniq = [] if "clang" in Path(CXX).name else ["-fno-gnu-unique"]
     return build("\n".join(parts), "red",
                  ["-std=c++17", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-shared",
-                  "-fPIC"])
+                  "-fPIC", *uniq, *defines])
 
 
 class _Tmp:
@@ -73,18 +101,28 @@ class _Tmp:
         self.ptr = self.np.ctypes.data
 
 
+class _Engine(list):
+    """The kernel names launched (a list), and ``use(lib)`` to switch libraries."""
+
+    def use(self, lib, items):
+        self.lib = lib
+        self.funcs = {}
+        red.configure(CHAIN_ITEMS=items)
+
+
 @pytest.fixture(scope="module")
 def engine():
-    lib = _build()
     mp = pytest.MonkeyPatch()
-    launches = []
-    funcs = {}
+    launches = _Engine()
+    mp.setattr(red, "CHAIN_ITEMS", red.CHAIN_ITEMS)
+    mp.setattr(red, "CHAIN", True)
+    launches.lib, launches.funcs = _build(), {}
 
     def get_kernel(unit, kind):
         name = red.kernel_names(unit)[kind]
-        f = funcs.get(name)
+        f = launches.funcs.get(name)
         if f is None:
-            f = funcs[name] = getattr(lib, f"host_{name}")
+            f = launches.funcs[name] = getattr(launches.lib, f"host_{name}")
             f.argtypes, f.restype = (ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint), None
         return (name, f)
 
@@ -106,6 +144,7 @@ def engine():
     mp.setattr(red, "_sms", 1)
     mp.setattr(red, "_split", split)
     mp.setattr(red, "_alloc", _Tmp)
+    mp.setattr(red, "_memset0", lambda ptr, n: ctypes.memset(ptr, 0, n))
     mp.setattr(red, "_prepared", {})
     mp.setattr(red, "_plans", {})
     yield launches
@@ -131,9 +170,16 @@ def _float_bound(x, axis):
 SCAN_SIZES = [1, 7, 255, 2048, 2049, 5000, 20001, 100003]
 
 
+@pytest.fixture(params=[True, False], ids=["chain", "3phase"])
+def chain(engine, request):
+    red.configure(CHAIN=request.param)
+    yield request.param
+    red.configure(CHAIN=True)
+
+
 @pytest.mark.parametrize("n", SCAN_SIZES)
 @pytest.mark.parametrize("dt", ["f", "d", "l"])
-def test_cumsum_1d(engine, n, dt):
+def test_cumsum_1d(engine, chain, n, dt):
     op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
     if dt == "l":
         a = rng.integers(-(1 << 40), 1 << 40, n)
@@ -150,8 +196,8 @@ def test_cumsum_1d(engine, n, dt):
         eps = np.finfo(dt).eps
         err = np.abs(got.astype(np.longdouble) - ref)
         assert np.all(err <= 64 * eps * mag + np.finfo(dt).tiny), float(np.max(err / mag))
-    if n >= 5000:
-        assert any(k.endswith("__scan_cols_part") for k in engine)  # several slices ran
+    if n >= 5000:  # several slices (tiles) ran
+        assert any(k.endswith("__scan_chain" if chain else "__scan_cols_part") for k in engine)
 
 
 @pytest.mark.parametrize("n", [1, 300, 2049, 7000])
@@ -192,13 +238,135 @@ def test_scan_complex_half_bool(engine):
     np.testing.assert_array_equal(got, np.logical_or.accumulate(b))
 
 
-def test_cumsum_2d_strided(engine):
+def test_cumsum_2d_strided(engine, chain):
     op = ReduceOp("add", "add", "l", np.int64(0))
     a = rng.integers(-1000, 1000, (3, 2 * 4500))[:, ::2]  # lines of 4500, stride 16 bytes
     np.testing.assert_array_equal(_scan(op, a, 1), np.cumsum(a, axis=1))
     b = rng.integers(-1000, 1000, (300, 5))  # many short lines down axis 0: scan_cols
     np.testing.assert_array_equal(_scan(op, b, 0), np.cumsum(b, axis=0))
     np.testing.assert_array_equal(_scan(op, b.T, 1), np.cumsum(b.T, axis=1))
+
+
+def _ops_cases():
+    f = rng.standard_normal
+    return [
+        (ReduceOp("add", "add", "l", np.int64(0)), lambda n: rng.integers(-2**31, 2**31, n)
+         .astype(np.int32)),
+        (ReduceOp("add", "add", "l", np.int64(0)), lambda n: rng.random(n) < 0.5),
+        (ReduceOp("multiply", "multiply", "d", np.float64(1)),
+         lambda n: 1 + f(n) * 1e-3),
+        (ReduceOp("multiply", "multiply", "l", np.int64(1)),
+         lambda n: rng.integers(-3, 4, n)),  # wraps around
+        (ReduceOp("minimum", "minimum", "f", np.float32(np.inf)),
+         lambda n: np.where(rng.random(n) < 1e-3, np.nan, f(n)).astype(np.float32)),
+        (ReduceOp("maximum", "maximum", "i", np.int32(-2**31)),
+         lambda n: rng.integers(-2**31, 2**31, n).astype(np.int32)),
+        (ReduceOp("logical_and", "logical_and", "?", np.bool_(True)),
+         lambda n: rng.random(n) < 0.9999),
+        (ReduceOp("add", "add", "F", np.complex64(-0.0)),
+         lambda n: (f(n) + 1j * f(n)).astype(np.complex64)),
+        (ReduceOp("add", "add", "e", np.float16(-0.0)),
+         lambda n: (f(n) * 0.01).astype(np.float16)),
+    ]
+
+
+@pytest.mark.parametrize("n", [1, 4095, 4096, 4097, 3 * 4096, 70001])
+def test_chain_op_families(engine, n):
+    for op, make in _ops_cases():
+        a = make(n)
+        got = _scan(op, a)
+        want = getattr(np, op.ufunc).accumulate(a, dtype=np.dtype(op.loop))
+        if want.dtype.kind in "fc":
+            tol = 1e-2 if want.dtype == np.float16 else 1e-4
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(n),
+                                       err_msg=op.functor)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=op.functor)
+        for view in (a[1:], a[::-1]):  # misaligned (no vector path) and strided lines
+            if view.size:
+                got = _scan(op, view)
+                want = getattr(np, op.ufunc).accumulate(view, dtype=np.dtype(op.loop))
+                if want.dtype.kind in "fc":
+                    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(n))
+                else:
+                    np.testing.assert_array_equal(got, want)
+    assert any(k.endswith("__scan_chain") for k in engine)
+
+
+def test_chain_2d_lines(engine):
+    a = rng.standard_normal((5, 9000)).astype(np.float32)
+    op = ReduceOp("add", "add", "f", np.float32(-0.0))
+    for x, axis in ((a, 1), (a[:, 3:], 1), (a.T, 0), (a[:, ::-2], 1)):
+        np.testing.assert_allclose(_scan(op, x, axis), np.cumsum(x, axis=axis), rtol=1e-4,
+                                   atol=1e-3)
+    b = rng.integers(-9, 9, (3, 4, 5000))
+    opl = ReduceOp("add", "add", "l", np.int64(0))
+    np.testing.assert_array_equal(_scan(opl, b, 2), np.cumsum(b, axis=2))
+    out = np.full((3, 4, 5000 * 2), 5, np.int64)[:, :, ::2]  # strided output lines
+    red.scan(opl, HostArray(b), HostArray(out), 2)
+    np.testing.assert_array_equal(out, np.cumsum(b, axis=2))
+
+
+@pytest.mark.parametrize("window,keep,period,wt", [(2, 4, 37, True), (1, 1, 37, False),
+                                                   (1, 1, 101, True), (2, 1, 230, False)])
+def test_chain_lookback_deterministic(engine, window, keep, period, wt):
+    """Short tiles; a second build withholds most inclusive prefixes (all but every
+    ``period``-th tile's), so that tiles fold aggregates over several look-back windows of
+    32 * ``window`` tiles, ``keep`` of them kept in shared memory (the others read again):
+    the bits must not change.  (The float32 case has 293 tiles: with period 101 or 230 its
+    walks pass the kept windows.)  ``wt``: vector loads and stores warp-striped through
+    shared memory, or a thread's own elements."""
+    saved = dict(CHAIN_WINDOW=red.CHAIN_WINDOW, CHAIN_KEEP=red.CHAIN_KEEP,
+                 CHAIN_TRANSPOSE=red.CHAIN_TRANSPOSE)
+    # the kernels are built for 2 items a thread (the tile size is compiled in: the plans
+    # must use the same CHAIN_ITEMS, as engine.use sets it)
+    red.configure(CHAIN_WINDOW=window, CHAIN_KEEP=keep, CHAIN_ITEMS=2, CHAIN_TRANSPOSE=wt)
+    try:
+        plain = _build(LB_UNITS)
+        skip = _build(LB_UNITS, [f"-DCPN_RED_LB_SKIP(t)=((t)%{period}!=0)"])
+    finally:
+        red.configure(**saved)
+    cases = [("f", rng.standard_normal(150001).astype(np.float32)),
+             ("d", rng.standard_normal(90001)),
+             ("l", rng.integers(-2**40, 2**40, 70001)),
+             ("F", (rng.standard_normal(40001) + 1j * rng.standard_normal(40001))
+              .astype(np.complex64)),
+             ("D", rng.standard_normal(30001) + 1j * rng.standard_normal(30001))]
+    try:
+        for dt, a in cases:
+            op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
+            res = []
+            for lib in (plain, skip):
+                engine.use(lib, 2)
+                res.append(_scan(op, a))
+            assert res[0].tobytes() == res[1].tobytes(), dt
+            if dt == "l":
+                np.testing.assert_array_equal(res[0], np.cumsum(a))
+            else:
+                np.testing.assert_allclose(res[0], np.cumsum(a.astype(np.complex128)), rtol=1e-4,
+                                           atol=1e-3 * np.sqrt(a.size))
+    finally:
+        engine.use(_build(), 16)
+
+
+# --- var/std: the sum of squared deviations --------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["f", "d", "F", "D"])
+def test_sqdev(engine, dt):
+    a = rng.standard_normal((7, 3000))
+    if dt in "FD":
+        a = a + 1j * rng.standard_normal(a.shape)
+    a = (a * 3 + 5).astype(dt)
+    rt = np.dtype(dt.lower())
+    for axes in ((0, 1), (1,), (0,)):
+        mean = (a.sum(axis=axes) / np.prod([a.shape[d] for d in axes])).astype(dt)
+        mean = np.array(mean, order="C")
+        out = np.full(mean.shape, 7, rt)
+        red.sqdev_sum(HostArray(a), HostArray(mean), HostArray(out), axes)
+        d = a - np.expand_dims(mean, axes)
+        want = (d.real * d.real + d.imag * d.imag if dt in "FD" else d * d).sum(axis=axes)
+        np.testing.assert_allclose(out, want, rtol=1e-5 if rt == np.float32 else 1e-12,
+                                   err_msg=str(axes))
 
 
 # --- argmax / argmin -----------------------------------------------------------------------
@@ -242,3 +410,37 @@ def test_arg_axes(engine):
     b = rng.integers(-4, 4, (6, 5000)).astype(np.float64)
     _check_arg(b, 1)
     _check_arg(b, 0)
+
+
+ARG_UNITS = [red.Unit("arg", k, c, c, "l") for k in ("argmax", "argmin") for c in "fe?bF"]
+
+
+def test_arg_vector_path(engine):
+    """The contiguous rows' fast path (value and vector index per thread, the element found
+    again at the end): ties within and across vectors, NaN anywhere, -0.0 against 0.0, the
+    best in the scalar head or tail, for 1-, 2-, 4- and 8-byte elements."""
+    engine.use(_build(ARG_UNITS), red.CHAIN_ITEMS)
+    try:
+        for c in "fe?bF":
+            for n in (9, 64, 1000, 4099, 20001):
+                for trial in range(4):
+                    if c == "?":
+                        a = rng.random(n) < (0.5 if trial else 0.001)
+                    elif c == "F":
+                        a = (rng.integers(-2, 3, n) + 1j * rng.integers(-2, 3, n)).astype(c)
+                    else:
+                        a = rng.integers(-3, 4, n).astype(c)
+                    if c in "feF" and trial >= 2:
+                        for i in rng.integers(0, n, 2):
+                            a[i] = np.nan
+                    if c in "fe" and trial == 1:
+                        a = np.where(a == 0, -0.0, a).astype(c)
+                        a[rng.integers(0, n)] = 0.0
+                    if c != "?" and trial == 3 and n > 8:
+                        a[n - 1] = 100  # in the tail
+                        a[1] = 100  # in the head of a[1:]
+                    _check_arg(a)
+                    _check_arg(a[1:])
+                    _check_arg(a[3:-2])
+    finally:
+        engine.use(_build(), 16)

@@ -94,6 +94,12 @@ def _var(a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
     if dtype is None and a.dtype.kind in "biu":
         dtype = np.dtype("f8")
+    if (mean_ is None and out is None and where is True and not isinstance(rcount, ndarray)
+            and rcount > 0 and a.ndim and a.dtype.char in "fdFD"
+            and (dtype is None or (a.dtype.kind == "f" and normalize(dtype) == a.dtype))):
+        ret = _var_fused(a, axis, keepdims, rcount, ddof)
+        if ret is not None:
+            return ret
     with np.errstate(all="ignore"):
         if mean_ is not None:
             arrmean = _asarray(mean_)
@@ -114,6 +120,30 @@ def _var(a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
             rc = float(rc) if not isinstance(rc, int) else rc
         ret = _divide(ret, rc, None)
     return ret
+
+
+def _var_fused(a, axis, keepdims, rcount, ddof):
+    """The common var: the mean (NumPy's sum / count, in a's dtype), then one fused
+    reduction of |a - mean|^2 (``Backend.sqdev_sum``: no temporary of a's size), then
+    the division by max(n - ddof, 0).  None where the backend has no fused path."""
+    from .. import _backends
+
+    be = _backends._backend
+    fused = getattr(be, "sqdev_sum", None)
+    if fused is None:
+        return None
+    axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
+    with np.errstate(all="ignore"):
+        m = _divide(_r.sum(a, axis, None, None, False), rcount, None)
+        if not isinstance(m, ndarray) or not m._c_contig or m.dtype != a.dtype:
+            return None
+        rdt = np.dtype(a.dtype.char.lower())
+        ret = empty_array(m._shape, rdt)
+        fused(a, m, ret, axes)
+        if keepdims:
+            ret = ret.reshape(tuple(1 if d in axes else n for d, n in enumerate(a._shape)))
+        rc = max(rcount - ddof, 0)
+        return _divide(ret, float(rc) if not isinstance(rc, int) else rc, None)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,

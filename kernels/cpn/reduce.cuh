@@ -2,7 +2,8 @@
 // writes the extern "C" instantiations).
 //
 // Include after cpn/real.cuh or cpn/complex.cuh.  Everything is deterministic: a fixed
-// launch shape gives a fixed combination order (no atomics at all).
+// launch shape gives a fixed combination order (the only atomic is scan_chain's tile
+// counter, and its look-back order does not change the bits: see scan_chain).
 //
 // The iteration space is (M kept positions) x (R reduced positions).  Kept and reduced
 // positions are decomposed over at most RED_MAXD dims each (innermost first), with byte
@@ -26,6 +27,9 @@
 //   scan_cols  sequential scan, one thread per line
 //   scan_rows  block scan of a slice of one line with a carry from a previous pass, staged
 //              through shared memory (coalesced loads and stores)
+//   scan_chain single-pass scan of tiles with decoupled look-back (Merrill & Garland)
+// Reducers also include sqdev<In, Acc, Out> (|x - mean|^2 summed, for var/std; bind()
+// gives it the kept position's mean).
 #pragma once
 
 #ifndef RED_BLOCK
@@ -33,6 +37,14 @@
 #endif
 #define RED_MAXD 4
 #define RED_ITEMS 8
+// arg-reductions over contiguous rows: the vector fast path (rows; reduction.py ARG_FAST)
+// and its 16-byte loads in flight per thread (ARG_LOADS)
+#ifndef RED_ARG_FAST
+#define RED_ARG_FAST 1
+#endif
+#ifndef RED_ARG_LOADS
+#define RED_ARG_LOADS 4
+#endif
 
 namespace cpn_red {
 
@@ -119,6 +131,7 @@ template <class Op, class In, class Acc, class Out> struct plain {
   typedef typename compute<Acc>::type C;
   typedef C state;
   typedef In in_t;
+  typedef Out out_t;
   C ident;
   __device__ __forceinline__ state empty() const { return ident; }
   __device__ __forceinline__ state from(const In& x, long long) const {
@@ -184,8 +197,10 @@ template <class C> struct argstate {
 
 template <class Cmp, class In, class Acc, class Out> struct arg {
   typedef typename compute<Acc>::type C;
+  typedef Cmp cmp;
   typedef argstate<C> state;
   typedef In in_t;
+  typedef Out out_t;
   C ident;  // unused
   __device__ __forceinline__ state from(const In& x, long long r) const {
     state s;
@@ -220,6 +235,11 @@ template <class Cmp, class In, class Acc, class Out> struct arg {
     st<Out>(p, (Out)s.i);
   }
 };
+// is_arg<R>: R is an arg reducer over elements (not partial states): rows' vector fast path
+template <class R> struct is_arg { static constexpr bool value = false; };
+template <class Cmp, class In, class Acc, class Out> struct is_arg<arg<Cmp, In, Acc, Out>> {
+  static constexpr bool value = true;
+};
 template <class Cmp, class In, class Acc, class Out> struct arg_part : arg<Cmp, In, Acc, Out> {
   typedef arg<Cmp, In, Acc, Out> base;
   typedef typename base::state state;
@@ -232,6 +252,39 @@ template <class Cmp, class In, class Acc, class Out> struct arg_part : arg<Cmp, 
     a = base::combine(a, b);  // partial states: the full combine
   }
 };
+
+// sum of squared deviations (var/std): element x -> |x - mu|^2 in the input's arithmetic
+// (NumPy: x = a - mean; x*x, or re*re + im*im for complex), summed in Acc.  `mu` is the
+// mean of the kept position, bound by bind() from `mean` (laid out as the output, with
+// elements of type In: offset oo / sizeof(Out) * sizeof(In)).
+template <class In, class Acc, class Out> struct sqdev : plain<cpn::add, Acc, Acc, Out> {
+  typedef plain<cpn::add, Acc, Acc, Out> base;
+  typedef typename base::state state;
+  typedef In in_t;
+  const char* mean;
+  In mu;
+  __device__ __forceinline__ state from(const In& x, long long) const {
+    const In d = x - mu;
+    if constexpr (cpn::tt::is_complex_v<In>) {
+      const auto r2 = d.re * d.re;
+      const auto i2 = d.im * d.im;
+      return cpn::cast<state>(cpn::cast<Acc>(r2 + i2));
+    } else {
+      return cpn::cast<state>(cpn::cast<Acc>(d * d));
+    }
+  }
+  __device__ __forceinline__ state load(const char* p, long long r) const {
+    return from(ld<In>(p), r);
+  }
+};
+
+// bind(red, oo): per-kept-position set-up of a reducer (the output offset oo is known);
+// only sqdev has any.
+template <class R> __device__ __forceinline__ void bind(R&, long long) {}
+template <class In, class Acc, class Out>
+__device__ __forceinline__ void bind(sqdev<In, Acc, Out>& r, long long oo) {
+  r.mu = ld<In>(r.mean + oo / (long long)sizeof(Out) * (long long)sizeof(In));
+}
 
 // --- group reduction in shared memory (fixed tree: deterministic) -------------------------
 
@@ -259,7 +312,7 @@ __device__ __forceinline__ typename R::state group_reduce(const R& red, typename
 // rows: group g (block, or warp of the block when G == 32) handles (m, s) = one slice of
 // `chunk` reduced positions of kept position m; S slices per row.
 template <class R, int G>
-__device__ void rows(const R& red, const char* in, char* out, typename R::state init,
+__device__ void rows(const R& red0, const char* in, char* out, typename R::state init,
                      const rdims& g, long long M, long long R_, int kd, int rd, long long chunk,
                      int S, int flags) {
   typedef typename R::state state;
@@ -275,6 +328,8 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
   if (m >= M) return;  // whole group leaves together (G == 32), or the whole block
   long long oi, oo;
   kept_offsets(g, kd, m, oi, oo);
+  R red = red0;
+  bind(red, oo);
   long long r0 = (long long)s * chunk;
   long long r1 = r0 + chunk < R_ ? r0 + chunk : R_;
   state acc = red.empty();
@@ -293,7 +348,71 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
     }
     for (long long i = lane; i < head; i += G) red.step(acc, red.load(p + i * isz, r0 + i));
     long long done = head;
-    if (V > 1 && head < n) {
+    if constexpr (V > 1 && is_arg<R>::value && RED_ARG_FAST) {
+      // arg-reductions: per thread the best value and the (32-bit) index of its vector; each
+      // vector's best first (strictly better only: the first max, the first NaN), then the
+      // running best.  The element index is recovered at the end from one reload of the
+      // winning vector: the first element equivalent to the best value.
+      typedef vec<T, V> VT;
+      const long long nv = head < n ? (n - head) / V : 0;
+      if (nv > 0 && nv < 0x7fffffffLL) {
+        const VT* pv = reinterpret_cast<const VT*>(p + head * isz);
+        typedef typename R::C C;
+        typedef typename R::cmp Cmp;
+        C bv = red.ident;
+        int bj = -1;
+        const int nvi = (int)nv;
+        int j = lane;
+        constexpr int L = RED_ARG_LOADS;
+#pragma unroll 1
+        for (; j + (L - 1) * G < nvi; j += L * G) {
+          VT v[L];
+#pragma unroll
+          for (int u = 0; u < L; ++u) v[u] = pv[j + u * G];
+#pragma unroll
+          for (int u = 0; u < L; ++u) {
+            C b = red.from(v[u].v[0], 0).v;
+#pragma unroll
+            for (int k = 1; k < V; ++k) {
+              const C x = red.from(v[u].v[k], 0).v;
+              if (Cmp::better(x, b)) b = x;
+            }
+            if (bj < 0 || Cmp::better(b, bv)) {
+              bv = b;
+              bj = j + u * G;
+            }
+          }
+        }
+#pragma unroll 1
+        for (; j < nvi; j += G) {
+          const VT v1 = pv[j];
+          C b = red.from(v1.v[0], 0).v;
+#pragma unroll
+          for (int k = 1; k < V; ++k) {
+            const C x = red.from(v1.v[k], 0).v;
+            if (Cmp::better(x, b)) b = x;
+          }
+          if (bj < 0 || Cmp::better(b, bv)) {
+            bv = b;
+            bj = j;
+          }
+        }
+        if (bj >= 0) {
+          const VT v1 = pv[bj];
+          int kb = V - 1;
+#pragma unroll
+          for (int k = V - 2; k >= 0; --k) {
+            const C x = red.from(v1.v[k], 0).v;
+            if (!Cmp::better(x, bv) && !Cmp::better(bv, x)) kb = k;
+          }
+          state sb;
+          sb.v = bv;
+          sb.i = r0 + head + (long long)bj * V + kb;
+          acc = red.combine(acc, sb);  // after the head elements (lower indices)
+        }
+        done = head + nv * V;
+      }
+    } else if (V > 1 && head < n) {
       typedef vec<T, (V > 1 ? V : 1)> VT;
       const long long nv = (n - head) / V;
       const VT* pv = reinterpret_cast<const VT*>(p + head * isz);
@@ -353,7 +472,7 @@ __device__ void rows(const R& red, const char* in, char* out, typename R::state 
 // cols: thread i (over blockIdx.x * RED_BLOCK + threadIdx.x) is kept position m, grid y is
 // the slice s of `chunk` reduced positions; partials are laid out [S][M].
 template <class R>
-__device__ void cols(const R& red, const char* in, char* out, typename R::state init,
+__device__ void cols(const R& red0, const char* in, char* out, typename R::state init,
                      const rdims& g, long long M, long long R_, int kd, int rd, long long chunk,
                      int S, int flags) {
   typedef typename R::state state;
@@ -362,6 +481,8 @@ __device__ void cols(const R& red, const char* in, char* out, typename R::state 
   const int s = blockIdx.y;
   long long oi, oo;
   kept_offsets(g, kd, m, oi, oo);
+  R red = red0;
+  bind(red, oo);
   const char* base = in + oi;
   const long long r0 = (long long)s * chunk;
   const long long r1 = r0 + chunk < R_ ? r0 + chunk : R_;
@@ -540,6 +661,524 @@ __device__ void scan_rows(const R& red, const char* in, char* out, const char* c
     carry = have ? red.combine(carry, tot) : tot;
     have = true;
     __syncthreads();  // tile and wsum are rewritten by the next tile
+  }
+}
+
+// --- single-pass chained scan (decoupled look-back, Merrill & Garland) ----------------------
+#define RED_OCONTIG 16  // output stride == sizeof(Out) (vector stores allowed)
+
+// Look-back tuning (reduction.py writes them: CHAIN_WINDOW, CHAIN_KEEP, CHAIN_SLEEP,
+// CHAIN_DELAY).  RED_LB_P: predecessors polled per lane per window (a window is 32 * P
+// tiles, all polled with their loads in flight at once: one L2 round trip); RED_LB_NB: the
+// windows whose values stay in shared memory while the look-back walks further back (the
+// fold then needs no second read; windows past them are re-read, correct but slower);
+// RED_LB_SLEEP: ns between polls of a predecessor that has not published yet; RED_LB_DELAY:
+// ns between publishing the aggregate and the first poll.
+#ifndef RED_LB_P
+#define RED_LB_P 2
+#endif
+#ifndef RED_LB_NB
+#define RED_LB_NB 4
+#endif
+#ifndef RED_LB_SLEEP
+#define RED_LB_SLEEP 0
+#endif
+#ifndef RED_LB_DELAY
+#define RED_LB_DELAY 0
+#endif
+// scan_chain's vector loads and stores: 1: warp-striped (coalesced, 512 bytes a warp
+// instruction) and transposed through the warp's part of the tile in shared memory (as CUB's
+// WARP_TRANSPOSE); 0: each thread moves its own IT consecutive elements (reduction.py
+// CHAIN_TRANSPOSE)
+#ifndef RED_CHAIN_WT
+#define RED_CHAIN_WT 1
+#endif
+
+__device__ __forceinline__ void lb_sleep(unsigned ns) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  if (ns) __nanosleep(ns);
+#else
+  (void)ns;
+#endif
+}
+
+template <bool Wide> struct word_of { typedef unsigned type; };
+template <> struct word_of<true> { typedef unsigned long long type; };
+
+struct u64x2 {
+  unsigned long long a, b;
+};
+// 16-byte status words, loaded and stored in one access (as CUB's ScanTileState does for
+// 8-byte values: the flag and the value can never be seen apart)
+__device__ __forceinline__ u64x2 lb_ld16(const void* p) {
+  u64x2 r;
+#ifdef __CUDA_ARCH__
+  asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(r.a), "=l"(r.b) : "l"(p) : "memory");
+#else
+  const volatile unsigned long long* q = reinterpret_cast<const volatile unsigned long long*>(p);
+  r.a = q[0];
+  r.b = q[1];
+#endif
+  return r;
+}
+__device__ __forceinline__ void lb_st16(void* p, unsigned long long a, unsigned long long b) {
+#ifdef __CUDA_ARCH__
+  asm volatile("st.volatile.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+#else
+  volatile unsigned long long* q = reinterpret_cast<volatile unsigned long long*>(p);
+  q[0] = a;
+  q[1] = b;
+#endif
+}
+
+// Tile status for the look-back.  Per tile: its aggregate (written once, kept) and its
+// inclusive prefix.  A poll is fetch(t) (the loads, issued for a whole window before any is
+// looked at) then decode(): 0 (nothing yet), 1 (aggregate in v) or 2 (inclusive prefix in v).
+// agg(t) reads the aggregate of a tile seen non-empty before.  The host zeroes the 16-byte
+// tile counter and the status words (lb_status_bytes) before each launch.
+//   states of 4 bytes or less: 16 bytes a tile, {aggregate word, inclusive word}, each word
+//     (flag << 32 | value bits); one 16-byte load polls both, no fences;
+//   8-byte states: 32 bytes a tile, {aggregate: value, flag}{inclusive: value, flag}, 16-byte
+//     words (two loads in flight a poll), no fences;
+//   wider states: one flag word per tile (1, then 2; padded to 16 bytes) and two value arrays
+//     av[T] iv[T]; each value is published before its flag, with __threadfence between.
+template <class S, int K = (sizeof(S) <= 4 ? 0 : sizeof(S) == 8 ? 1 : 2)> struct lb_status;
+template <class S> struct lb_status<S, 0> {
+  char* base;
+  typedef u64x2 raw;
+  union pun {
+    unsigned u;
+    S s;
+  };
+  __device__ __forceinline__ void init(char* p, long long) { base = p; }
+  static __device__ __forceinline__ unsigned long long pack(unsigned long long f, const S& v) {
+    pun x;
+    x.u = 0;
+    x.s = v;
+    return (f << 32) | x.u;
+  }
+  static __device__ __forceinline__ S unpack(unsigned long long w) {
+    pun x;
+    x.u = (unsigned)w;
+    return x.s;
+  }
+  __device__ __forceinline__ void put_agg(long long t, const S& v) const {
+    *reinterpret_cast<volatile unsigned long long*>(base + 16 * t) = pack(1, v);
+  }
+  __device__ __forceinline__ void put_inc(long long t, const S& v) const {
+    *reinterpret_cast<volatile unsigned long long*>(base + 16 * t + 8) = pack(2, v);
+  }
+  __device__ __forceinline__ raw fetch(long long t) const { return lb_ld16(base + 16 * t); }
+  static __device__ __forceinline__ int decode(const raw& r, long long, S& v) {
+    const unsigned long long w = (r.b >> 32) ? r.b : r.a;
+    v = unpack(w);
+    return (int)(w >> 32);
+  }
+  __device__ __forceinline__ S agg(long long t) const {
+    unsigned long long w;
+    do {
+      w = *reinterpret_cast<const volatile unsigned long long*>(base + 16 * t);
+    } while ((w >> 32) == 0);
+    return unpack(w);
+  }
+};
+template <class S> struct lb_status<S, 1> {
+  char* base;
+  struct raw {
+    u64x2 a, i;
+  };
+  __device__ __forceinline__ void init(char* p, long long) { base = p; }
+  static __device__ __forceinline__ unsigned long long bits(const S& v) {
+    unsigned long long u;
+    memcpy(&u, &v, 8);
+    return u;
+  }
+  static __device__ __forceinline__ S unbits(unsigned long long u) {
+    S v;
+    memcpy(&v, &u, 8);
+    return v;
+  }
+  __device__ __forceinline__ void put_agg(long long t, const S& v) const {
+    lb_st16(base + 32 * t, bits(v), 1);
+  }
+  __device__ __forceinline__ void put_inc(long long t, const S& v) const {
+    lb_st16(base + 32 * t + 16, bits(v), 2);
+  }
+  __device__ __forceinline__ raw fetch(long long t) const {
+    raw r;
+    r.a = lb_ld16(base + 32 * t);
+    r.i = lb_ld16(base + 32 * t + 16);
+    return r;
+  }
+  static __device__ __forceinline__ int decode(const raw& r, long long, S& v) {
+    if (r.i.b) {
+      v = unbits(r.i.a);
+      return 2;
+    }
+    v = unbits(r.a.a);
+    return (int)r.a.b;
+  }
+  __device__ __forceinline__ S agg(long long t) const {
+    u64x2 w;
+    do {
+      w = lb_ld16(base + 32 * t);
+    } while (w.b == 0);
+    return unbits(w.a);
+  }
+};
+template <class S> struct lb_status<S, 2> {
+  typedef typename word_of<sizeof(S) % 8 == 0>::type W;
+  static constexpr int NWD = (int)(sizeof(S) / sizeof(W));
+  static_assert(sizeof(S) % 4 == 0, "state size");
+  typedef int raw;
+  int* flag;
+  S* av;
+  S* iv;
+  __device__ __forceinline__ void init(char* p, long long T) {
+    flag = reinterpret_cast<int*>(p);
+    av = reinterpret_cast<S*>(p + ((4 * T + 15) / 16) * 16);
+    iv = av + T;
+  }
+  static __device__ __forceinline__ void vst(S* p, const S& v) {
+    const W* w = reinterpret_cast<const W*>(&v);
+    volatile W* q = reinterpret_cast<volatile W*>(p);
+#pragma unroll
+    for (int i = 0; i < NWD; ++i) q[i] = w[i];
+  }
+  static __device__ __forceinline__ S vld(const S* p) {
+    S v;
+    W* w = reinterpret_cast<W*>(&v);
+    const volatile W* q = reinterpret_cast<const volatile W*>(p);
+#pragma unroll
+    for (int i = 0; i < NWD; ++i) w[i] = q[i];
+    return v;
+  }
+  __device__ __forceinline__ void put_agg(long long t, const S& v) const {
+    vst(av + t, v);
+    __threadfence();
+    *reinterpret_cast<volatile int*>(flag + t) = 1;
+  }
+  __device__ __forceinline__ void put_inc(long long t, const S& v) const {
+    vst(iv + t, v);
+    __threadfence();
+    *reinterpret_cast<volatile int*>(flag + t) = 2;
+  }
+  __device__ __forceinline__ raw fetch(long long t) const {
+    return *reinterpret_cast<volatile int*>(flag + t);
+  }
+  __device__ __forceinline__ int decode(const raw& f, long long t, S& v) const {
+    if (f) {
+      __threadfence();
+      v = vld(f == 2 ? iv + t : av + t);
+    }
+    return f;
+  }
+  __device__ __forceinline__ S agg(long long t) const {
+    while (*reinterpret_cast<volatile int*>(flag + t) == 0) {
+    }
+    __threadfence();
+    return vld(av + t);
+  }
+};
+
+// acc (+) b[top] (+) b[top - 1] ... (+) b[0], left to right (the loads do not depend on acc:
+// they pipeline, and the chain costs one combine latency per element)
+template <class R>
+__device__ __forceinline__ typename R::state lb_fold(const R& red, typename R::state acc,
+                                                     const typename R::state* b, int top) {
+#pragma unroll 8
+  for (int i = top; i >= 0; --i) acc = red.combine(acc, b[i]);
+  return acc;
+}
+
+// The exclusive prefix of tile gt (line's first tile lo < gt), by warp 0 (every lane returns
+// it).  Window w holds the tiles at distances w*W + 1 .. w*W + W (lane l, slot p: distance
+// w*W + p*32 + l + 1); its values go to buf[w*W ..] (windows past RED_LB_NB: buf[NB*W ..],
+// reused).  A window is complete when every tile of the line in it is non-empty; the nearest
+// inclusive prefix k in it (if any) ends the walk: the result is
+// inc_k (+) agg_k+1 (+) ... (+) agg_gt-1, left to right.  Tiles before lo are not polled;
+// tile lo always ends up inclusive, so the walk never passes it.
+template <class R, class ST>
+__device__ __forceinline__ typename R::state lookback(const R& red, const ST& stt, long long gt,
+                                                      long long lo, typename R::state* buf,
+                                                      int lane) {
+  typedef typename R::state state;
+  constexpr int P = RED_LB_P;
+  constexpr int W = 32 * P;
+  constexpr int NB = RED_LB_NB;
+  lb_sleep(RED_LB_DELAY);
+#pragma unroll 1
+  for (int w = 0;; ++w) {
+    const long long hi = gt - 1 - (long long)w * W;
+    long long q[P];
+    typename ST::raw r[P];
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      q[p] = hi - (p * 32 + lane);
+      if (q[p] >= lo) r[p] = stt.fetch(q[p]);  // all loads in flight before any is used
+    }
+    int f[P];
+    state x[P];
+    bool pend = false;
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      f[p] = -1;
+      x[p] = red.empty();
+      if (q[p] >= lo) {
+        f[p] = stt.decode(r[p], q[p], x[p]);
+        pend |= f[p] == 0;
+      }
+    }
+#pragma unroll 1
+    while (pend) {
+      lb_sleep(RED_LB_SLEEP);
+      pend = false;
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        if (f[p] == 0) {
+          f[p] = stt.decode(stt.fetch(q[p]), q[p], x[p]);
+          pend |= f[p] == 0;
+        }
+      }
+    }
+    state* dst = buf + (w < NB ? w : NB) * W;
+#pragma unroll
+    for (int p = 0; p < P; ++p) dst[p * 32 + lane] = x[p];
+    int k = -1;
+#pragma unroll
+    for (int p = P - 1; p >= 0; --p) {
+      const unsigned m = __ballot_sync(0xffffffffu, f[p] == 2);
+      if (m) k = p * 32 + __ffs(m) - 1;
+    }
+    __syncwarp();
+    if (k >= 0) {
+      state acc = lb_fold(red, dst[k], dst, k - 1);
+#pragma unroll 1
+      for (int v = w - 1; v >= NB; --v) {  // windows past the kept ones: read them again
+        __syncwarp();
+#pragma unroll
+        for (int p = 0; p < P; ++p)
+          dst[p * 32 + lane] = stt.agg(gt - 1 - (long long)v * W - (p * 32 + lane));
+        __syncwarp();
+        acc = lb_fold(red, acc, dst, W - 1);
+      }
+      return lb_fold(red, acc, buf, (w < NB ? w : NB) * W - 1);
+    }
+  }
+}
+
+// Vector width (elements) for IT consecutive elements of T moved as 16-, 8- or 4-byte
+// vectors; 0: no vector path.
+template <class T, int IT> struct vwidth {
+  static constexpr int B = IT * (int)sizeof(T);
+  static constexpr int VB = B % 16 == 0 ? 16 : B % 8 == 0 ? 8 : B % 4 == 0 ? 4 : 0;
+  static constexpr int W = (VB >= (int)sizeof(T) && VB % (int)sizeof(T) == 0) ? VB / (int)sizeof(T)
+                                                                            : 0;
+};
+
+// scan_chain: inclusive scan of M lines of R_ positions, T tiles of RED_BLOCK * IT positions
+// per line, one tile per block, in the order of a global tile counter (so a tile's
+// predecessors have all started).  Each thread owns IT consecutive positions: 16-byte vector
+// loads and stores when the line is contiguous and aligned and the tile is full, else the
+// tile is staged through shared memory (coalesced).  Block scan: thread, warp shuffles, warp
+// totals in order.  Then the tile publishes its aggregate and warp 0 looks back over
+// windows of 32 * RED_LB_P predecessors of its line until one shows an inclusive prefix
+// (lookback).
+//
+// Speed: the inclusive prefixes only move forward as fast as look-backs complete.  A
+// look-back that must walk w windows costs w poll round trips plus the left fold; if a
+// window's cost (poll, fold, a second read) exceeds the time the GPU takes to start a
+// window's worth of tiles, the walks grow until residency stalls the grid and the scan
+// runs at one window per look-back step whatever the tile size (the first version: two
+// dependent loads a poll, a 32-step fold from shared memory one load at a time, and every
+// window read twice: ~55 ns a tile).  Here a poll is one round trip for 32 * RED_LB_P
+// tiles, the walked windows stay in shared memory, and the fold pipelines its loads.
+//
+// Deterministic: the exclusive prefix of tile j is always the left fold
+// (((inc_k (+) agg_k+1) (+) agg_k+2) ... (+) agg_j-1) from the nearest inclusive prefix k,
+// and inc_j = excl_j (+) agg_j; by induction every inc_j is the left fold of agg_0..agg_j
+// whichever k the timing gave, and agg_j is a fixed tree, so the bits never depend on timing.
+template <class R, int IT>
+__device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, const rdims& g,
+                           long long M, long long R_, int kd, long long ostride, long long T,
+                           int flags) {
+  typedef typename R::state state;
+  typedef typename R::in_t In;
+  constexpr int N = RED_BLOCK * IT;
+  constexpr int NW = RED_BLOCK / 32;
+  __shared__ alignas(16) unsigned char smraw[RED_SPAD(N) * sizeof(state)];
+  __shared__ alignas(16) unsigned char wraw[NW * sizeof(state)];
+  constexpr int NLB = (RED_LB_NB + 1) * 32 * RED_LB_P;  // look-back windows
+  __shared__ alignas(16) unsigned char lbraw[(NLB + 1) * sizeof(state)];
+  __shared__ unsigned tile_id;
+  state* tile = reinterpret_cast<state*>(smraw);
+  state* wsum = reinterpret_cast<state*>(wraw);
+  state* lb = reinterpret_cast<state*>(lbraw);  // [NLB]: look-back windows; [NLB]: excl
+  const int t = threadIdx.x;
+  const int lane = t & 31, w = t >> 5;
+  lb_status<state> stt;
+  stt.init(tmp + 16, M * T);
+  if (t == 0) tile_id = atomicAdd(reinterpret_cast<unsigned*>(tmp), 1u);
+  __syncthreads();
+  const long long gt = (long long)tile_id;
+  const long long m = gt / T;
+  const long long j = gt - m * T;
+  long long oi, oo;
+  kept_offsets(g, kd, m, oi, oo);
+  const long long isz = g.rin[0];
+  const char* base = in + oi;
+  char* ob = out + oo;
+  const long long t0 = j * N;
+  const int n = R_ - t0 < (long long)N ? (int)(R_ - t0) : N;  // valid positions in the tile
+  state v[IT];
+  constexpr int VI = vwidth<In, IT>::W;
+  const char* tin = base + t0 * isz;
+  if (VI > 0 && (flags & RED_CONTIG) && n == N &&
+      ((unsigned long long)tin) % (unsigned long long)(VI * sizeof(In)) == 0) {
+    constexpr int VV = VI > 0 ? VI : 1;
+    constexpr int Q = IT / VV;
+    typedef vec<In, VV> VT;
+    VT x[Q];
+    if constexpr (RED_CHAIN_WT) {
+      // warp-striped (coalesced) loads of the warp's 32 * IT elements, then through shared
+      // memory to IT consecutive elements a thread (the warp's own part of the tile)
+      const int wb = w * 32 * IT;  // the warp's first position in the tile
+      const VT* pv = reinterpret_cast<const VT*>(tin + (long long)wb * isz);
+#pragma unroll
+      for (int q = 0; q < Q; ++q) x[q] = pv[q * 32 + lane];
+#pragma unroll
+      for (int q = 0; q < Q; ++q)
+#pragma unroll
+        for (int k = 0; k < VV; ++k) {
+          const int e = wb + (q * 32 + lane) * VV + k;
+          tile[RED_SPAD(e)] = red.from(x[q].v[k], t0 + e);
+        }
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
+    } else {
+      const VT* pv = reinterpret_cast<const VT*>(tin) + (long long)t * Q;
+      const long long rb = t0 + (long long)t * IT;
+#pragma unroll
+      for (int q = 0; q < Q; ++q) x[q] = pv[q];
+#pragma unroll
+      for (int q = 0; q < Q; ++q)
+#pragma unroll
+        for (int k = 0; k < VV; ++k) v[q * VV + k] = red.from(x[q].v[k], rb + q * VV + k);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = k * RED_BLOCK + t;
+      tile[RED_SPAD(i)] = i < n ? red.load(tin + i * isz, t0 + i) : red.empty();
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
+  }
+#pragma unroll
+  for (int k = 1; k < IT; ++k) v[k] = red.combine(v[k - 1], v[k]);
+  // inclusive scan of the thread totals within the warp (fixed tree)
+  state inc = v[IT - 1];
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const state y = shfl_up(inc, d);
+    if (lane >= d) inc = red.combine(y, inc);
+  }
+  const state ex = shfl_up(inc, 1);  // this thread's exclusive prefix in its warp (lane > 0)
+  if (lane == 31) wsum[w] = inc;
+  __syncthreads();  // wsum written; every thread is done reading tile
+  state tot = wsum[0];
+  state wp = tot;
+#pragma unroll
+  for (int i = 1; i < NW; ++i) {
+    if (i == w) wp = tot;
+    tot = red.combine(tot, wsum[i]);
+  }
+  // look-back: the aggregate is published first (thread 0, before its own look-back), so
+  // that successors never wait for this tile's look-back, only for its aggregate
+  if (j == 0) {
+    if (t == 0) stt.put_inc(gt, tot);
+  } else {
+    if (t == 0) stt.put_agg(gt, tot);
+    if (w == 0) {
+      const state ex0 = lookback(red, stt, gt, gt - j, lb, lane);
+      if (lane == 0) {
+#ifdef CPN_RED_LB_SKIP  // CPU tests: withhold some inclusive prefixes (longer look-backs)
+        if (!(CPN_RED_LB_SKIP(gt)))
+#endif
+          stt.put_inc(gt, red.combine(ex0, tot));
+        lb[NLB] = ex0;
+      }
+    }
+  }
+  __syncthreads();  // lb[NLB]: the tile's exclusive prefix
+  bool hp = j > 0;
+  state pre = hp ? lb[NLB] : red.empty();
+  if (w > 0) {
+    pre = hp ? red.combine(pre, wp) : wp;
+    hp = true;
+  }
+  if (lane > 0) {
+    pre = hp ? red.combine(pre, ex) : ex;
+    hp = true;
+  }
+  if constexpr (RED_CHAIN_WT) {
+    // the thread's scan again from its elements, still in the tile (both load paths leave
+    // them there): the same combines, the same bits, and v[] is not live (registers) across
+    // the look-back
+    v[0] = tile[RED_SPAD(t * IT)];
+#pragma unroll
+    for (int k = 1; k < IT; ++k) v[k] = red.combine(v[k - 1], tile[RED_SPAD(t * IT + k)]);
+  }
+  if (hp) {
+#pragma unroll
+    for (int k = 0; k < IT; ++k) v[k] = red.combine(pre, v[k]);
+  }
+  // store
+  typedef typename R::out_t Out;
+  constexpr int VO = vwidth<Out, IT>::W;
+  char* tout = ob + t0 * ostride;
+  if (VO > 0 && (flags & RED_OCONTIG) && n == N &&
+      ((unsigned long long)tout) % (unsigned long long)(VO * sizeof(Out)) == 0) {
+    constexpr int VV = VO > 0 ? VO : 1;
+    constexpr int Q = IT / VV;
+    typedef vec<Out, VV> VT;
+    if constexpr (RED_CHAIN_WT) {
+      // through the warp's part of the tile, then warp-striped (coalesced) stores (the
+      // tile's reads before this are over: __syncthreads since, or only this warp's part)
+      const int wb = w * 32 * IT;
+#pragma unroll
+      for (int k = 0; k < IT; ++k) tile[RED_SPAD(t * IT + k)] = v[k];
+      __syncwarp();
+      VT* pv = reinterpret_cast<VT*>(tout + (long long)wb * (long long)sizeof(Out));
+#pragma unroll
+      for (int q = 0; q < Q; ++q) {
+        VT y;
+#pragma unroll
+        for (int k = 0; k < VV; ++k)
+          red.store(reinterpret_cast<char*>(&y.v[k]), tile[RED_SPAD(wb + (q * 32 + lane) * VV + k)]);
+        pv[q * 32 + lane] = y;
+      }
+    } else {
+      VT* pv = reinterpret_cast<VT*>(tout) + (long long)t * Q;
+#pragma unroll
+      for (int q = 0; q < Q; ++q) {
+        VT y;
+#pragma unroll
+        for (int k = 0; k < VV; ++k) red.store(reinterpret_cast<char*>(&y.v[k]), v[q * VV + k]);
+        pv[q] = y;
+      }
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < IT; ++k) tile[RED_SPAD(t * IT + k)] = v[k];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = k * RED_BLOCK + t;
+      if (i < n) red.store(tout + i * ostride, tile[RED_SPAD(i)]);
+    }
   }
 }
 

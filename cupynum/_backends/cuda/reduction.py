@@ -18,12 +18,23 @@ into (kept..., reduced...) C order.  Then, by which side has the smaller input s
   ``neutral``) always take ``cols`` with one slice: strictly left to right.
 
 Scans: one thread per line (``scan_cols``) when lines are many and strided, or for
-non-reorderable ops; otherwise three phases: per-slice totals (``rows``), a sequential
-scan of the totals per line (``scan_cols`` over the partials, in place), and a block scan
-of each slice starting from the previous slices' total (``scan_rows``).
+non-reorderable ops; otherwise a single-pass chained scan (``scan_chain``, decoupled
+look-back: a block per tile of ``BLOCK * chain_items`` positions taken from an atomic tile
+counter, warp-striped vector loads/stores, the tile's aggregate and inclusive prefix
+published in a status array zeroed by a memset step before the launch; the look-back polls
+``32 * CHAIN_WINDOW`` predecessors in one round trip and keeps ``CHAIN_KEEP`` windows in
+shared memory for its left fold).  ``CHAIN = False`` keeps the
+previous three phases: per-slice totals (``rows``), a sequential scan of the totals per
+line (``scan_cols`` over the partials, in place), and a block scan of each slice starting
+from the previous slices' total (``scan_rows``).  ``configure`` sets the tuning constants.
+
+var/std: ``sqdev_sum`` is a reduction (family 'sqdev') of |x - mean|^2, the mean of each
+kept position read once per group from an array laid out as the output.
 
 Everything is deterministic: the launch shape depends only on shapes and the SM count,
-and the combination order only on the launch shape (no atomics).
+and the combination order only on the launch shape.  The chained scan's only atomic is
+its tile counter, and its look-back always left-folds the aggregates from the nearest
+inclusive prefix, so its bits do not depend on timing either (see ``scan_chain``).
 
 Programs: one per (family, functor, input, loop, output dtype) holding its few kernels,
 compiled on first use (or by ``precompile`` for the default set) and cached like the
@@ -40,15 +51,34 @@ import numpy as np
 from .elementwise_source import _code, _dtype, canonical_char, ctype
 
 BLOCK = 256
-ITEMS = 8  # RED_ITEMS: elements per thread per scan tile
+ITEMS = 8  # RED_ITEMS: elements per thread per scan tile (scan_rows)
+# Tuning of the single-pass scan (``configure`` changes them and drops the compiled kernels):
+CHAIN = True  # reorderable scans along a line take ``scan_chain`` (else the 3-phase scan)
+CHAIN_ITEMS = 16  # elements per thread of a scan_chain tile (capped: 32 KiB of states a tile)
+CHAIN_WINDOW = 2  # RED_LB_P: predecessors polled per lane per look-back window (32 * this)
+CHAIN_KEEP = 4  # RED_LB_NB: look-back windows kept in shared memory for the fold
+CHAIN_SLEEP = 0  # RED_LB_SLEEP: ns between polls of a predecessor not yet published
+CHAIN_DELAY = 0  # RED_LB_DELAY: ns between publishing the aggregate and the first poll
+CHAIN_TRANSPOSE = True  # RED_CHAIN_WT: coalesced warp-striped vector loads/stores, transposed
+ARG_FAST = True  # RED_ARG_FAST: arg-reductions of contiguous rows track (value, vector index)
+ARG_LOADS = 4  # RED_ARG_LOADS: 16-byte loads in flight per thread on that path
+# __launch_bounds__ minimum blocks per SM (0: none), to cap registers: scan_chain (a dict
+# {state bytes: blocks} or an int for all; NVRTC sm_90 with the defaults: 47 registers for
+# float32, 64 for float64, no spills; only with CHAIN_TRANSPOSE, whose tile keeps the
+# elements for the end, so that they are not held in registers across the look-back) and
+# the arg-reductions' rows kernels
+CHAIN_MINB = {1: 5, 2: 5, 4: 5, 8: 4}
+ARG_MINB = 0
 MAXD = 4  # RED_MAXD
 WAVE = 8  # resident 256-thread blocks per SM (2048 threads)
 PROGRAM_NAME = "cupynum_reduction.cu"
 
 
 class Unit(NamedTuple):
-    """One program: ``family`` 'reduce' | 'arg' | 'scan'; ``functor`` a cpn functor (or
-    'argmax' / 'argmin'); dtype chars of the input, the loop and the output."""
+    """One program: ``family`` 'reduce' | 'arg' | 'scan' | 'sqdev'; ``functor`` a cpn
+    functor (or 'argmax' / 'argmin'); dtype chars of the input, the loop and the output.
+    'sqdev' sums |x - mean|^2 (var/std): functor 'add', input float or complex, loop and
+    output its real type, the means (input dtype) laid out as the output."""
     family: str
     functor: str
     inp: str
@@ -76,14 +106,29 @@ def _state_size(unit: Unit) -> int:
 def kernel_names(unit: Unit) -> dict:
     base = f"cpn_{unit.family}_{unit.functor}_{_code(unit.inp)}{_code(unit.loop)}{_code(unit.out)}"
     if unit.family == "scan":
-        kinds = ("rows", "scan_cols", "scan_cols_part", "scan_rows")
+        kinds = ("rows", "scan_cols", "scan_cols_part", "scan_rows", "scan_chain")
     else:
         kinds = ("rows", "rows32", "cols", "rows_part", "cols_part")
     return {k: f"{base}__{k}" for k in kinds}
 
 
+def chain_items(unit: Unit) -> int:
+    """Elements per thread of a scan_chain tile: CHAIN_ITEMS, at most 32 KiB of states."""
+    it = max(1, min(CHAIN_ITEMS, (32768 // BLOCK) // _state_size(unit)))
+    return 1 << (it.bit_length() - 1)
+
+
+def _chain_minb(unit: Unit) -> int:
+    m = CHAIN_MINB if CHAIN_TRANSPOSE else 0
+    return int(m.get(_state_size(unit), 0) if isinstance(m, dict) else m)
+
+
 def _reducer(unit: Unit, part: bool) -> str:
     i, a, o = ctype(unit.inp), ctype(unit.loop), ctype(unit.out)
+    if unit.family == "sqdev":
+        if part:
+            return f"cpn_red::plain_part<cpn::add, {a}, {a}, {o}>"
+        return f"cpn_red::sqdev<{i}, {a}, {o}>"
     if unit.family == "arg":
         cmp = f"cpn_red::{unit.functor}_cmp"
         return f"cpn_red::arg{'_part' if part else ''}<{cmp}, {i}, {a}, {o}>"
@@ -104,19 +149,24 @@ def unit_source(unit: Unit) -> str:
             return f"typename {red}::state s0; s0.v = init; s0.i = -1;"
         return f"typename {red}::state s0 = init;"
 
-    def head(name):
-        return f'extern "C" __global__ void __launch_bounds__({BLOCK}) {name}('
+    def head(name, minb=0):
+        lb = f"{BLOCK}, {int(minb)}" if minb else f"{BLOCK}"
+        return f'extern "C" __global__ void __launch_bounds__({lb}) {name}('
 
-    if unit.family in ("reduce", "arg"):
+    if unit.family in ("reduce", "arg", "sqdev"):
+        aux, bind = "", ""
+        if unit.family == "sqdev":  # the means
+            aux, bind = ", const char* aux", " red.mean = aux;"
         for kind, part, call in (("rows", False, "rows<Rd, RED_BLOCK>"),
                                  ("rows32", False, "rows<Rd, 32>"),
                                  ("cols", False, "cols<Rd>"),
                                  ("rows_part", True, "rows<Rd, RED_BLOCK>"),
                                  ("cols_part", True, "cols<Rd>")):
             red = _reducer(unit, part)
-            out.append(f"{head(names[kind])}{red_args}) {{\n"
-                       f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
-                       f"  {init_state('Rd')}\n"
+            minb = ARG_MINB if unit.family == "arg" and kind in ("rows", "rows32") else 0
+            out.append(f"{head(names[kind], minb)}{red_args}{aux}) {{\n"
+                       f"  typedef {red} Rd;\n  Rd red; red.ident = ident;"
+                       f"{bind if not part else ''}\n  {init_state('Rd')}\n"
                        f"  cpn_red::{call}(red, in, out, s0, g, M, R, kd, rd, chunk, S, flags);\n}}\n")
     else:
         red, redp = _reducer(unit, False), _reducer(unit, True)
@@ -138,6 +188,14 @@ def unit_source(unit: Unit) -> str:
                    f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
                    "  cpn_red::scan_rows<Rd>(red, in, out, carries, g, M, R, kd, rd, ostride, "
                    "chunk, S);\n}\n")
+        out.append(f"{head(names['scan_chain'], _chain_minb(unit))}const char* in, char* out, "
+                   "char* tmp, "
+                   f"const {c} ident, const cpn_red::rdims g, const long long M, "
+                   "const long long R, const int kd, const long long ostride, "
+                   "const long long T, const int flags) {\n"
+                   f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
+                   f"  cpn_red::scan_chain<Rd, {chain_items(unit)}>(red, in, out, tmp, g, M, R, kd, "
+                   "ostride, T, flags);\n}\n")
     return "\n".join(out)
 
 
@@ -148,7 +206,14 @@ def _is_complex_unit(u: Unit) -> bool:
 def program_source(units) -> str:
     units = list(dict.fromkeys(units))
     cplx = any(_is_complex_unit(u) for u in units)
-    head = ["#define CPN_RED_COMPLEX" if cplx else "",
+    lb = ""
+    if any(u.family == "scan" for u in units):  # the look-back knobs (scan_chain)
+        lb = (f"#define RED_LB_P {int(CHAIN_WINDOW)}\n#define RED_LB_NB {int(CHAIN_KEEP)}\n"
+              f"#define RED_LB_SLEEP {int(CHAIN_SLEEP)}\n#define RED_LB_DELAY {int(CHAIN_DELAY)}\n"
+              f"#define RED_CHAIN_WT {int(bool(CHAIN_TRANSPOSE))}\n")
+    if any(u.family == "arg" for u in units):  # the arg fast path's knobs (rows)
+        lb += f"#define RED_ARG_FAST {int(bool(ARG_FAST))}\n#define RED_ARG_LOADS {int(ARG_LOADS)}\n"
+    head = [lb + "#define CPN_RED_COMPLEX" if cplx else lb,
             '#include "cpn/complex.cuh"' if cplx else '#include "cpn/real.cuh"',
             '#include "cpn/reduce.cuh"']
     return "\n".join(head) + "\n\n" + "\n".join(unit_source(u) for u in units)
@@ -169,6 +234,10 @@ def _layout(unit: Unit, kind: str):
     sc = (c, cf)
     if kind in ("rows", "rows32", "cols", "rows_part", "cols_part"):
         items = [p, p, sc, sc, dims, q, q, i, i, q, i, i]
+        if unit.family == "sqdev":
+            items.append(p)
+    elif kind == "scan_chain":
+        items = [p, p, p, sc, dims, q, q, i, q, q, i]
     elif kind in ("scan_cols", "scan_cols_part"):
         items = [p, p, sc, dims, q, q, i, i, q, i]
     else:  # scan_rows
@@ -281,6 +350,26 @@ def _alloc(nbytes: int):
     from . import memory
 
     return memory.get_pool().malloc(max(nbytes, 1))
+
+
+def _memset0(ptr: int, nbytes: int) -> None:
+    """Zero ``nbytes`` at ``ptr`` on the current stream (patched by the CPU tests)."""
+    from . import memory
+
+    memory.memset_d8(ptr, 0, nbytes)
+
+
+def configure(**kw) -> None:
+    """Set tuning constants (``CHAIN``, ``CHAIN_ITEMS``, ``WAVE``, ``ARG_MIN_BLOCKS``...) and
+    drop the compiled kernels and plans that depend on them (benchmarks/probes)."""
+    g = globals()
+    for k, v in kw.items():
+        if k not in g or not k.isupper():
+            raise KeyError(k)
+        g[k] = v
+    _funcs.clear()
+    _prepared.clear()
+    _plans.clear()
 
 
 # --- layouts ----------------------------------------------------------------------------------
@@ -410,6 +499,9 @@ def _finish(plan, ident):
     steps, temps, compact = plan
     out = []
     for p, grid, values, ptrs in steps:
+        if p is _MEMSET:
+            out.append((p, grid, (), tuple(ptrs), (), 0))
+            continue
         vals, init_pos = [], []
         for v in values:
             if v is _IDENT:
@@ -423,16 +515,20 @@ def _finish(plan, ident):
     return tuple(out), tuple(temps), compact
 
 
-def _execute(plan, src, out, initial):
+def _execute(plan, src, out, initial, aux=None):
     steps, temps, compact = plan
     if compact is not None:
         src, _ = _compact(src, compact)
     bufs = [_alloc(n) for n in temps] if temps else ()
     inp, outp = src._buf.ptr + src._offset, out._buf.ptr + out._offset
     for p, grid, vals, ptrs, init_pos, nsc in steps:
+        if p is _MEMSET:  # grid: the byte count; ptrs: ((0, temp),)
+            _memset0(bufs[ptrs[0][1]].ptr, grid)
+            continue
         vals = vals.copy()
         for slot, name in ptrs:
-            vals[slot] = inp if name == "in" else outp if name == "out" else bufs[name].ptr
+            vals[slot] = (inp if name == "in" else outp if name == "out" else
+                          aux._buf.ptr + aux._offset if name == "aux" else bufs[name].ptr)
         if init_pos and initial is not None:
             parts = ([float(initial.real), float(initial.imag)] if nsc == 2 else
                      [initial.item()])
@@ -442,7 +538,7 @@ def _execute(plan, src, out, initial):
     # temporaries go back to the pool in stream order when ``bufs`` is dropped
 
 
-_IDENT, _INIT = object(), object()
+_IDENT, _INIT, _MEMSET = object(), object(), object()
 
 
 def _plan_reduce(unit, src, out, axes, seq, has_init):
@@ -533,6 +629,23 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
     return steps, temps, compact
 
 
+def sqdev_sum(src, mean, out, axes) -> None:
+    """``out[...] = sum over axes of |src - mean|^2`` (var/std; see ``Backend.sqdev_sum``):
+    ``src`` float or complex; ``out`` C-contiguous of src's shape without ``axes``, dtype
+    src's real type; ``mean`` C-contiguous of out's shape, src's dtype."""
+    key = ("sqdev", src.dtype, out.dtype, src._shape, src._strides, out._strides, axes)
+    plan = _plans.get(key)
+    if plan is None:
+        rc = _cchar(out.dtype.char)
+        unit = Unit("sqdev", "add", _cchar(src.dtype.char), rc, rc)
+        steps, temps, compact = _plan_reduce(unit, src, out, tuple(axes), False, False)
+        steps = [(p, grid, values + [None], ptrs + [(len(values), "aux")])
+                 for p, grid, values, ptrs in steps]
+        plan = _plans[key] = _finish((steps, temps, compact),
+                                     _ident_values(unit, np.dtype(rc).type(-0.0), None)[0])
+    _execute(plan, src, out, None, mean)
+
+
 def arg_reduce(kind, src, out, axes) -> None:
     """``out[...] = index of the first max (min) over axes`` (C-order flat index)."""
     key = (kind, src.dtype, out.dtype, src._shape, src._strides, out._strides, axes)
@@ -586,6 +699,22 @@ def _plan_scan(unit, src, out, axis, seq):
                       [None, None, _IDENT, *d0, M, R, kd, 1, ostride, 1],
                       [(0, "in"), (1, "out")]))
         return steps, temps, compact
+    if CHAIN:
+        T = -(-R // (BLOCK * chain_items(unit)))
+        ntiles = M * T
+        if ssize <= 8:  # packed status words (lb_status): 16 or 32 bytes a tile
+            zero = total = 16 + (16 if ssize <= 4 else 32) * ntiles
+        else:
+            zero = 16 + -(-4 * ntiles // 16) * 16
+            total = zero + 2 * ntiles * ssize
+        temps.append(total)
+        steps.append((_MEMSET, zero, [], [(0, 0)]))
+        flags = ((2 if rin == src.dtype.itemsize else 0) |
+                 (16 if ostride == out.dtype.itemsize else 0))
+        steps.append((prepared(unit, "scan_chain"), (ntiles, 1),
+                      [None, None, None, _IDENT, *d0, M, R, kd, ostride, T, flags],
+                      [(0, "in"), (1, "out"), (2, 0)]))
+        return steps, temps, compact
     tile = BLOCK * ITEMS
     S = _split(M, R, tile * 4)
     chunk = -(-(-(-R // S)) // tile) * tile
@@ -610,7 +739,8 @@ def _plan_scan(unit, src, out, axis, seq):
 
 def default_units() -> list:
     """What ``python -m cupynum precompile`` builds: sum/prod/min/max/any/all for every
-    input dtype (with NumPy's default loop), argmin/argmax, and cumsum/cumprod."""
+    input dtype (with NumPy's default loop), argmin/argmax, cumsum/cumprod, and the
+    squared-deviation sums of var/std."""
     from ... import _ops
 
     units = []
@@ -629,6 +759,8 @@ def default_units() -> list:
     for c in chars:
         for k in ("argmax", "argmin"):
             units.append(Unit("arg", k, c, c, "l"))
+    for c, r in (("f", "f"), ("d", "d"), ("F", "f"), ("D", "d")):  # var / std
+        units.append(Unit("sqdev", "add", c, r, r))
     return list(dict.fromkeys(units))
 
 
