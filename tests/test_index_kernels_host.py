@@ -51,6 +51,23 @@ def _pass_knobs(knobs):
         csort.OS_MATCH, csort.OS_LOOKBACK, csort.OS_LATE_PAYLOAD = old[1:]
 
 
+# knobs of the 'vec' histogram kernel checked against the former (scalar) one
+HIST_VARIANTS = [dict(HIST_SPREAD="warp", HIST_COPIES=8), dict(HIST_RUNS=False, HIST_VECS=1),
+                 dict(HIST_COPIES=1, HIST_VECS=2), dict(HIST_IMPL="scalar")]
+
+
+@contextlib.contextmanager
+def _hist_knobs(knobs):
+    old = {k: getattr(csort, k) for k in knobs}
+    for k, v in knobs.items():
+        setattr(csort, k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(csort, k, v)
+
+
 def _all_kernels():
     ks = list(cix.all_kernels())
     for kind, sizes in (("b", (1,)), ("u", (1, 2, 4, 8)), ("i", (1, 2, 4, 8)), ("f", (2, 4, 8))):
@@ -58,6 +75,10 @@ def _all_kernels():
             ks += [csort.keys_kernel(kind, w, e) for e in (False, True)]
     ks += [csort.complex_keys_kernel(w) for w in (4, 8)]
     ks += [csort.rx_hist_kernel(w) for w in (0, 1, 2, 4, 8)] + [csort.rx_plan_kernel()]
+    ks += [csort.rx_hist_kernel_scalar(w) for w in (0, 1, 2, 4, 8)]
+    for knobs in HIST_VARIANTS:
+        with _hist_knobs(knobs):
+            ks += [csort.rx_hist_kernel(w) for w in (0, 1, 2, 4, 8)]
     ks += [csort.rx_pass_kernel(w, pk, sb) for w in (1, 2, 4, 8) for pk in ("n", "i4", "i8", "v")
            for sb in (4, 8)]
     ks += [csort.rx_pass_kernel(0, pk, sb) for pk in ("i4", "i8") for sb in (4, 8)]
@@ -71,7 +92,7 @@ def _all_kernels():
 
 
 def _build():
-    ks = _all_kernels()
+    ks = list({k.name: k for k in _all_kernels()}.values())
     parts = [FIBER_SHIM, ku.program(ks)]
     for k in ks:
         types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(k.params))
@@ -296,6 +317,62 @@ def test_sort_tiny_tiles(kernels, knobs):
         tag = "_%d_b" % items
         assert any(k.startswith("cpn_rx_pass_4_") and tag in k and ("_%s_l%d" % (match, lbw)) in k
                    and k.endswith("_late") == late for k in kernels.launches if "_i4_" in k)
+
+
+def _hist(kernels, k, x, off, kmode, npass, nrow=0, blocks=None):
+    """ghist of kernel k over x[off:] (w > 0) or n = x.size - off row keys (w == 0)."""
+    n = x.size - off
+    buf = kernels.alloc(max(x.nbytes, 8))
+    kernels.htod(buf.ptr, x)
+    hist = kernels.alloc(npass * 256 * 8)
+    kernels.memset(hist.ptr, 0, npass * 256 * 8)
+    if blocks is None:
+        blocks = max(1, min(-(-n // csort.hist_per_block_round(x.itemsize if nrow == 0 else 0)), 3))
+    kernels.launch(k, blocks, csort.RB, [buf.ptr + off * x.itemsize, n, kmode, nrow, npass,
+                                         hist.ptr])
+    out = np.empty(npass * 256, np.uint64)
+    kernels.dtoh(out, hist.ptr)
+    return out.reshape(npass, 256)
+
+
+@pytest.mark.parametrize("knobs", [{}] + HIST_VARIANTS[:-1])
+def test_hist_kernel_matches_scalar(kernels, knobs):
+    """The 'vec' histogram kernel counts what the former one does: every width and key
+    mode, starts off the 16-byte boundary, partial last vectors, grid-stride rounds, runs
+    of equal digits (constant bytes), and the row digits of w == 0."""
+    r4 = np.random.default_rng(41)
+    f = (r4.standard_normal(9001) * 100).astype(np.float64)
+    for v in (np.nan, np.inf, -np.inf, 0.0, -0.0):
+        f[r4.random(f.size) < 0.05] = v
+    f[r4.random(f.size) < 0.03] = -np.nan
+    cases = [(f.astype(np.float16), (2, 3)), (f.astype(np.float32), (2, 3)), (f, (2, 3)),
+             (r4.integers(-2**63, 2**63 - 1, 7001, dtype=np.int64), (0, 1)),
+             (r4.integers(0, 1000, 12345).astype(np.int32), (0, 1)),
+             (r4.integers(-5, 5, 8888).astype(np.int16), (1,)),
+             (r4.integers(0, 256, 20011).astype(np.uint8), (0, 1))]
+    with _hist_knobs(knobs):
+        for x, modes in cases:
+            w = x.itemsize
+            k = csort.rx_hist_kernel(w)
+            for kmode in modes:
+                for off, blocks in ((0, None), (1, 2), (3, 1), (x.size - 5, None), (7, 5)):
+                    got = _hist(kernels, k, x, off, kmode, w, blocks=blocks)
+                    exp = _hist(kernels, csort.rx_hist_kernel_scalar(w), x, off, kmode, w)
+                    assert np.array_equal(got, exp), (x.dtype, kmode, off, blocks)
+                    assert int(got[0].sum()) == x.size - off
+        for n, nrow, npass in ((10000, 37, 2), (5003, 1, 2), (777, 700, 1)):
+            x = np.zeros(n, np.uint8)
+            got = _hist(kernels, csort.rx_hist_kernel(0), x, 0, 0, npass, nrow, blocks=2)
+            rows = np.arange(n) // nrow
+            for p in range(npass):
+                assert np.array_equal(got[p], np.bincount((rows >> (8 * p)) & 255,
+                                                          minlength=256)), (n, nrow, p)
+        # a sort through it: skipped constant passes, ties kept stable
+        x = r4.integers(0, 1 << 12, 5000).astype(np.int64)
+        compare(lambda xp, x: xp.argsort(x, kind="stable"), x)
+        compare(lambda xp, x: xp.sort(x[3:]), x)
+        assert any(n.startswith("cpn_rx_hist_8_v") or "scalar" in str(knobs)
+                   for n in kernels.launches)
 
 
 def test_sort_complex_nan_order(kernels):

@@ -1,14 +1,16 @@
 """Radix sort probe: correctness against NumPy, then cupynum vs CuPy timings, the time of
 each kernel of one sort (CUDA events around every launch and memset of the sort module),
-and a sweep of the tuning knobs of cupynum/_backends/cuda/sorting.py (OS_ITEMS, OS_MINB,
-OS_MATCH, OS_LOOKBACK, OS_LATE_PAYLOAD, HIST_ITEMS, HIST_BLOCKS_PER_SM), so the defaults
-can be chosen from one run.
+and a sweep of the tuning knobs of cupynum/_backends/cuda/sorting.py (OS_ITEMS, OS_MINB
+keyed by (width, has payload), OS_MATCH, OS_LOOKBACK, OS_LATE_PAYLOAD, the histogram's
+HIST_IMPL, HIST_VECS, HIST_COPIES, HIST_SPREAD, HIST_RUNS, HIST_ITEMS, HIST_BLOCKS_PER_SM),
+so the defaults can be chosen from one run.  The histogram lines time the kernel alone
+(``hist ...``: the median of its CUDA-event time) besides the whole sorts.
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/sort_probe.py \
         [--no-sweep] [--budget SECONDS]
 
 Times are CUDA-event medians of 20 calls after 3 warm-up calls (10 in the sweep), in ms.
-The sweep stops once the probe has run ``--budget`` seconds (default 80).
+The sweep stops once the probe has run ``--budget`` seconds (default 60).
 """
 from __future__ import annotations
 
@@ -231,6 +233,23 @@ def kernel_times(name, fn, runs=5):
     log(f"  kernels {name}: sum {sum(med):.3f} ms | " + " | ".join(parts))
 
 
+def hist_time(fn, runs=5):
+    """Median CUDA-event time of the histogram kernel within ``fn`` (a sort)."""
+    real = cs.DEV
+    ts = []
+    try:
+        for _ in range(runs):
+            td = TimedDev(real)
+            cs.DEV = td
+            fn()
+            cn.cuda.synchronize()
+            ts += [cn.cuda.get_elapsed_time(a, b) for lb, a, b in td.rec
+                   if lb.startswith("cpn_rx_hist_")][:1]
+    finally:
+        cs.DEV = real
+    return statistics.median(ts) if ts else float("nan")
+
+
 def cases():
     n26, n24 = 1 << 26, 1 << 24
     f32 = rng.standard_normal(n26, dtype=np.float32)
@@ -276,10 +295,11 @@ def main():
     if not sweep:
         log(f"done in {time.perf_counter() - T0:.1f} s: {'OK' if ok else 'FAILURES'}")
         return 0 if ok else 1
-    budget = float(sys.argv[sys.argv.index("--budget") + 1]) if "--budget" in sys.argv else 80.0
+    budget = float(sys.argv[sys.argv.index("--budget") + 1]) if "--budget" in sys.argv else 60.0
     global REPS
     REPS = 10
-    scalars = ("OS_MATCH", "OS_LOOKBACK", "OS_LATE_PAYLOAD", "HIST_ITEMS", "HIST_BLOCKS_PER_SM")
+    scalars = ("OS_MATCH", "OS_LOOKBACK", "OS_LATE_PAYLOAD", "HIST_IMPL", "HIST_VECS",
+               "HIST_COPIES", "HIST_SPREAD", "HIST_RUNS", "HIST_ITEMS", "HIST_BLOCKS_PER_SM")
     base = dict(cs.OS_ITEMS), dict(cs.OS_MINB), {a: getattr(cs, a) for a in scalars}
     log(f"sweep (defaults OS_ITEMS={base[0]} OS_MINB={base[1]} " +
         " ".join(f"{a}={v!r}" for a, v in base[2].items()) + "); ms per case")
@@ -292,23 +312,34 @@ def main():
         for a, v in base[2].items():
             setattr(cs, a, v)
 
-    # (label, {knob: value; "OS_ITEMS[w]" / "OS_MINB[w]" set one width}, widths timed), most
-    # telling first: the sweep stops at the budget
+    # (label, {knob: value; "OS_ITEMS[w]" sets one width, "OS_MINB[w,p]" one (width,
+    # has payload)}, widths timed), most telling first: the sweep stops at the budget.
+    # Histogram lines (first: the kernel is new) also log the histogram kernel's own time.
     variants = [
+        ("hist scalar (former kernel)", {"HIST_IMPL": "scalar"}, (4, 8)),
+        ("hist copies 1", {"HIST_COPIES": 1}, (4,)),
+        ("hist copies 4", {"HIST_COPIES": 4}, (4,)),
+        ("hist copies 8 warp", {"HIST_COPIES": 8, "HIST_SPREAD": "warp"}, (4, 8)),
+        ("hist copies 2 warp", {"HIST_COPIES": 2, "HIST_SPREAD": "warp"}, (4,)),
+        ("hist no runs", {"HIST_RUNS": False}, (4, 8)),
+        ("hist vecs 2", {"HIST_VECS": 2}, (4,)),
+        ("hist vecs 8", {"HIST_VECS": 8}, (4,)),
+        ("hist copies 2", {"HIST_COPIES": 2}, (4, 8)),
+        ("hist blocks/SM 2", {"HIST_BLOCKS_PER_SM": 2}, (4,)),
+        ("hist blocks/SM 8", {"HIST_BLOCKS_PER_SM": 8}, (4,)),
+        ("minb value 3", {"OS_MINB[4,0]": 3, "OS_MINB[8,0]": 3}, (4, 8)),
+        ("minb payload 0", {"OS_MINB[4,1]": 0, "OS_MINB[8,1]": 0}, (4, 8)),
         ("match any", {"OS_MATCH": "any"}, (4, 8)),
         ("lookback 1", {"OS_LOOKBACK": 1}, (4,)),
         ("lookback 8", {"OS_LOOKBACK": 8}, (4,)),
         ("early payload", {"OS_LATE_PAYLOAD": False}, (4, 8)),
-        ("minb 0", {"OS_MINB[4]": 0, "OS_MINB[8]": 0}, (4, 8)),
-        ("items4 12 minb4 4", {"OS_ITEMS[4]": 12, "OS_MINB[4]": 4}, (4,)),
+        ("items4 12 minb4p 4", {"OS_ITEMS[4]": 12, "OS_MINB[4,1]": 4}, (4,)),
         ("items4 12", {"OS_ITEMS[4]": 12}, (4,)),
-        ("items4 20 minb4 2", {"OS_ITEMS[4]": 20, "OS_MINB[4]": 2}, (4,)),
-        ("items4 24 minb4 2", {"OS_ITEMS[4]": 24, "OS_MINB[4]": 2}, (4,)),
+        ("items4 20 minb4p 2", {"OS_ITEMS[4]": 20, "OS_MINB[4,1]": 2}, (4,)),
         ("items8 16", {"OS_ITEMS[8]": 16}, (8,)),
-        ("items8 10 minb8 4", {"OS_ITEMS[8]": 10, "OS_MINB[8]": 4}, (8,)),
-        ("minb8 2", {"OS_MINB[8]": 2}, (8,)),
-        ("hist items 4", {"HIST_ITEMS": 4}, (4,)),
-        ("hist blocks/SM 8", {"HIST_BLOCKS_PER_SM": 8}, (4,)),
+        ("items8 10 minb8p 4", {"OS_ITEMS[8]": 10, "OS_MINB[8,1]": 4}, (8,)),
+        ("minb8p 2", {"OS_MINB[8,1]": 2}, (8,)),
+        ("hist items 4 (scalar)", {"HIST_IMPL": "scalar", "HIST_ITEMS": 4}, (4,)),
     ]
     for label, knobs, widths in variants:
         if time.perf_counter() - T0 > budget:
@@ -317,7 +348,9 @@ def main():
         reset()
         for k, v in knobs.items():
             if "[" in k:
-                getattr(cs, k[:k.index("[")])[int(k[k.index("[") + 1:-1])] = v
+                ix = [int(t) for t in k[k.index("[") + 1:-1].split(",")]
+                getattr(cs, k[:k.index("[")])[ix[0] if len(ix) == 1 else
+                                              (ix[0], bool(ix[1]))] = v
             else:
                 setattr(cs, k, v)
         res = []
@@ -329,6 +362,8 @@ def main():
             good = name not in ref or np.array_equal(fn().get(), ref[name])
             ok &= good
             res.append(f"{name}={t:.3f}{'' if good else ' WRONG'}")
+            if label.startswith("hist") and op == "sort":
+                res.append(f"(hist {hist_time(fn):.3f})")
         log(f"  {label}: " + "  ".join(res))
     reset()
     log(f"done in {time.perf_counter() - T0:.1f} s: {'OK' if ok else 'FAILURES'}")

@@ -10,7 +10,8 @@ values come back by inverting the keys, with no payload.  Complex values sort in
 order through three stable key rounds (class of NaNs, primary, secondary).
 
 The sort is an LSD radix sort in the Onesweep style (``radix``): one kernel reads the keys
-once and counts the digits of every 8-bit pass; a one-block plan kernel turns the counts
+once (16-byte loads; per-lane private shared-memory histograms, runs of equal digits added
+once) and counts the digits of every 8-bit pass; a one-block plan kernel turns the counts
 into each pass's digit offsets and marks the passes whose digit is the same for every key
 (the identity: skipped on the device, so no host sync; e.g. int64 values < 2**20 take 3 of
 8 passes); then one kernel per pass: a block takes the next tile id from an atomic counter,
@@ -26,8 +27,10 @@ Payloads: none (value sort), the raw value (stable float sort), or a 32-bit inde
 beyond 2**32 elements) written out as int64 (argsort).  Rows of an axis sort are segments:
 after the key passes, more passes order by row (``payload // n``), stable, which keeps each
 row sorted; the last writes ``payload % n``.  Tuning knobs: ``OS_ITEMS``, ``OS_MINB``
-(``__launch_bounds__``), ``OS_MATCH``, ``OS_LOOKBACK``, ``OS_LATE_PAYLOAD``, ``HIST_ITEMS``,
-``HIST_BLOCKS_PER_SM`` (benchmarks/probes/sort_probe.py sweeps them).
+(``__launch_bounds__``, by width and payload), ``OS_MATCH``, ``OS_LOOKBACK``,
+``OS_LATE_PAYLOAD``, ``HIST_IMPL``, ``HIST_VECS``, ``HIST_COPIES``, ``HIST_SPREAD``,
+``HIST_RUNS``, ``HIST_ITEMS``, ``HIST_BLOCKS_PER_SM`` (benchmarks/probes/sort_probe.py
+sweeps them).
 """
 from __future__ import annotations
 
@@ -105,6 +108,9 @@ def complex_keys_kernel(w: int) -> Kernel:
 # (signed), 2 float (NaN above +inf, payload kept), 3 float with -0.0 == +0.0 and one NaN;
 # ``cpn_rx_out`` inverts 0..2.
 _RX_PRELUDE = r"""
+#ifndef CPN_RX_PRELUDE
+#define CPN_RX_PRELUDE
+struct alignas(16) cpn_rx_v16 { unsigned long long a, b; };  // one 16-byte load
 template <class K> __device__ __forceinline__ K cpn_rx_in(K b, int m) {
   const K sign = (K)((K)1 << (8 * sizeof(K) - 1));
   if (m == 0) return b;
@@ -124,18 +130,33 @@ template <class K> __device__ __forceinline__ K cpn_rx_out(K k, int m) {
   if (m == 1) return (K)(k ^ sign);
   return (k & sign) ? (K)(k ^ sign) : (K)~k;
 }
+#endif
 """
 RB = 256           # threads per block of the radix kernels (the 256 digits: one each)
 # Elements per thread of a onesweep tile, by the widest of (key, payload) in bytes; the
 # probe (benchmarks/probes/sort_probe.py) sets these before the first sort to tune.
 OS_ITEMS = {1: 16, 2: 16, 4: 16, 8: 14}
-HIST_ITEMS = 8     # elements per thread per round of the all-passes histogram
+# The all-passes histogram kernel (``rx_hist_kernel``): 'vec' (16-byte loads, private
+# shared-memory copies) or 'scalar' (the former kernel, kept for comparison; HIST_ITEMS is
+# its elements per thread per round); 16-byte loads per thread per round; histogram copies
+# per block (a power of two, capped to fit HIST_SMEM bytes: 32 KB holds 8 copies of 4 passes,
+# 4 of 8); which copy a thread adds to ('lane': lane % copies, copies interleaved per bin;
+# 'warp': warp % copies); whether a thread adds runs of equal digits once; blocks per SM.
+HIST_IMPL = "vec"
+HIST_VECS = 4
+HIST_COPIES = 32
+HIST_SPREAD = "lane"
+HIST_RUNS = True
+HIST_SMEM = 32 * 1024
+HIST_ITEMS = 8
 HIST_BLOCKS_PER_SM = 4
-# Pass-kernel knobs (the probe sweeps them): ``__launch_bounds__`` min blocks per SM by the
-# widest of (key, payload) (0: none), the warp match ('ballot' or 'any'), the look-back
-# window (status words read per step) and whether the payload is loaded after the keys
-# went to shared memory.
-OS_MINB = {1: 3, 2: 3, 4: 3, 8: 3}
+# Pass-kernel knobs (the probe sweeps them): ``__launch_bounds__`` min blocks per SM by
+# (widest of key and payload in bytes, has a payload) (0: none; the value sorts run best
+# without, the payload sorts -- argsort, stable float sort -- with 3), the warp match
+# ('ballot' or 'any'), the look-back window (status words read per step) and whether the
+# payload is loaded after the keys went to shared memory.
+OS_MINB = {(1, False): 0, (2, False): 0, (4, False): 0, (8, False): 0,
+           (1, True): 3, (2, True): 3, (4, True): 3, (8, True): 3}
 OS_MATCH = "ballot"
 OS_LOOKBACK = 4
 OS_LATE_PAYLOAD = True
@@ -158,7 +179,175 @@ def os_items(w, pk):
 def rx_hist_kernel(w: int) -> Kernel:
     """Digit counts of every pass in one read: ``ghist[p][d]`` (+=), p < np.  w > 0: the
     bytes of the keys ``cpn_rx_in(kin[e], kmode)``; w == 0: the bytes of the row e / nrow.
-    A warp whose lanes share a digit adds once (constant high bytes are the common case)."""
+    ``HIST_IMPL`` picks this kernel ('vec') or the former one ('scalar')."""
+    if HIST_IMPL == "scalar":
+        return rx_hist_kernel_scalar(w)
+    return _rx_hist_vec_kernel(w, *hist_knobs(w))
+
+
+def hist_knobs(w):
+    """(16-byte loads a thread per round, histogram copies per block, spread, runs) of the
+    'vec' histogram kernel: copies a power of two, at most 32 ('lane') or the block's warps
+    ('warp'), capped so that they fit in ``HIST_SMEM`` bytes."""
+    npass = w if w else 8
+    spread = "warp" if HIST_SPREAD == "warp" else "lane"
+    c = 1
+    top = 32 if spread == "lane" else RB // 32
+    while c * 2 <= min(int(HIST_COPIES), top) and c * 2 * npass * 1024 <= HIST_SMEM:
+        c *= 2
+    return max(1, int(HIST_VECS)), c, spread, bool(HIST_RUNS)
+
+
+def hist_per_block_round(w):
+    """Elements a block reads per round of the histogram kernel (the grid's unit)."""
+    if HIST_IMPL == "scalar":
+        return RB * HIST_ITEMS
+    return RB * (hist_knobs(w)[0] * 16 // w if w else 16)
+
+
+def _rx_hist_vec_kernel(w: int, hv: int, copies: int, spread: str, runs: bool) -> Kernel:
+    """The histogram kernel for throughput: each thread loads ``hv`` 16-byte vectors a round
+    (consecutive threads, consecutive vectors: all loads in flight before any counting),
+    applies the key transform inline (``kmode`` dispatched once to a template, so the
+    transform is compiled per mode), and counts into ``copies`` private 256-bin histograms
+    per pass in shared memory (32-bit): 'lane' spread: lane l adds to copy l % copies,
+    copies innermost (``h[(p*256 + d)*C + c]``: lanes of one digit hit distinct words);
+    'warp' spread: warp w to copy w % copies (``h[(c*NP + p)*256 + d]``).  ``runs``: a
+    thread adds a run of equal digits among its keys of the round once (constant high
+    bytes: one atomic per pass per round, not per key).  No warp votes.  The copies are
+    summed and added to ``ghist`` once per block.  The elements before the first 16-byte
+    boundary of ``kin`` and the partial last vector are counted one a thread by block 0.
+    w == 0: the digits of the row e / nrow, 16 consecutive elements a thread per round (one
+    64-bit division per 16)."""
+    npass = w if w else 8
+    kt = _KT[w] if w else "unsigned long long"
+    V = 16 // w if w else 16
+    kpt = hv * V if w else 16  # keys a thread per round
+    if spread == "lane":
+        hoff, stride = "(tid & 31) % C", "C"
+    else:
+        hoff, stride = "((tid >> 5) % C) * (NP * 256)", "1"
+    modes = (0, 1) if w == 1 else (0, 1, 2, 3)
+    nm = f"cpn_rxh{w}_{hv}_{copies}{spread[0]}_{int(runs)}"
+    # one pass's counting of the keys kk[0..kpt) (valid: vok[i / V]) into hp
+    if runs:
+        count = f"""
+#pragma unroll
+    for (int p = 0; p < NP; ++p) {{
+      if (p < np) {{
+        unsigned rd = (unsigned)(kk[0] >> (8 * p)) & 255u, rc = 0;
+#pragma unroll
+        for (int j = 0; j < {kpt}; ++j) {{
+          const unsigned d = vok[j / {V}] ? (unsigned)(kk[j] >> (8 * p)) & 255u : rd;
+          if (d != rd) {{ atomicAdd(hp + (p * 256 + rd) * S, rc); rd = d; rc = 0; }}
+          rc += vok[j / {V}] ? 1u : 0u;
+        }}
+        if (rc) atomicAdd(hp + (p * 256 + rd) * S, rc);
+      }}
+    }}"""
+    else:
+        count = f"""
+#pragma unroll
+    for (int p = 0; p < NP; ++p) {{
+      if (p < np) {{
+#pragma unroll
+        for (int j = 0; j < {kpt}; ++j)
+          if (vok[j / {V}]) atomicAdd(hp + (p * 256 + ((unsigned)(kk[j] >> (8 * p)) & 255u)) * S, 1u);
+      }}
+    }}"""
+    if w:
+        half = V // 2
+        unpack = (f"kk[i * {V} + j] = cpn_rx_in((K)((j < {half} ? x[i].a : x[i].b) >> "
+                  f"({8 * w} * (j % {half}))), M);") if V > 1 else ""
+        if w == 8:
+            unpack = f"kk[i * {V} + j] = cpn_rx_in((K)(j == 0 ? x[i].a : x[i].b), M);"
+        main = f"""
+  const K* kin = (const K*)kin_;
+  // scalar ends: the elements before the first 16-byte boundary, and after the last vector
+  const long long h0 = (long long)(((16u - ((unsigned)(unsigned long long)kin & 15u)) & 15u) / sizeof(K)) < n
+                       ? (long long)(((16u - ((unsigned)(unsigned long long)kin & 15u)) & 15u) / sizeof(K)) : n;
+  const long long nv = (n - h0) / {V};
+  const long long t0 = h0 + nv * {V};
+  if (blockIdx.x == 0) {{
+    const long long e = tid < h0 ? (long long)tid : t0 + (tid - h0);
+    if (tid < h0 || e < n) {{
+      const K k = cpn_rx_in(kin[e], M);
+      for (int p = 0; p < np; ++p) atomicAdd(hp + (p * 256 + ((unsigned)(k >> (8 * p)) & 255u)) * S, 1u);
+    }}
+  }}
+  const cpn_rx_v16* vp = (const cpn_rx_v16*)(kin + h0);
+  for (long long vb = (long long)blockIdx.x * {RB * hv}; vb < nv;
+       vb += (long long)gridDim.x * {RB * hv}) {{
+    cpn_rx_v16 x[{hv}]; bool vok[{hv}];
+#pragma unroll
+    for (int i = 0; i < {hv}; ++i) {{
+      const long long v = vb + i * {RB} + tid;
+      vok[i] = v < nv;
+      if (vok[i]) x[i] = vp[v]; else {{ x[i].a = 0; x[i].b = 0; }}
+    }}
+    K kk[{kpt}];
+#pragma unroll
+    for (int i = 0; i < {hv}; ++i) {{
+#pragma unroll
+      for (int j = 0; j < {V}; ++j) {unpack}
+    }}{count}
+  }}"""
+    else:
+        main = f"""
+  (void)kin_;
+  for (long long eb = (long long)blockIdx.x * {RB * 16}; eb < n;
+       eb += (long long)gridDim.x * {RB * 16}) {{
+    const long long e0 = eb + (long long)tid * 16;
+    if (e0 >= n) continue;
+    unsigned long long r = (unsigned long long)e0 / (unsigned long long)nrow;
+    long long rr = e0 - (long long)(r * (unsigned long long)nrow);
+    K kk[16]; bool vok[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {{
+      vok[j] = e0 + j < n; kk[j] = r;
+      if (++rr == nrow) {{ rr = 0; ++r; }}
+    }}{count.replace("j / 16", "j")}
+  }}"""
+    body_t = f"""
+template <int M> __device__ __forceinline__ void {nm}_run(const char* kin_, const long long n,
+    const long long nrow, const int np, unsigned* h) {{
+  typedef {kt} K;
+  enum {{ NP = {npass}, C = {copies} }};
+  const int tid = threadIdx.x;
+  const int S = {stride};
+  unsigned* hp = h + {hoff};
+  (void)nrow; (void)S;{main}
+}}
+"""
+    merge = (f"for (int c = 0; c < {copies}; ++c) s += h[i * {copies} + c];" if spread == "lane"
+             else f"for (int c = 0; c < {copies}; ++c) s += h[c * {npass * 256} + i];")
+    dispatch = " ".join(f"case {m}: {nm}_run<{m}>(p_0, n, nrow, np, h); break;" for m in modes)
+    body = f"""{{
+  const long long n = p_1; const int kmode = p_2; const long long nrow = p_3; const int np = p_4;
+  unsigned long long* ghist = p_5;
+  __shared__ unsigned h[{copies * npass * 256}];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < {copies * npass * 256}; i += {RB}) h[i] = 0;
+  __syncthreads();
+  switch ({"kmode" if w else 0}) {{ {dispatch} default: {nm}_run<{modes[-1]}>(p_0, n, nrow, np, h); }}
+  __syncthreads();
+  for (int i = tid; i < np * 256; i += {RB}) {{
+    unsigned s = 0;
+    {merge}
+    if (s) atomicAdd(&ghist[i], (unsigned long long)s);
+  }}
+}}"""
+    prelude = _RX_PRELUDE + body_t
+    return Kernel(f"cpn_rx_hist_{w}_v{hv}_c{copies}{spread[0]}{'_r' if runs else ''}",
+                  [("const char*", PTR), ("const long long", I64), ("const int", I32),
+                   ("const long long", I64), ("const int", I32),
+                   ("unsigned long long*", PTR)], body, prelude)
+
+
+def rx_hist_kernel_scalar(w: int) -> Kernel:
+    """The former histogram kernel (``HIST_IMPL = 'scalar'``, for comparison): one key a
+    thread per load, a warp whose lanes share a digit adds once, else one shared atomic a
+    key and pass into one block-wide histogram.  Same counts as ``rx_hist_kernel``."""
     npass = w if w else 8
     kt = _KT[w] if w else "unsigned long long"
     load = ("kv[i] = e < n ? cpn_rx_in(kin[e], kmode) : (K)0;" if w else
@@ -275,8 +464,8 @@ _PASS_CACHE: dict = {}
 def _pass_knobs(w, pk):
     mw = max(w, _pw(w, pk))
     late = bool(OS_LATE_PAYLOAD) and w > 0 and pk != "n"
-    return (os_items(w, pk), int(OS_MINB.get(mw, 0)), OS_MATCH, max(1, int(OS_LOOKBACK)),
-            late)
+    return (os_items(w, pk), int(OS_MINB.get((mw, pk != "n"), 0)), OS_MATCH,
+            max(1, int(OS_LOOKBACK)), late)
 
 
 def rx_pass_kernel(w: int, pk: str, sb: int) -> Kernel:
@@ -572,7 +761,7 @@ def radix(n, w, *, kin=0, kmode=0, kout=0, komode=0, pk="n", pin=0, pout=0, pmod
     sb = 4 if n < 2**30 else 8
     hist = DEV.alloc(npass * 256 * 8)
     DEV.memset(hist.ptr, 0, npass * 256 * 8)
-    per = RB * HIST_ITEMS
+    per = hist_per_block_round(w)
     hg = max(1, min((n + per - 1) // per, DEV.sm_count() * HIST_BLOCKS_PER_SM))
     DEV.launch(rx_hist_kernel(w), hg, RB, [kin if w else 0, n, kmode, nrow, npass, hist.ptr])
     plan = DEV.alloc(npass * _PS * 8)
