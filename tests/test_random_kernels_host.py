@@ -24,7 +24,9 @@ KS2 = 1.95 * math.sqrt(2 / N)  # two-sample KS, ~0.1% false alarm (seeds fixed)
 
 def _build():
     ks = crng.all_kernels()
-    parts = ["#include <cmath>\nusing namespace std;", SHIM, ku.program(ks)]
+    parts = ["#include <cmath>\nusing namespace std;", SHIM,
+             "struct float4 { float x, y, z, w; }; struct double2 { double x, y; };",
+             ku.program(ks)]
     for k in ks:
         types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(k.params))
         args = ", ".join(f"*(T{i}*)p[{i}]" for i in range(len(k.params)))
@@ -156,6 +158,28 @@ def test_per_element_parameters(dev):
     x = _draw("binomial", np.int64, 4 * 20000, np.tile(nn, 20000), np.tile(pp, 20000))
     m = x.reshape(-1, 4).mean(axis=0)
     np.testing.assert_allclose(m, nn * pp, atol=0.2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_random01(dev, lib, dtype):
+    """[0, 1) from the top 24 / 53 bits of element q's Philox block, tails included."""
+    n = N + 3  # a partial last group
+    x = _draw("random01", dtype, n, key=(9, 10), call=2)
+    assert x.dtype == dtype and (x >= 0).all() and (x < 1).all()
+    assert abs(x.mean() - 0.5) < 5 * math.sqrt(1 / 12 / n)
+    assert ks2(x, np.random.default_rng(4).random(n)) < KS2
+    per = 4 if dtype == np.float32 else 2
+    out = (ctypes.c_uint * 4)()
+    lib.philox_block.argtypes = [ctypes.c_void_p] * 3
+    for q in (0, 1, n // per):  # element q's words, as the kernel maps them
+        lib.philox_block((ctypes.c_uint * 4)(0, q, 0, 2), (ctypes.c_uint * 2)(9, 10), out)
+        w = list(out)
+        if dtype == np.float32:
+            want = [(v >> 8) * 2.0**-24 for v in w]
+        else:
+            want = [(((w[2 * j] << 32) | w[2 * j + 1]) >> 11) * 2.0**-53 for j in range(2)]
+        got = x[q * per:(q + 1) * per]
+        assert list(got) == [np.dtype(dtype).type(v) for v in want[:got.size]]
 
 
 def test_reproducible_and_launch_independent(dev):

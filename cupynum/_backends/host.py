@@ -283,7 +283,9 @@ class _HostRng:
             return
         ps = [view(p).reshape(-1) for p in params if not isinstance(p, (bool, int))]
         ps = [p if p.size == o.size else np.broadcast_to(p, o.shape) for p in ps]
-        if kind == "gamma":
+        if kind == "random01":
+            o[...] = self._g.random(o.shape, dtype=o.dtype)
+        elif kind == "gamma":
             alpha = ps[0]
             if not params[1]:
                 o[...] = self._g.standard_gamma(alpha, o.shape)

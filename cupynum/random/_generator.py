@@ -171,8 +171,7 @@ class Generator:
 
     def random(self, size=None, dtype=np.float64, out=None):
         dt = self._float_dtype(dtype)
-        u = self._base("uniform", self._size(size, out), dt)
-        return self._out(_cp().subtract(1, u, out=u), out)  # (0, 1] -> [0, 1)
+        return self._out(self._draw("random01", self._size(size, out), dt), out)
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         dt = self._float_dtype(dtype)
@@ -311,7 +310,7 @@ class Generator:
         out = empty_array(shape, normalize(dtype))
         if out._size:
             dts = {"gamma": (np.float64,), "poisson": (np.float64,),
-                   "binomial": (np.int64, np.float64)}[kind]
+                   "binomial": (np.int64, np.float64), "random01": ()}[kind]
             ps = tuple(_param(p, dt, shape) for p, dt in zip(params, dts))
             self._bit_generator.draw(kind, out, ps + ((bool(lg),) if kind == "gamma" else ()))
         return out

@@ -203,8 +203,13 @@ def matmul(backend, a, b, out) -> None:
     cb = lib()
     dt = DATA_TYPE[char]
     big = max(m, n, k, lda, ldb) > _INT_MAX or nbatch > _INT_MAX
-    fn = cb.gemm_strided_batched_ex_64 if big else cb.gemm_strided_batched_ex
     # column-major: C^T (n x m, ldc = n) = op(B^T) (n x k) @ op(A^T) (k x m)
-    fn(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa,
-       beta, ptr(out), dt, n, m * n, nbatch, COMPUTE[char], -1)  # -1: CUBLAS_GEMM_DEFAULT
+    if nbatch == 1:  # the plain GEMM: its heuristics may pick another kernel than batch 1
+        fn = cb.gemm_ex_64 if big else cb.gemm_ex
+        fn(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, ptr(a), dt, lda,
+           beta, ptr(out), dt, n, COMPUTE[char], -1)  # -1: CUBLAS_GEMM_DEFAULT
+    else:
+        fn = cb.gemm_strided_batched_ex_64 if big else cb.gemm_strided_batched_ex
+        fn(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa,
+           beta, ptr(out), dt, n, m * n, nbatch, COMPUTE[char], -1)
     del keep

@@ -278,8 +278,43 @@ def binomial_kernel() -> Kernel:
                                        *_TAIL], body, PRELUDE)
 
 
+def random01_kernel(char: str) -> Kernel:
+    """out[i] uniform in [0, 1) as NumPy's ``random`` maps bits: float32 from the top 24
+    bits of a 32-bit word, float64 from the top 53 of a 64-bit pair.  One Philox block
+    per thread per round gives 4 floats or 2 doubles, stored as one 16-byte vector."""
+    if char == "f":
+        per, conv = 4, ["(float)(r.buf[%d] >> 8) * 5.9604644775390625e-08f" % j
+                        for j in range(4)]
+        vec = "float4"
+    else:
+        per, conv = 2, ["(double)((((unsigned long long)r.buf[%d] << 32) | r.buf[%d]) >> 11)"
+                        " * 1.1102230246251565e-16" % (2 * j, 2 * j + 1) for j in range(2)]
+        vec = "double2"
+    t = {"f": "float", "d": "double"}[char]
+    comps = "xyzw"[:per]
+    body = f"""{{
+  {t}* out = ({t}*)p_0; const long long n = p_1;
+  const unsigned k0 = p_2, k1 = p_3, call = p_4;
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q * {per} < n;
+       q += (long long)gridDim.x * blockDim.x) {{
+    cpn_rng r; r.init(k0, k1, q, call); r.block();
+    const {t} v[{per}] = {{{", ".join(conv)}}};
+    const long long i = q * {per};
+    if (i + {per} <= n) {{
+      {vec} w; {" ".join(f"w.{c} = v[{j}];" for j, c in enumerate(comps))}
+      *({vec}*)(out + i) = w;
+    }} else {{
+      for (int j = 0; j < {per} && i + j < n; ++j) out[i + j] = v[j];
+    }}
+  }}
+}}"""
+    return Kernel(f"cpn_rng_random01_{char}", [("char*", PTR), ("const long long", I64),
+                                               *_TAIL], body, PRELUDE)
+
+
 def all_kernels():
-    return [gamma_kernel("f"), gamma_kernel("d"), poisson_kernel(), binomial_kernel()]
+    return [gamma_kernel("f"), gamma_kernel("d"), poisson_kernel(), binomial_kernel(),
+            random01_kernel("f"), random01_kernel("d")]
 
 
 def _p(a):
@@ -291,7 +326,8 @@ def _step(a, n):
 
 
 def draw(kind: str, out, params, key, call) -> None:
-    """``out`` (C-contiguous, n elements): kind 'gamma' (out float32/64; params (alpha
+    """``out`` (C-contiguous, n elements): kind 'random01' (out float32/64 in [0, 1), no
+    params; 16-byte aligned), 'gamma' (out float32/64; params (alpha
     float64, log flag)), 'poisson' (out int64; params (lam float64,)), 'binomial' (out
     int64; params (n int64, p float64)).  Parameter arrays are C-contiguous with 1 or n
     elements (1: the same value for all)."""
@@ -300,7 +336,11 @@ def draw(kind: str, out, params, key, call) -> None:
         return
     grid = max(1, min((n + BLOCK - 1) // BLOCK, DEV.sm_count() * 16))
     k0, k1 = key
-    if kind == "gamma":
+    if kind == "random01":  # out 16-byte aligned (a fresh allocation), float32/64
+        per = 4 if out.dtype.char == "f" else 2
+        grid = max(1, min((n + BLOCK * per - 1) // (BLOCK * per), DEV.sm_count() * 16))
+        DEV.launch(random01_kernel(out.dtype.char), grid, BLOCK, [_p(out), n, k0, k1, call])
+    elif kind == "gamma":
         alpha, lg = params
         DEV.launch(gamma_kernel(out.dtype.char), grid, BLOCK,
                    [_p(out), _p(alpha), _step(alpha, n), n, k0, k1, call, int(lg)])
