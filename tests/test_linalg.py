@@ -369,6 +369,13 @@ def test_cublas_call_layout_emulated(monkeypatch):
 
         gemm_strided_batched_ex_64 = gemm_strided_batched_ex
 
+        def gemm_ex(self, h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc,
+                    comp, algo):  # the unbatched call: one matrix of the batched emulation
+            self.gemm_strided_batched_ex(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb,
+                                         0, beta, C, ct, ldc, 0, 1, comp, algo)
+
+        gemm_ex_64 = gemm_ex
+
     monkeypatch.setattr(blas, "_lib", FakeCublas())
     monkeypatch.setattr(blas, "handle", lambda: 0)
     monkeypatch.setattr(blas.memory, "alloc", lambda n, stream=None: hb._alloc(n))
