@@ -162,6 +162,17 @@ def test_multivariate_normal_and_multinomial():
     np.testing.assert_allclose(m.var(axis=0), ref.var(axis=0), rtol=0.08)
     assert h(g.multinomial(7, [0.0, 1.0])).tolist() == [0, 7]
     assert h(g.multinomial(5, [0.5, 0.5], size=(2, 3))).shape == (2, 3, 2)
+    # array n and stacked pvals broadcast as NumPy's
+    for n, pvals in (([10, 100], [0.2, 0.3, 0.5]), (50, [[0.5, 0.5], [0.1, 0.9]]),
+                     (cp.asarray(np.array([3, 7])), [0.5, 0.5])):
+        ref_n = h(n) if isinstance(n, cp.ndarray) else n
+        ref = np.random.default_rng(1).multinomial(ref_n, pvals, size=(N // 10, 2))
+        got = h(g.multinomial(n, pvals, size=(N // 10, 2)))
+        assert got.shape == ref.shape and got.dtype == ref.dtype
+        np.testing.assert_array_equal(got.sum(axis=-1), ref.sum(axis=-1))
+        np.testing.assert_allclose(got.mean(axis=0), ref.mean(axis=0), rtol=0.05, atol=0.05)
+        assert g.multinomial(n, pvals).shape == np.random.default_rng(0).multinomial(
+            ref_n, pvals).shape
     for args in ((-1, pv), (5, [0.5, 0.7, -0.2]), (5, [0.7, 0.6, 0.0])):
         for lib in (np, cp):
             with pytest.raises(ValueError):
@@ -236,6 +247,40 @@ def test_integers_wide_and_errors():
         g.random(3, dtype=np.int32)
     with pytest.raises(ValueError):
         cp.random.rand(-2)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.uint64, bool])
+def test_integers_array_bounds(dtype):
+    """Array bounds draw on the device, element by element, with NumPy's checks."""
+    g = cp.random.default_rng(6)
+    if dtype is bool:
+        lo, hi = np.array([0, 1]), np.array([2, 2])
+    else:
+        info = np.iinfo(dtype)
+        lo = np.array([info.min, 0, info.max - 3], dtype)
+        hi = np.array([info.min + 2, 1, info.max], dtype)
+    for endpoint in (False, True):
+        top = hi - 1 if endpoint else hi  # the same ranges both ways
+        want = np.random.default_rng(0).integers(lo, top, size=(N // 10, lo.size), dtype=dtype,
+                                                 endpoint=endpoint)
+        for lo_, hi_ in ((lo, top), (cp.asarray(lo), cp.asarray(top))):
+            x = h(g.integers(lo_, hi_, size=(N // 10, lo.size), dtype=dtype, endpoint=endpoint))
+            assert x.dtype == want.dtype and x.shape == want.shape
+            np.testing.assert_array_equal(x.min(axis=0), want.min(axis=0))
+            np.testing.assert_array_equal(x.max(axis=0), want.max(axis=0))
+    assert g.integers(lo, hi, dtype=dtype).shape == lo.shape
+
+
+def test_integers_array_bounds_wide_and_errors():
+    g = cp.random.default_rng(7)
+    x = h(g.integers(np.array([0, -2**63]), np.array([3 * 2**40, 2**63 - 1]), size=(N, 2),
+                     endpoint=True))
+    assert abs(x[:, 0].mean() / (3 * 2**40) - 0.5) < 0.01 and (x[:, 1] < 0).any()
+    for args, kw in [(([5, 0], [5, 1]), {}), (([0], [300]), {"dtype": np.uint8}),
+                     (([-1], [3]), {"dtype": np.uint8}), (([4], [3]), {"endpoint": True})]:
+        for lib in (np, cp):
+            with pytest.raises(ValueError):
+                lib.random.default_rng(0).integers(*args, **kw)
 
 
 def test_reproducible():

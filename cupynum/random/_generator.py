@@ -274,13 +274,12 @@ class Generator:
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         if high is None:
             low, high = 0, low
-        if isinstance(low, ndarray) or isinstance(high, ndarray) or np.ndim(low) or \
-                np.ndim(high):
-            return self._host_dist("integers", low, high, size=size, dtype=dtype,
-                                   endpoint=endpoint)
         dt = normalize(dtype)
         if dt.kind not in "iub":
             raise TypeError(f"Unsupported dtype {dt!r} for integers")
+        if isinstance(low, ndarray) or isinstance(high, ndarray) or np.ndim(low) or \
+                np.ndim(high):
+            return self._integers_array(low, high, size, dt, endpoint)
         low, high = int(low), int(high)
         lo_lim, hi_lim = (0, 1) if dt.kind == "b" else (np.iinfo(dt).min, np.iinfo(dt).max)
         if low < lo_lim:
@@ -301,6 +300,49 @@ class Generator:
             wide = cp.bitwise_or(cp.left_shift(hi, np.uint64(32)), bits)
             off = wide if span == 2**64 else cp.remainder(wide, np.uint64(span))
         res = cp.add(off, np.uint64(low % 2**64))  # wraps modulo 2**64, as intended
+        if dt.kind == "i":
+            res = res.view(np.int64)
+        return res.astype(dt)
+
+    def _integers_array(self, low, high, size, dt, endpoint):
+        """``integers`` with array bounds: the scalar path's mappings per element (multiply-
+        shift of 32 random bits below spans of 2^32, a 64-bit draw modulo the span above),
+        in uint64 arithmetic that wraps as the scalar path's Python ints do."""
+        cp = _cp()
+        wdt = np.dtype(np.uint64 if dt == np.uint64 else np.int64)
+        lo = cp.asarray(low).astype(wdt, copy=False) if isinstance(low, ndarray) else \
+            cp.asarray(np.asarray(low).astype(wdt))
+        hi = cp.asarray(high).astype(wdt, copy=False) if isinstance(high, ndarray) else \
+            cp.asarray(np.asarray(high).astype(wdt))
+        lo_lim, hi_lim = (0, 1) if dt.kind == "b" else (int(np.iinfo(dt).min),
+                                                         int(np.iinfo(dt).max))
+        info = np.iinfo(wdt)
+        if lo_lim > info.min and _bad(lo, lambda xp, v: xp.less(v, wdt.type(lo_lim))):
+            raise ValueError("low is out of bounds for " + dt.name)
+        top_lim = hi_lim if endpoint else hi_lim + 1
+        if top_lim < info.max and _bad(hi, lambda xp, v: xp.greater(v, wdt.type(top_lim))):
+            raise ValueError("high is out of bounds for " + dt.name)
+        order = (lambda xp, v: xp.greater(v[0], v[1])) if endpoint else \
+            (lambda xp, v: xp.greater_equal(v[0], v[1]))
+        if bool(cp.any(order(cp, cp.broadcast_arrays(lo, hi)))):
+            raise ValueError("low > high" if endpoint else "low >= high")
+        shape = _shape(size) if size is not None else np.broadcast_shapes(lo.shape, hi.shape)
+        u64 = np.uint64
+        lo_u = cp.broadcast_to(lo.astype(u64), shape)
+        top_u = cp.broadcast_to(hi.astype(u64), shape)
+        if not endpoint:
+            top_u = cp.subtract(top_u, u64(1))
+        span = cp.add(cp.subtract(top_u, lo_u), u64(1))  # 0 stands for 2^64
+        bits = self._base("bits", shape, np.uint32).astype(u64)
+        small = cp.logical_and(cp.less_equal(span, u64(2**32)), cp.not_equal(span, u64(0)))
+        off = cp.right_shift(cp.multiply(bits, cp.where(small, span, u64(0))), u64(32))
+        if not bool(cp.all(small)):
+            wide = cp.bitwise_or(cp.left_shift(
+                self._base("bits", shape, np.uint32).astype(u64), u64(32)), bits)
+            full = cp.equal(span, u64(0))
+            big = cp.where(full, wide, cp.remainder(wide, cp.where(full, u64(1), span)))
+            off = cp.where(small, off, big)
+        res = cp.add(off, lo_u)
         if dt.kind == "i":
             res = res.view(np.int64)
         return res.astype(dt)
@@ -540,29 +582,33 @@ class Generator:
                 raise ValueError("covariance is not symmetric positive-semidefinite.")
 
     def multinomial(self, n, pvals, size=None):
-        """Sequential conditional binomials (NumPy's method), vectorised over the draws."""
-        if isinstance(n, ndarray) or np.ndim(n) or np.ndim(_host_value(pvals)) != 1:
-            return self._host_dist("multinomial", n, pvals, size)  # (broadcast forms)
+        """Sequential conditional binomials (NumPy's method), vectorised over the draws;
+        ``n`` and the leading dims of ``pvals`` broadcast as NumPy's do."""
         pv = np.asarray(_host_value(pvals), np.float64)
-        n = operator.index(n)
-        if n < 0:
+        if pv.ndim == 0:
+            raise ValueError("pvals must have at least 1 dimension")
+        if _bad(n, _neg):
             raise ValueError("n < 0")
         if np.any(pv < 0) or np.any(pv > 1) or np.any(np.isnan(pv)):
             raise ValueError("pvals < 0, pvals > 1 or pvals contains NaNs")
-        if pv[:-1].sum() > 1.0 + 1e-12:
+        if np.any(pv[..., :-1].sum(axis=-1) > 1.0 + 1e-12):
             raise ValueError("sum(pvals[:-1]) > 1.0")
         cp = _cp()
-        shape = _shape(size)
-        d = pv.shape[0]
+        d = pv.shape[-1]
+        n_shape = n._shape if isinstance(n, ndarray) else np.shape(n)
+        shape = _shape(size) if size is not None else np.broadcast_shapes(n_shape,
+                                                                          pv.shape[:-1])
         out = cp.zeros(shape + (d,), np.int64)
-        left = cp.full(shape, n, np.int64)
-        rem_p = 1.0
+        n_dev = n if isinstance(n, ndarray) else cp.asarray(np.asarray(n, np.int64))
+        left = cp.ascontiguousarray(cp.broadcast_to(n_dev.astype(np.int64), shape))
+        rem_p = np.ones(pv.shape[:-1])
         for j in range(d - 1):
-            p = min(max(pv[j] / rem_p, 0.0), 1.0) if rem_p > 0 else 0.0
-            x = self.binomial(left, p)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                p = np.where(rem_p > 0, np.clip(pv[..., j] / rem_p, 0.0, 1.0), 0.0)
+            x = self.binomial(left, p if p.ndim else float(p), shape)
             out[..., j] = x
             left = cp.subtract(left, x)
-            rem_p -= pv[j]
+            rem_p = rem_p - pv[..., j]
         if d:
             out[..., d - 1] = left
         return out
