@@ -126,6 +126,28 @@ def test_median_quantiles(dtype, axis):
                 **tol(dtype))
 
 
+@pytest.mark.parametrize("method", ["inverted_cdf", "closest_observation", "lower", "higher",
+                                    "nearest"])
+def test_discontinuous_quantiles_native(method, monkeypatch):
+    """The methods that pick one order statistic run natively (no host round trip), with
+    NumPy's values, dtypes (integers stay integers) and NaN slices."""
+    import cupynum._api.statistics as S
+
+    def fail(name, *a, **k):
+        raise AssertionError(f"{name} ran on the host")
+
+    monkeypatch.setattr(S, "_host", fail)
+    x = data("d", (7, 9))
+    x[2, 3] = np.nan
+    xi = data("q", (6, 5))
+    for a in (x, xi):
+        for axis in (None, 0, 1):
+            for q in (0.3, [0.0, 0.5, 1.0]):
+                compare(lambda xp, a: xp.quantile(a, q, axis=axis, method=method), a)
+                compare(lambda xp, a: xp.percentile(a, np.multiply(q, 100), axis=axis,
+                                                    method=method, keepdims=True), a)
+
+
 def test_quantile_nan_and_errors():
     x = data("d", (5, 8))
     x[2, 3] = np.nan

@@ -4,7 +4,8 @@ and elementwise ufuncs, following NumPy's own algorithms (``numpy/_core/_methods
 
 Order statistics (median, quantile, percentile and their NaN variants) sort along the axis
 with ``cupynum.sort`` (a host fallback until the sorting issue lands) and then gather and
-interpolate on the device for the interpolating methods; the virtual indices come from
+interpolate on the device for the interpolating methods (the discontinuous ones pick one
+order statistic); the virtual indices come from
 NumPy's own method table (``_QuantileMethods``).  Weighted quantiles run through NumPy.
 """
 from __future__ import annotations
@@ -303,10 +304,12 @@ def _quantile(a, q, axis, method, keepdims, res_dt):
         raise ValueError(f"{method!r} is not a valid method. Use one of: "
                          f"{fb._QuantileMethods.keys()}")
     props = fb._QuantileMethods[method]
-    if a._size == 0 or props["fix_gamma"] is None:
+    if a._size == 0:
         return None  # the caller runs NumPy on the host
     srt, n = _sorted_along(a, axis)
     vi = np.atleast_1d(np.asanyarray(props["get_virtual_index"](n, q)))
+    if props["fix_gamma"] is None:  # the discontinuous methods pick one order statistic
+        return _pick(a, srt, n, vi, q, axis, keepdims, res_dt)
     prev = np.floor(vi).astype(np.intp)
     nxt = prev + 1
     above = vi >= n - 1
@@ -336,15 +339,35 @@ def _quantile(a, q, axis, method, keepdims, res_dt):
             r = _where(_uf("isnan")(last), last.astype(res_dt), r)
         out_rows.append(r.reshape((1,) + rest))
     res = _r._concat(out_rows, 0) if out_rows else empty_array((0,) + rest, res_dt)
-    res = res.reshape(np.shape(q) + rest)
-    if keepdims:
-        if axis is None:
-            kshape = (1,) * a.ndim
-        else:
-            axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
-            kshape = tuple(1 if i in axes else m for i, m in enumerate(a._shape))
-        res = res.reshape(np.shape(q) + kshape)
-    return res
+    return _keepdims_shape(res.reshape(np.shape(q) + rest), a, q, axis, keepdims)
+
+
+def _pick(a, srt, n, vi, q, axis, keepdims, res_dt):
+    """NumPy's ``take`` branch of ``_quantile``: the order statistics ``vi`` (integer
+    virtual indices) of the sorted ``srt``; a slice holding a NaN (sorted last) gives NaN."""
+    from .elementwise import where as _where
+
+    rest = srt._shape[1:]
+    last = srt[n - 1]
+    rows = []
+    for i in range(vi.size):
+        r = srt[int(vi.flat[i])].astype(res_dt)
+        if a.dtype.kind in "fc":
+            r = _where(_uf("isnan")(last), last.astype(res_dt), r)
+        rows.append(r.reshape((1,) + rest))
+    res = _r._concat(rows, 0) if rows else empty_array((0,) + rest, res_dt)
+    return _keepdims_shape(res.reshape(np.shape(q) + rest), a, q, axis, keepdims)
+
+
+def _keepdims_shape(res, a, q, axis, keepdims):
+    if not keepdims:
+        return res
+    if axis is None:
+        kshape = (1,) * a.ndim
+    else:
+        axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
+        kshape = tuple(1 if i in axes else m for i, m in enumerate(a._shape))
+    return res.reshape(np.shape(q) + kshape)
 
 
 def _host(fname, *args, **kwargs):
