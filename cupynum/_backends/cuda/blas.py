@@ -1,6 +1,6 @@
 """cuBLAS through nvmath-python's low-level bindings (``nvmath.bindings.cublas``).
 
-Imported lazily: the first matmul pays ``import nvmath.bindings.cublas`` (~0.75 s) and the
+Imported lazily: the first matmul pays the binding import (~35 ms, see ``nvmath_bindings``) and the
 handle creation.  Handles are cached per thread (``threading.local``) and bound to the
 current stream before each call (``set_stream`` only when the stream changed).
 
@@ -39,9 +39,9 @@ def lib():
     """``nvmath.bindings.cublas`` (imported on first use)."""
     global _lib
     if _lib is None:
-        import nvmath.bindings.cublas as cublas
+        from .nvmath_bindings import load
 
-        _lib = cublas
+        _lib = load("cublas")
     return _lib
 
 

@@ -28,9 +28,9 @@ _TYPES = {("c2c", False): 0x29, ("r2c", False): 0x2A, ("c2r", False): 0x2C,
 def lib():
     global _lib
     if _lib is None:
-        import nvmath.bindings.cufft as cufft
+        from .nvmath_bindings import load
 
-        _lib = cufft
+        _lib = load("cufft")
     return _lib
 
 

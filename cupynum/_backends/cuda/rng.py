@@ -30,9 +30,9 @@ PHILOX = 161  # CURAND_RNG_PSEUDO_PHILOX4_32_10
 def lib():
     global _lib
     if _lib is None:
-        import nvmath.bindings.curand as curand
+        from .nvmath_bindings import load
 
-        _lib = curand
+        _lib = load("curand")
     return _lib
 
 

@@ -27,9 +27,9 @@ OP_N = 0
 def lib():
     global _lib
     if _lib is None:
-        import nvmath.bindings.cusolverDn as cusolverDn
+        from .nvmath_bindings import load
 
-        _lib = cusolverDn
+        _lib = load("cusolverDn")
     return _lib
 
 
