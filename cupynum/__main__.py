@@ -79,6 +79,12 @@ def precompile(arch: str | None, jobs: int | None) -> int:
 
     rstats = reduction.precompile(arch=arch, jobs=jobs)
     print(f"precompiled {rstats['programs']} reduction programs in {rstats['seconds']:.1f} s")
+    from cupynum._backends.cuda import sorting
+
+    if sorting.SORT_ENGINE == "cub":  # CUB's onesweep kernels: ~4 s a program through NVRTC
+        from cupynum._backends.cuda import cub_sort
+
+        print(f"precompiled {cub_sort.precompile(arch=arch, jobs=jobs)} CUB sort programs")
     print(f"precompiled {kernels} kernels in {total} programs for "
           f"{arch or compiler.default_arch()} ({compiled} compiled, {total - compiled} from the "
           f"cache) in {time.perf_counter() - t0:.1f} s")

@@ -134,6 +134,8 @@ _include_info = None
 def include_dirs() -> list[tuple[str, str]]:
     """[(path, fingerprint)] for the CUDA runtime and CCCL headers found by cuda.pathfinder.
 
+    ``CUPYNUM_CCCL_INCLUDE`` (the folder holding ``cub/`` and ``cuda/``) replaces the CCCL
+    headers found, e.g. to check that our CUB kernels build with another CCCL release.
     The fingerprint (the header version) goes into cache keys instead of the path."""
     global _include_info
     if _include_info is None:
@@ -146,9 +148,10 @@ def include_dirs() -> list[tuple[str, str]]:
             ("cudart", "cuda_runtime_api.h", r"#define\s+CUDART_VERSION\s+(\d+)"),
             ("cccl", "cuda/std/__cccl/version.h", r"#define\s+CCCL_VERSION\s+(\d+)"),
         )
+        overrides = {"cccl": os.environ.get("CUPYNUM_CCCL_INCLUDE", "").strip()}
         for lib, header, pattern in probes:
-            path = None
-            if find_nvidia_header_directory is not None:
+            path = overrides.get(lib) or None
+            if path is None and find_nvidia_header_directory is not None:
                 try:
                     path = find_nvidia_header_directory(lib)
                 except Exception:

@@ -30,7 +30,8 @@ row sorted; the last writes ``payload % n``.  Tuning knobs: ``OS_ITEMS``, ``OS_M
 (``__launch_bounds__``, by width and payload), ``OS_MATCH``, ``OS_LOOKBACK``,
 ``OS_LATE_PAYLOAD``, ``HIST_IMPL``, ``HIST_VECS``, ``HIST_COPIES``, ``HIST_SPREAD``,
 ``HIST_RUNS``, ``HIST_ITEMS``, ``HIST_BLOCKS_PER_SM`` (benchmarks/probes/sort_probe.py
-sweeps them).
+sweeps them).  ``SORT_ENGINE = 'cub'`` sends the one-row sorts to CUB's own onesweep
+kernels instead (cub_sort.py).
 """
 from __future__ import annotations
 
@@ -160,6 +161,12 @@ OS_MINB = {(1, False): 0, (2, False): 0, (4, False): 0, (8, False): 0,
 OS_MATCH = "ballot"
 OS_LOOKBACK = 4
 OS_LATE_PAYLOAD = True
+# Which radix sort runs the one-row sorts: 'own' (the kernels here) or 'cub' (CUB's
+# onesweep agents compiled through NVRTC, cub_sort.py; rows, complex values and n >= 2**28
+# stay with 'own').  The probe compares both; on the H200 (cub_sort_probe.py, CuPy 14.2):
+# sort 2^26 f32 own 2.41 / cub 1.77 / CuPy 1.82 ms, argsort 2.87 / 2.49 / 3.17 ms,
+# sort 2^24 f64 1.37 / 1.32 / 1.30 ms.
+SORT_ENGINE = "cub"
 _PS = 260          # plan row per pass: active, parity, first, last, 256 digit offsets
 _SHMEM = 48 * 1024
 _PT = {"n": None, "i4": "unsigned int", "i8": "unsigned long long"}
@@ -831,6 +838,8 @@ def sort(src, values, indices, stable):
     else:
         w = dt.itemsize
         kmode, komode = _modes(dt, indices is not None or stable)
+        if rows == 1 and _cub_sort_row(sp, total, dt, kmode, values, indices, stable):
+            return
         if rows == 1 and indices is None:
             if stable and dt.kind == "f":  # -0.0/+0.0 and NaNs in input order: sort the bits
                 radix(total, w, kin=sp, kmode=kmode, pk="v", pin=sp, pout=ku.ptr(values))
@@ -856,6 +865,26 @@ def sort(src, values, indices, stable):
         flat = _Temp(src._buf, (total,), dt, None, src._offset)
         out = _Temp(values._buf, (total,), dt, None, values._offset)
         indexed_copy("gather", flat, [_Temp(p, (total,), np.dtype(np.int64))], 0, out)
+
+
+def _cub_sort_row(sp, n, dt, kmode, values, indices, stable):
+    """The one-row sorts through CUB's onesweep kernels (``SORT_ENGINE == 'cub'``, see
+    cub_sort.py): value sort (keys only), stable float value sort (key and raw value),
+    argsort (key and u32 index).  False when this case stays with our own engine."""
+    if SORT_ENGINE != "cub" or (values is None) == (indices is None):
+        return False
+    from . import cub_sort
+
+    w = dt.itemsize
+    if not cub_sort.supported(n, w):
+        return False
+    if indices is not None:
+        cub_sort.radix(n, w, kmode, sp, vw=4, vout=ku.ptr(indices))
+    elif stable and dt.kind == "f":  # -0.0/+0.0 and NaNs in input order: sort the bits
+        cub_sort.radix(n, w, kmode, sp, vw=w, vin=sp, vout=ku.ptr(values))
+    else:
+        cub_sort.radix(n, w, kmode, sp, kout=ku.ptr(values))
+    return True
 
 
 def searchsorted(a, v, side, out):
