@@ -165,6 +165,8 @@ def kernels(lib, monkeypatch):
     dev = CpuDevice(lib)
     for mod in (ku, cix, csort):
         monkeypatch.setattr(mod, "DEV", dev)
+    # our radix sort's kernels (CUB's, the GPU default, have no CPU build here)
+    monkeypatch.setattr(csort, "SORT_ENGINE", "own")
     b = _backends.get()
     monkeypatch.setattr(b, "gather", cix.gather, raising=False)
     monkeypatch.setattr(b, "scatter", cix.scatter, raising=False)
@@ -443,6 +445,33 @@ def test_gather1_variants(kernels, monkeypatch, ilp, cap, o32, dtype):
     compare(lambda xp, a: a[xp.asarray(ix)], a)         # the flag was cleared
     assert any(n.startswith(f"cpn_gather1_u{np.dtype(dtype).itemsize}_c_i{ilp}")
                for n in kernels.launches)
+
+
+_KNOB_OF = {"block": "GATHER_BLOCK", "i32": "GATHER_I32", "halves": "GATHER_IDX_HALVES",
+            "idx_load": "GATHER_IDX_LOAD", "data_load": "GATHER_DATA_LOAD",
+            "store": "GATHER_STORE"}
+
+
+@pytest.mark.parametrize("variant", cix.GATHER_VARIANTS, ids=lambda kw: "-".join(
+    f"{k}={v}" for k, v in kw.items()))
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64, np.complex128])
+def test_gather1_knob_variants(kernels, monkeypatch, variant, dtype):
+    for k, v in variant.items():
+        monkeypatch.setattr(cix, _KNOB_OF[k], v)
+    a = (rng2.standard_normal(1001) * 100).astype(dtype)
+    ix = rng2.integers(-1001, 1001, 3 * 1024 + 5)
+    ix[:4] = [0, 1000, -1, -1001]  # the edges of the valid range
+    compare(lambda xp, a: a[xp.asarray(ix)], a)
+    compare(lambda xp, a: a[::-2][xp.asarray(ix // 2)], a)
+    # out of range, including values whose low 32 bits alone would be valid
+    for bad in (1001, -1002, 2**32, 2**32 + 5, -2**32 + 5, -2**32, 2**31, -2**31, 2**62):
+        b = ix.copy()
+        b[2000] = bad
+        compare(lambda xp, a: a[xp.asarray(b)], a)
+    compare(lambda xp, a: a[xp.asarray(ix)], a)  # the flag was cleared
+    name = cix.gather1_kernel(np.dtype(dtype).itemsize, True, cix.GATHER_ILP, False,
+                              **variant).name.replace("_o32", "")
+    assert any(n.replace("_o32", "") == name for n in kernels.launches)
 
 
 @pytest.mark.parametrize("vec,rounds", [(4, 1), (8, 2), (16, 4), (16, 1)])

@@ -2,7 +2,13 @@
 timings and every kernel variant of cupynum/_backends/cuda/indexing.py, in one run.
 
     CUPYNUM_BACKEND=cuda PYTHONPATH=. python benchmarks/probes/index_probe.py [--reps 20]
-        [--skip-check] [--shrink S]   (S: sizes / 4**S, for a quick smoke run)
+        [--skip-check] [--shrink S] [--only-gather]   (S: sizes / 4**S, for a smoke run)
+
+The gather section checks every knob variant against NumPy (values, negative indices,
+IndexError), then per case (f32/f64; 2^26 of 2^26, 2^26 of 2^28, 2^28 of 2^28) times CuPy's
+a[idx] and take, cupynum's a[idx], the kernel without the bounds check and without the flag
+read, with the check but no read, the flag read alone, each knob changed alone from the
+defaults, the combination of the knobs that won, and the L2 fetch granularity at 32 B.
 
 Times are CUDA-event medians (ms) over --reps calls after warm-up, each library timed on
 its own current stream with its own events; a call that syncs inside (cupynum's bounds-flag
@@ -147,6 +153,165 @@ def correctness():
     return ok
 
 
+# --- gather ----------------------------------------------------------------------------------
+# The defaults of the gather knobs, and the variants timed one at a time from them.
+GATHER_KNOBS = ("GATHER_ILP", "GATHER_BLOCK", "GATHER_BLOCKS_PER_SM", "GATHER_O32", "GATHER_I32",
+                "GATHER_IDX_HALVES", "GATHER_IDX_LOAD", "GATHER_DATA_LOAD", "GATHER_STORE",
+                "GATHER_FLAG_PINNED")
+GATHER_DEFAULTS = {kn: getattr(cix, kn) for kn in GATHER_KNOBS}
+GATHER_SWEEP = {
+    "GATHER_ILP": (1, 2, 8),
+    "GATHER_BLOCK": (128, 512, 1024),
+    "GATHER_BLOCKS_PER_SM": (4, 8, 16, 32),
+    "GATHER_O32": (False,),
+    "GATHER_I32": (True,),
+    "GATHER_IDX_HALVES": (True,),
+    "GATHER_IDX_LOAD": ("plain", "nc_na", "cs", "nc_ef"),
+    "GATHER_DATA_LOAD": ("ldg", "nc_na"),
+    "GATHER_STORE": ("cs", "na", "ef"),
+    "GATHER_FLAG_PINNED": (False,),
+}
+
+
+def set_gather_knobs(knobs=None):
+    for kn, v in {**GATHER_DEFAULTS, **(knobs or {})}.items():
+        setattr(cix, kn, v)
+
+
+def knob_label(knobs):
+    return " ".join(f"{kn[7:].lower()}={v}" for kn, v in knobs.items()) or "defaults"
+
+
+def gather_correctness(rng):
+    """Every sweep variant (and the best-of combination's ingredients) against NumPy:
+    values, negative indices, and IndexError for out-of-range ones (also those whose low
+    32 bits alone would be in range)."""
+    ok = True
+    variants = [{}] + [{kn: v} for kn, vals in GATHER_SWEEP.items() for v in vals]
+    variants.append({"GATHER_I32": True, "GATHER_IDX_HALVES": True, "GATHER_IDX_LOAD": "nc_na",
+                     "GATHER_STORE": "cs", "GATHER_BLOCKS_PER_SM": 8})
+    n = 100_003
+    ix = rng.integers(-n, n, 300_001)
+    ix[:4] = [0, n - 1, -1, -n]
+    i_d = cpn.asarray(ix)
+    for dt in (np.float32, np.float64, np.int8, np.complex128):
+        a = (rng.standard_normal(n) * 100).astype(dt)
+        d = cpn.asarray(a)
+        for knobs in variants:
+            label = f"gather {np.dtype(dt).name} {knob_label(knobs)}"
+            try:
+                set_gather_knobs(knobs)
+                good = check(label, d[i_d], a[ix])
+                good &= check(label + " strided", d[::-2][cpn.asarray(ix // 2)], a[::-2][ix // 2])
+                for bad in (n, -n - 1, 2**32, 2**32 + 5, -2**32 + 5, 2**40, -2**63):
+                    b = ix.copy()
+                    b[-5] = bad
+                    if not raises_index_error(lambda: d[cpn.asarray(b)]):
+                        print(f"MISMATCH {label}: index {bad} did not raise IndexError")
+                        good = False
+                good &= check(label + " after error", d[i_d], a[ix])
+            except Exception as e:  # noqa: BLE001
+                print(f"ERROR {label}: {type(e).__name__}: {e}")
+                good = False
+            print(f"{'PASS' if good else 'FAIL'} {label}")
+            ok &= good
+    set_gather_knobs()
+    return ok
+
+
+def l2_fetch_granularity(value=None):
+    """The context's L2 fetch granularity limit (bytes); set it when ``value`` is given.
+    It applies to every kernel of the context (CuPy's too: same primary context)."""
+    from cuda.bindings import driver as drv
+
+    lim = drv.CUlimit.CU_LIMIT_MAX_L2_FETCH_GRANULARITY
+    if value is not None:
+        (err,) = drv.cuCtxSetLimit(lim, value)
+        assert not int(err), err
+    err, v = drv.cuCtxGetLimit(lim)
+    return int(v)
+
+
+def gather_case(dt, n, k, rng):
+    """``a[idx]``: ``k`` random int64 indices into ``n`` elements of ``dt``."""
+    name = f"a[idx] 2^{k.bit_length() - 1} of 2^{n.bit_length() - 1} {np.dtype(dt).name}"
+    print(name)
+    h = rng.standard_normal(n).astype(dt)
+    hi = rng.integers(0, n, k)
+    a_n, i_n = cpn.asarray(h), cpn.asarray(hi)
+    a_c, i_c = (cupy.asarray(h), cupy.asarray(hi)) if cupy is not None else (None, None)
+    gb = k * (8 + np.dtype(dt).itemsize + 32)
+    if not np.array_equal(a_n[i_n][-1000:].get(), h[hi[-1000:]]):
+        print(f"FAIL {name}: values")
+    ref = None
+    if cupy is not None:
+        ref = timed(cupy, lambda: a_c[i_c])
+        line("  cupy a[idx]", ref, gb)
+        line("  cupy.take(a, idx)", timed(cupy, lambda: cupy.take(a_c, i_c)), gb)
+    out = cpn.empty(k, dt)
+    size = np.dtype(dt).itemsize
+    flag = cix._FLAG.get().ptr
+
+    def no_check():
+        cix._launch_gather1(False, size, a_n, out, i_n, k, n, size, flag)
+
+    def check_no_read():
+        cix._launch_gather1(True, size, a_n, out, i_n, k, n, size, flag)
+
+    base = timed(cpn, lambda: a_n[i_n])
+    line("  cupynum a[idx] (defaults)", base, gb, ref)
+    line("  - no check, no flag read", timed(cpn, no_check), gb, ref)
+    line("  - check, no flag read", timed(cpn, check_no_read), gb, ref)
+    line("  - flag read alone (idle stream)", timed(cpn, cix._FLAG.read), 0)
+    cix.GATHER_STREAMING = False
+    line("  - generic ix_kernel (checked)", timed(cpn, lambda: a_n[i_n]), gb, ref)
+    cix.GATHER_STREAMING = True
+    best = {}
+    for kn, vals in GATHER_SWEEP.items():
+        for v in vals:
+            set_gather_knobs({kn: v})
+            try:
+                ms = timed(cpn, lambda: a_n[i_n])
+            except Exception as e:  # noqa: BLE001
+                print(f"  ERROR {kn}={v}: {type(e).__name__}: {e}")
+                continue
+            line(f"  {knob_label({kn: v})}", ms, gb, ref)
+            if ms < best.get(kn, (base, None))[0] * 0.995:  # a clear gain over the defaults
+                best[kn] = (ms, v)
+    combo = {kn: v for kn, (ms, v) in best.items()}
+    set_gather_knobs(combo)
+    try:
+        if check(f"gather combined {name}", a_n[i_n], h[hi]):
+            line(f"  combined: {knob_label(combo)}", timed(cpn, lambda: a_n[i_n]), gb, ref)
+    except Exception as e:  # noqa: BLE001
+        print(f"  ERROR combined {knob_label(combo)}: {type(e).__name__}: {e}")
+    set_gather_knobs()
+    try:
+        old = l2_fetch_granularity()
+        l2_fetch_granularity(32)
+        if cupy is not None:
+            line(f"  L2 fetch 32 B (was {old}): cupy a[idx]", timed(cupy, lambda: a_c[i_c]), gb)
+        line(f"  L2 fetch 32 B (was {old}): cupynum", timed(cpn, lambda: a_n[i_n]), gb, ref)
+        l2_fetch_granularity(old)
+    except Exception as e:  # noqa: BLE001
+        print(f"  L2 fetch granularity: skipped ({type(e).__name__}: {e})")
+    return combo
+
+
+def gather_section(sh, rng):
+    print(f"gather knob defaults: {knob_label(GATHER_DEFAULTS)}")
+    combos = []
+    for dt in (np.float32, np.float64):
+        for n, k in ((2**26, 2**26), (2**28, 2**26), (2**28, 2**28)):
+            combos.append(gather_case(dt, n >> (2 * sh), k >> (2 * sh), rng))
+    votes = {}
+    for c in combos:
+        for kn, v in c.items():
+            votes[(kn, v)] = votes.get((kn, v), 0) + 1
+    print("  -> gains over the defaults (knob=value: cases of %d): " % len(combos)
+          + (", ".join(f"{kn}={v!r}: {c}" for (kn, v), c in sorted(votes.items())) or "none"))
+
+
 # --- variants --------------------------------------------------------------------------------
 def transpose_configs(size):
     vecs = [v for v in (1, 2, 4, 8, 16) if v * size <= 16]
@@ -168,6 +333,7 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--shrink", type=int, default=0, help="sizes / 4**shrink (smoke runs)")
+    ap.add_argument("--only-gather", action="store_true", help="the gather checks and timings")
     args = ap.parse_args()
     REPS = args.reps
     sh = args.shrink
@@ -177,8 +343,16 @@ def main():
         print("note: backend has no mask_select (cuda/backend.py): patched in for this run")
         type(b).mask_select = lambda self, src, mask: cix.mask_select(src, mask)
     if not args.skip_check:
-        correctness()
+        if not args.only_gather:
+            correctness()
+        ok = gather_correctness(np.random.default_rng(2))
+        print(f"gather correctness: {'ALL OK' if ok else 'FAILURES ABOVE'}"
+              f"  ({time.perf_counter() - T0:.1f} s)")
     rng = np.random.default_rng(0)
+    if args.only_gather:
+        gather_section(sh, rng)
+        print(f"total {time.perf_counter() - T0:.1f} s")
+        return
 
     # reference: device copy of 2^28 f32
     n = 2**28 >> (2 * sh)
@@ -213,35 +387,9 @@ def main():
               f"TRANSPOSE_DIAG = {res[0][1][3]}  (current default {cix.TRANSPOSE[size]})")
         del m_n, m_c, out
 
-    # gather 2^26 int64 indices into 2^28 f32
+    # gather: the knob sweep and the cost of the bounds check and of its sync
     k = 2**26 >> (2 * sh)
-    hi = rng.integers(0, n, k)
-    i_n = cpn.asarray(hi)
-    i_c = cupy.asarray(hi) if cupy is not None else None
-    gb = k * (8 + 4 + 32)
-    assert np.array_equal(a_n[i_n][:1000].get(), h[hi[:1000]])
-    both(f"a[idx] 2^{k.bit_length() - 1} of 2^{n.bit_length() - 1} f32", lambda: a_n[i_n],
-         lambda: a_c[i_c], gb)
-    if cupy is not None:
-        line("  cupy.take(a, idx) [cupy]", timed(cupy, lambda: cupy.take(a_c, i_c)), gb)
-    out = cpn.empty(k, np.float32)
-    line("  no check, no sync (indexed_copy gather)",
-         timed(cpn, lambda: cix.indexed_copy("gather", a_n, [i_n], 0, out)), gb)
-    cix.GATHER_STREAMING = False
-    line("  generic ix_kernel, checked (base)", timed(cpn, lambda: a_n[i_n]), gb)
-    cix.GATHER_STREAMING = True
-    res = []
-    for ilp in (1, 2, 4, 8):
-        for cap in (0, 4, 8, 16, 32):
-            for o32 in (True, False):
-                cix.GATHER_ILP, cix.GATHER_BLOCKS_PER_SM, cix.GATHER_O32 = ilp, cap, o32
-                res.append((timed(cpn, lambda: a_n[i_n]), (ilp, cap, o32)))
-    res.sort()
-    for ms, cfg in res[:8] + res[-2:]:
-        line(f"  ilp,blocks/SM,o32={cfg}", ms, gb)
-    print(f"  -> best: GATHER_ILP, GATHER_BLOCKS_PER_SM, GATHER_O32 = {res[0][1]}")
-    cix.GATHER_ILP, cix.GATHER_BLOCKS_PER_SM, cix.GATHER_O32 = 4, 0, True
-    del i_n, i_c, out
+    gather_section(sh, rng)
 
     # boolean mask 2^26 f32, ~50% true
     hm = rng.random(k) < 0.5

@@ -93,51 +93,154 @@ def ix_kernel(mode: str, unit: int, k: int) -> Kernel:
 # The streaming gather (knobs: set before first use; the probe times them).
 GATHER_STREAMING = True   # False: every gather takes ix_kernel
 GATHER_ILP = 4            # indices per thread per round, all loads issued before use
-GATHER_BLOCKS_PER_SM = 0  # grid cap for the grid-stride loop (0: one round per block)
+GATHER_BLOCK = 256        # threads per block
+GATHER_BLOCKS_PER_SM = 0  # grid cap for the grid-stride loop (0: one round per block, one-shot)
 GATHER_O32 = True         # 32-bit source offsets when the indexed axis spans < 2 GiB
+GATHER_I32 = False        # 32-bit loop counters (when 2 * total + block * ILP < 2**31)
+GATHER_IDX_HALVES = False  # wrap and check each int64 index on its two 32-bit halves (n < 2**31)
+# Cache hints (units of 4, 8 and 16 bytes; 1- and 2-byte units always take plain accesses):
+# index stream: "plain", "ldg" (ld.global.nc), "nc_na" (ld.global.nc.L1::no_allocate),
+#   "cs" (ld.global.cs, __ldcs), "nc_ef" (nc, L1 no_allocate, L2 evict_first policy)
+GATHER_IDX_LOAD = "ldg"
+GATHER_DATA_LOAD = "plain"  # the random element reads: "plain", "ldg", "nc_na"
+GATHER_STORE = "plain"      # "plain", "cs" (st.global.cs, __stcs), "na" (L1::no_allocate),
+#                             "ef" (L2 evict_first policy)
+GATHER_FLAG_PINNED = True   # read the bounds flag into pinned host memory (a true async DMA)
+
+_LOAD_PTX = {"ldg": "ld.global.nc", "nc_na": "ld.global.nc.L1::no_allocate",
+             "cs": "ld.global.cs", "nc_ef": "ld.global.nc.L1::no_allocate.L2::cache_hint"}
+_STORE_PTX = {"cs": "st.global.cs", "na": "st.global.L1::no_allocate",
+              "ef": "st.global.L2::cache_hint"}
+# unit -> (C type, PTX type, register constraint)
+_ASM_UNIT = {4: ("unsigned int", "b32", "r"), 8: ("unsigned long long", "b64", "l")}
 
 
-def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool) -> Kernel:
+_POL_OPERAND = ', "l"(pol)'  # the cache-policy operand of an L2::cache_hint access
+
+
+def _gather_prelude() -> str:
+    """Load/store helpers, one per (hint, unit): inline PTX on the device, plain accesses
+    in the host C++ of the CPU tests (no ``__CUDA_ARCH__`` there)."""
+    dev, host = [
+        "__device__ __forceinline__ unsigned long long cpn_pol_ef() {\n"
+        "  unsigned long long p;\n"
+        '  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));\n'
+        "  return p;\n}"], ["inline unsigned long long cpn_pol_ef() { return 0; }"]
+    for unit, (ct, pt, rc) in list(_ASM_UNIT.items()) + [(16, ("cpn_u16", "b64", "l"))]:
+        # 16-byte units move as two 64-bit registers (v2)
+        vec, regs = (".v2", "{%0, %1}") if unit == 16 else ("", "%0")
+        outs = '"=l"(v.a), "=l"(v.b)' if unit == 16 else f'"={rc}"(v)'
+        ins = '"l"(v.a), "l"(v.b)' if unit == 16 else f'"{rc}"(v)'
+        nreg = 2 if unit == 16 else 1
+        for mode, ptx in _LOAD_PTX.items():
+            hint = ptx.endswith("cache_hint")  # the L2 policy is the last operand
+            pol = f", %{nreg + 1}" if hint else ""
+            asm = (f'asm("{ptx}{vec}.{pt} {regs}, [%{nreg}]{pol};" : {outs} : "l"(p)'
+                   f'{_POL_OPERAND if hint else ""});')
+            head = f"cpn_ld_{mode}_u{unit}(const {ct}* p, unsigned long long pol)"
+            dev.append(f"__device__ __forceinline__ {ct} {head} {{\n  {ct} v; (void)pol;\n"
+                       f"  {asm}\n  return v;\n}}")
+            host.append(f"inline {ct} {head} {{ (void)pol; return *p; }}")
+        for mode, ptx in _STORE_PTX.items():
+            hint = ptx.endswith("cache_hint")
+            vals = "{%1, %2}" if unit == 16 else "%1"
+            pol = f", %{nreg + 1}" if hint else ""
+            asm = (f'asm volatile("{ptx}{vec}.{pt} [%0], {vals}{pol};" :: "l"(p), {ins}'
+                   f'{_POL_OPERAND if hint else ""} : "memory");')
+            head = f"cpn_st_{mode}_u{unit}({ct}* p, {ct} v, unsigned long long pol)"
+            dev.append(f"__device__ __forceinline__ void {head} {{\n  (void)pol;\n  {asm}\n}}")
+            host.append(f"inline void {head} {{ (void)pol; *p = v; }}")
+    return ("#if defined(__CUDA_ARCH__)\n" + "\n".join(dev) + "\n#else\n" + "\n".join(host)
+            + "\n#endif")
+
+
+_GATHER_PRELUDE = _gather_prelude()
+# gather1_kernel variants beyond ILP/O32 that the probe times and the tests check
+GATHER_VARIANTS = (
+    [dict(block=b) for b in (128, 512, 1024)] + [dict(i32=True), dict(halves=True),
+                                                  dict(i32=True, halves=True)]
+    + [dict(idx_load=m) for m in ("plain", "nc_na", "cs", "nc_ef")]
+    + [dict(data_load=m) for m in ("ldg", "nc_na")]
+    + [dict(store=m) for m in ("cs", "na", "ef")]
+    + [dict(i32=True, halves=True, idx_load="nc_na", store="cs")])
+
+
+def _ld(mode: str, unit: int, ctype: str, ptr: str) -> str:
+    """Text loading one ``ctype`` at ``ptr`` with the hint ``mode``."""
+    if mode == "plain" or unit < 4:
+        return f"*(const {ctype}*)({ptr})"
+    return f"cpn_ld_{mode}_u{unit}((const {ctype}*)({ptr}), pol)"
+
+
+def _st(mode: str, unit: int, ptr: str, val: str) -> str:
+    if mode == "plain" or unit < 4:
+        return f"*({ptr}) = {val};"
+    return f"cpn_st_{mode}_u{unit}({ptr}, {val}, pol);"
+
+
+def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 256,
+                   i32: bool = False, halves: bool = False, idx_load: str = "ldg",
+                   data_load: str = "plain", store: str = "plain") -> Kernel:
     """``out[i] = data[wrap(idx[i]) * s]`` for contiguous int64 ``idx`` and ``out``: each
     thread takes ``ilp`` indices a block-width apart (coalesced), loads them all, then all
     their elements, then stores (memory-level parallelism for the random reads).  Checked:
-    an out-of-range index sets the flag (as ``ix_kernel``) and its element is skipped."""
+    an out-of-range index sets the flag (as ``ix_kernel``) and its element is skipped.
+    ``i32``: int loop counters (the caller guarantees total + grid * block * ilp < 2**31);
+    ``halves``: each index is wrapped and checked on its 32-bit halves (n < 2**31): valid
+    are hi == 0 with lo < n, and hi == -1 with lo + n carrying past 2**32 (then the wrapped
+    32-bit sum is < n); 32-bit arithmetic instead of 64-bit."""
     u = ku.UNIT_CTYPE[unit]
-    off = "(long long)((unsigned)t * (unsigned)s)" if o32 else "t * s"
-    chk = ("      if ((unsigned long long)t >= (unsigned long long)n) {\n"
+    ix = "int" if i32 else "long long"
+    if halves:
+        wrap = ("      const unsigned lo = (unsigned)v[j]; const int hi = (int)(v[j] >> 32);\n"
+                "      const unsigned t = lo + (hi < 0 ? (unsigned)n : 0u);\n")
+        bad = "hi != (hi >> 31) || t >= (unsigned)n"
+        off = ("(long long)(t * (unsigned)s)" if o32 else "(long long)t * s")
+    else:
+        wrap = "      const long long t = v[j] < 0 ? v[j] + n : v[j];\n"
+        bad = "(unsigned long long)t >= (unsigned long long)n"
+        off = "(long long)((unsigned)t * (unsigned)s)" if o32 else "t * s"
+    chk = (f"      if ({bad}) {{\n"
            "        ok[j] = false;\n"
            "        if (i < total && atomicCAS((unsigned long long*)flag, 0ull, 1ull) == 0ull)"
            " { flag[1] = 0; flag[2] = v[j]; }\n"
            "      }\n") if checked else ""
+    chunk = block * ilp
     body = f"""{{
   const char* __restrict__ data = p_0; {u}* __restrict__ out = ({u}*)p_1;
   const long long* __restrict__ idx = p_2;
-  const long long total = p_3, n = p_4, s = p_5; long long* flag = p_6;
-  const long long step = (long long)gridDim.x * {BLOCK * ilp};
-  for (long long base = (long long)blockIdx.x * {BLOCK * ilp} + threadIdx.x; base < total;
+  const {ix} total = ({ix})p_3; const long long n = p_4, s = p_5; long long* flag = p_6;
+  const unsigned long long pol = cpn_pol_ef(); (void)pol;
+  const {ix} step = ({ix})gridDim.x * {chunk};
+  for ({ix} base = ({ix})blockIdx.x * {chunk} + ({ix})threadIdx.x; base < total;
        base += step) {{
     long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
 #pragma unroll
     for (int j = 0; j < {ilp}; ++j) {{
-      const long long i = base + j * {BLOCK};
-      v[j] = i < total ? __ldg(idx + i) : 0;
+      const {ix} i = base + j * {block};
+      v[j] = i < total ? (long long){_ld(idx_load, 8, "unsigned long long", "idx + i")} : 0;
     }}
 #pragma unroll
     for (int j = 0; j < {ilp}; ++j) {{
-      const long long i = base + j * {BLOCK};
-      long long t = v[j] < 0 ? v[j] + n : v[j];
-      ok[j] = i < total;
-{chk}      if (ok[j]) x[j] = *(const {u}*)(data + {off});
+      const {ix} i = base + j * {block};
+{wrap}      ok[j] = i < total;
+{chk}      if (ok[j]) x[j] = {_ld(data_load, unit, u, "data + " + off)};
     }}
 #pragma unroll
     for (int j = 0; j < {ilp}; ++j)
-      if (ok[j]) out[base + j * {BLOCK}] = x[j];
+      if (ok[j]) {_st(store, unit, f"out + base + j * {block}", "x[j]")}
   }}
 }}"""
-    name = f"cpn_gather1_u{unit}_{'c' if checked else 'n'}_i{ilp}{'_o32' if o32 else ''}"
+    tag = "".join([f"_i{ilp}", "_o32" if o32 else "", f"_b{block}" if block != 256 else "",
+                   "_x32" if i32 else "", "_h" if halves else "",
+                   f"_L{idx_load}" if idx_load != "ldg" else "",
+                   f"_D{data_load}" if data_load != "plain" else "",
+                   f"_S{store}" if store != "plain" else ""])
+    name = f"cpn_gather1_u{unit}_{'c' if checked else 'n'}{tag}"
     return Kernel(name, [("const char*", PTR), ("char*", PTR), ("const long long*", PTR),
                          ("const long long", I64), ("const long long", I64),
-                         ("const long long", I64), ("long long*", PTR)], body)
+                         ("const long long", I64), ("long long*", PTR)], body,
+                  _GATHER_PRELUDE)
 
 
 def _unit(size, addrs, strides):
@@ -156,6 +259,21 @@ def _collapse(shape, strides_lists):
     from .elementwise import collapse
 
     return collapse(shape, strides_lists)
+
+
+def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr):
+    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs."""
+    o32 = GATHER_O32 and 0 < s and n * s < 2**31
+    chunk = GATHER_BLOCK * GATHER_ILP
+    grid = (total + chunk - 1) // chunk
+    if GATHER_BLOCKS_PER_SM:
+        grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
+    kern = gather1_kernel(unit, checked, GATHER_ILP, o32, GATHER_BLOCK,
+                          i32=GATHER_I32 and 2 * total + chunk < 2**31,
+                          halves=GATHER_IDX_HALVES and n < 2**31, idx_load=GATHER_IDX_LOAD,
+                          data_load=GATHER_DATA_LOAD, store=GATHER_STORE)
+    DEV.launch(kern, max(1, grid), GATHER_BLOCK,
+               [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr])
 
 
 def indexed_copy(mode, data, indices, axis, other):
@@ -210,15 +328,8 @@ def indexed_copy(mode, data, indices, axis, other):
     if (GATHER_STREAMING and k == 1 and mode != "scatter" and ndim == 1 and cst[0][0] == 0
             and cst[1][0] == unit and cst[2][0] == 8 and ku.ptr(indices[0]) % 8 == 0):
         # out[i] = data[idx[i]]: the streaming form (1-D, contiguous index and result)
-        n, s = axn[0], axs[0]
-        o32 = GATHER_O32 and 0 < s and n * s < 2**31
-        kern = gather1_kernel(unit, mode == "gatherc", GATHER_ILP, o32)
-        chunk = BLOCK * GATHER_ILP
-        grid = (total + chunk - 1) // chunk
-        if GATHER_BLOCKS_PER_SM:
-            grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
-        DEV.launch(kern, max(1, grid), BLOCK, [ku.ptr(data), ku.ptr(other),
-                                               ku.ptr(indices[0]), total, n, s, flag.ptr])
+        _launch_gather1(mode == "gatherc", unit, data, other, indices[0], total, axn[0],
+                        axs[0], flag.ptr)
         return True
     g += axn + axs + [ku.ptr(ix) for ix in indices]
     kern = ix_kernel(mode, unit, k)
@@ -235,6 +346,23 @@ class _Flag:
     def __init__(self):
         self.buf = None
         self.dev = None
+        self.pinned = None
+
+    def _host(self):
+        """Where the flag is read to: pinned memory on the GPU (the copy is one DMA, not a
+        staged pageable copy), else a new host array."""
+        if not (GATHER_FLAG_PINNED and type(DEV) is ku._Device):
+            return np.zeros(3, np.int64)
+        if self.pinned is None:
+            import ctypes
+
+            from . import runtime
+            from .driver import check
+
+            err, p = runtime._d.cuMemHostAlloc(64, 0)  # kept for the process's life
+            check(err, "cuMemHostAlloc")
+            self.pinned = np.ctypeslib.as_array((ctypes.c_int64 * 3).from_address(int(p)))
+        return self.pinned
 
     def get(self):
         if self.buf is None or self.dev is not DEV:  # (tests swap DEV)
@@ -246,7 +374,7 @@ class _Flag:
         DEV.memset(self.get().ptr, 0, 24)
 
     def read(self):
-        host = np.zeros(3, np.int64)
+        host = self._host()
         DEV.dtoh(host, self.get().ptr)  # the sync point
         if not host[0]:
             return None
@@ -636,6 +764,8 @@ def all_kernels():
           for u in (1, 2, 4, 8, 16) for k in range(1, MAXK + 1)]
     ks += [gather1_kernel(u, c, i, o) for u in (1, 2, 4, 8, 16) for c in (False, True)
            for i in (1, 2, 4, 8) for o in (False, True)]
+    ks += [gather1_kernel(u, c, 4, o, **kw) for u in (1, 4, 8, 16) for c in (False, True)
+           for o in (False, True) for kw in GATHER_VARIANTS]
     ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
     ks += [mc_scan_kernel()]
     ks += [mc_write_kernel(u, v, r) for u in (0, 1, 2, 4, 8, 16) for v in (4, 8, 16)
