@@ -198,6 +198,48 @@ def test_nan_order_statistics(dtype, nans, axis):
                     x, ulp=1)
 
 
+ALL_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+               "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
+               "normal_unbiased", "lower", "higher", "nearest", "midpoint")
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("dtype", ["e", "d"])
+@pytest.mark.parametrize("axis", [None, 1, (0, 2)])
+def test_nan_quantile_methods_native(method, dtype, axis, monkeypatch):
+    """Every method of nanquantile/nanpercentile runs natively (no host call) and matches
+    NumPy: values (q on the jumps of the discrete methods: k/n, k/n +- half a
+    step, 0 and 1), dtypes for array and Python-number q, keepdims and out=."""
+    x = nan_data(dtype, (4, 5, 6), "rows")
+    x[1, 1, ::2] = 7.0  # ties
+    from cupynum._api import statistics
+
+    def no_host(name, *args, **kwargs):
+        raise AssertionError(f"{name} ran on the host")
+    monkeypatch.setattr(statistics, "_host", no_host)
+    # (an integer q still takes the host for the interpolating methods)
+    one = 1 if method in ("inverted_cdf", "closest_observation", "lower", "higher",
+                          "nearest") else 1.0
+    qs = (0.5, one, 0.0, [0.0, 0.2, 0.25, 1 / 3, 0.5, 0.6, 0.75, 0.9, 1.0],
+          np.array([[0.05], [0.95]], np.float32), np.linspace(0, 1, 17))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for q in qs:
+            for kd in (False, True):
+                compare(lambda xp, a: xp.nanquantile(a, q, axis=axis, method=method,
+                                                     keepdims=kd), x, ulp=1)
+        compare(lambda xp, a: xp.nanpercentile(a, [0, 12.5, 40, 100], axis=axis,
+                                               method=method), x, ulp=1)
+        compare(lambda xp, a: xp.nanpercentile(a, 30, axis=axis, method=method), x, ulp=1)
+
+        def out(xp, a):
+            o = xp.zeros((2, 5))
+            r = xp.nanquantile(a, [0.3, 0.8], axis=(0, 2), method=method, out=o)
+            assert r is o
+            return o
+        compare(out, x, ulp=1)
+
+
 def test_nan_order_statistics_edges():
     x = data("d", (4, 6))
     x[0] = np.nan  # one all-NaN row along axis 1, none along axis 0
@@ -277,3 +319,97 @@ def test_host_composed_functions_still_work():
     compare(lambda xp, a: xp.correlate(a[:10], a[10:15], "full"), x, **tol("d"))
     compare(lambda xp, a: xp.convolve(a[:10], a[10:15]), x, **tol("d"))
     compare(lambda xp, a: xp.gradient(a[:20]), x, **tol("d"))
+
+
+def _weights(shape, kind):
+    """Non-negative weights: random, with zeros (leading ones too), or integers."""
+    w = rng.random(shape)
+    if kind == "zeros":
+        w[rng.random(shape) < 0.4] = 0
+        w.reshape(-1)[:3] = 0
+    elif kind == "ints":
+        w = rng.integers(0, 4, shape).astype(np.int64)
+        w.reshape(-1)[-1] = 1
+    return w
+
+
+@pytest.mark.parametrize("func", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+@pytest.mark.parametrize("dtype,nans", [("f", "some"), ("d", "rows"), ("d", "none"),
+                                        ("i", "none")])
+def test_weighted_quantiles_native(func, dtype, nans, monkeypatch):
+    """weights= (method='inverted_cdf') on the device: NumPy's values and dtypes for
+    weights of a's shape and along the reduced axes, zero weights, every q form, axis
+    forms, keepdims and out=; no host call."""
+    from cupynum._api import statistics
+
+    shape = (4, 5, 6)
+    x = nan_data(dtype, shape, nans) if dtype != "i" else data(dtype, shape)
+    x[1, 1, ::2] = x[1, 1, 0]  # ties
+    pct = func.endswith("percentile")
+    scale = 100 if pct else 1
+
+    host = statistics._host
+    allow_host = [False]
+
+    def no_host(name, *args, **kwargs):
+        assert allow_host[0], f"{name} ran on the host"
+        return host(name, *args, **kwargs)
+    monkeypatch.setattr(statistics, "_host", no_host)
+    qs = (0.5 * scale, 0, 1 * scale, np.array([[0.05], [0.95]], np.float32) * scale,
+          np.linspace(0, scale, 13))
+    cases = [(None, shape), (0, (4,)), (-1, (6,)), (1, shape), ((0, 2), (4, 6)),
+             ((2, 0), (6, 4)), ((0, 1, 2), shape)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kind in ("random", "zeros", "ints"):
+            for axis, wshape in cases:
+                w = _weights(wshape, kind)
+                if kind == "zeros" and w.ndim == len(shape):
+                    w[..., 0] = 1  # no slice all zero (an error: tested below)
+                    w[0, 0, 0] = 0
+                # NumPy 2.4's nan-variants fail (IndexError) on weights that are not of
+                # a's shape when several slices are reduced: the host runs NumPy there
+                allow_host[0] = func.startswith("nan") and w.ndim < 3 and axis is not None
+                for q in qs:
+                    compare(lambda xp, a, w: getattr(xp, func)(
+                        a, q, axis=axis, method="inverted_cdf", weights=w), x, w)
+                compare(lambda xp, a, w: getattr(xp, func)(
+                    a, [0.3 * scale, 0.6 * scale], axis=axis, method="inverted_cdf",
+                    weights=w, keepdims=True), x, w)
+
+        def out(xp, a, w):
+            o = xp.zeros((2, 5), dtype=a.dtype)
+            r = getattr(xp, func)(a, [0.3 * scale, 0.8 * scale], axis=(0, 2),
+                                  method="inverted_cdf", weights=w, out=o)
+            assert r is o
+            return o
+        allow_host[0] = False
+        compare(out, x, _weights(shape, "random"))
+        if not func.startswith("nan"):
+            compare(out, x, _weights((4, 6), "random"))
+
+
+@pytest.mark.parametrize("func", ["quantile", "nanquantile"])
+def test_weighted_quantile_errors(func):
+    x = data("d", (3, 4))
+    x[0, 1] = np.nan
+    w = rng.random((3, 4))
+    f = getattr(np, func)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for bad_w, axis, method in (
+                (-w, 0, "inverted_cdf"),               # negative
+                (np.zeros((3, 4)), 0, "inverted_cdf"),  # all zero
+                (np.where(w > 0.5, np.nan, w), 1, "inverted_cdf"),  # NaN weights
+                (np.full((3, 4), np.inf), 1, "inverted_cdf"),       # inf
+                (w, 0, "linear"),                       # only inverted_cdf takes weights
+                (w[0], None, "inverted_cdf"),           # shapes differ, no axis: TypeError
+                (w[0], 0, "inverted_cdf"),              # wrong shape along the axis
+                (w, 2, "inverted_cdf")):                # AxisError
+            compare(lambda xp, a, ww: getattr(xp, func)(a, [0.5], axis=axis, method=method,
+                                                        weights=ww), x, bad_w)
+        assert f is not None
+        x2 = x.copy()
+        x2[1] = np.nan  # an all-NaN row: NaN and a warning for nanquantile
+        compare(lambda xp, a, ww: getattr(xp, func)(a, 0.4, axis=1, method="inverted_cdf",
+                                                    weights=ww), x2, w)

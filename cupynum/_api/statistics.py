@@ -277,20 +277,25 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NoValue):
 # --- order statistics ------------------------------------------------------------------------
 
 
-def _sorted_along(a, axis):
-    """(values sorted along the reduced axes moved to the front, n)."""
-    import cupynum
-
+def _along_front(a, axis):
+    """(a with the reduced axes moved to the front and merged in C order, n)."""
     if axis is None:
         flat = a.reshape(-1)
-        return cupynum.sort(flat), flat._shape[0]
+        return flat, flat._shape[0]
     axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
     rest = [i for i in range(a.ndim) if i not in axes]
     moved = a.transpose(list(axes) + rest)
     n = 1
     for i in axes:
         n *= a._shape[i]
-    moved = moved.reshape((n,) + tuple(a._shape[i] for i in rest))
+    return moved.reshape((n,) + tuple(a._shape[i] for i in rest)), n
+
+
+def _sorted_along(a, axis):
+    """(values sorted along the reduced axes moved to the front, n)."""
+    import cupynum
+
+    moved, n = _along_front(a, axis)
     return cupynum.sort(moved, axis=0), n
 
 
@@ -393,6 +398,10 @@ def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, na
     if interpolation is not None:
         kw["interpolation"] = interpolation
     a = _asarray(a)
+    if weights is not None and interpolation is None:
+        res = _weighted_qfunc(name, a, q, qh, axis, out, method, keepdims, weights, False)
+        if res is not None:
+            return res
     if (weights is None and interpolation is None and a.dtype.kind in "fiu"
             and qh.dtype.kind == "f" and np.all((qh >= 0) & (qh <= 1)) and out is None
             and not isinstance(axis, tuple) and not isinstance(q, ndarray)):
@@ -434,6 +443,10 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 # The methods whose gamma is the fractional part of the virtual index (fix_gamma identity).
 _CONTINUOUS = ("linear", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
                "normal_unbiased")
+# nanquantile on the device: every method of NumPy's table (_DISCRETE below: a take; the
+# rest interpolate, averaged_inverted_cdf and midpoint with NumPy's fixed gammas)
+_NATIVE_NAN = _CONTINUOUS + ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+                             "lower", "higher", "nearest", "midpoint")
 
 
 def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, scale,
@@ -445,6 +458,11 @@ def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
     if keepdims is not _NoValue:
         kw["keepdims"] = keepdims
     a = _asarray(a)
+    if weights is not None and interpolation is None:
+        res = _weighted_qfunc(name, a, q, _q_array(q, scale), axis, out, method,
+                              _r._kd(keepdims), weights, True)
+        if res is not None:
+            return res
     if (weights is None and interpolation is None and a._size
             and (out is None or isinstance(out, ndarray))):
         if a.dtype.kind in "iu":  # no NaN possible: NumPy's nanquantile is quantile here
@@ -452,7 +470,9 @@ def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
                           None, False, scale)
         qp = q.get() if isinstance(q, ndarray) else q  # one read of a device q
         qh = _q_array(qp, scale)
-        if (a.dtype.kind == "f" and method in _CONTINUOUS and qh.dtype in (np.float32,
+        if qh.dtype.kind in "iu" and method in _DISCRETE:
+            qh = qh.astype(np.float64)  # integer q (0 or 1): the same order statistic
+        if (a.dtype.kind == "f" and method in _NATIVE_NAN and qh.dtype in (np.float32,
                                                                          np.float64)
                 and np.all((qh >= 0) & (qh <= 1))):
             # validate with NumPy on a tiny array first (errors, result dtype)
@@ -464,6 +484,112 @@ def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
                 res = _nanquantile(a, qh, weak, axis, method, _r._kd(keepdims), pd)
             return _to_out(res, out)
     return _host(name, a, q, **kw)
+
+
+def _weighted_qfunc(name, a, q, qh, axis, out, method, keepdims, weights, nan):
+    """``weights=`` (NumPy: method 'inverted_cdf' only) on the device, or None when the
+    host should run it (empty input, unusual dtypes or ``out``).  NumPy validates the
+    arguments on stand-ins of the right shapes (zero-stride host arrays), so its errors
+    come out unchanged."""
+    from numpy.lib import _function_base_impl as fb
+
+    w = _asarray(weights)
+    if (not a._size or a.dtype.kind not in "fiu" or w.dtype.kind not in "fiub"
+            or qh.dtype.kind not in "fiu" or (out is not None and not isinstance(out, ndarray))):
+        return None
+    ax = None if axis is None else np.lib.array_utils.normalize_axis_tuple(
+        _r._axis_key(axis) if not isinstance(axis, list) else tuple(axis), a.ndim, "axis")
+    probe = getattr(np, name)(np.zeros((1,) * a.ndim, a.dtype), q, axis=axis, method=method,
+                              keepdims=keepdims, weights=np.ones((1,) * a.ndim))
+    if method != "inverted_cdf":  # (NumPy's probe raised already)
+        return None
+    if nan and w._shape != a._shape and axis is not None and a.ndim > 1:
+        return None  # NumPy 2.4's nan-variants index such weights per row: IndexError
+    stand_in = np.broadcast_to(np.zeros((), a.dtype), a._shape)
+    wshape = fb._weights_are_valid(np.broadcast_to(np.zeros((), w.dtype), w._shape),
+                                   stand_in, ax).shape
+    if w._shape != a._shape:  # weights along the axes, in ``axis``'s order
+        w = w.transpose([int(i) for i in np.argsort(ax)]).reshape(wshape)
+    with np.errstate(all="ignore"):
+        res = _weighted_inverted_cdf(a, qh, axis, w, nan)
+    res = _keepdims_shape(res, a, qh, axis, keepdims)
+    if (out is not None and out._shape != res._shape) or res.dtype != np.asarray(probe).dtype:
+        return None  # NumPy's error, or a case this path does not foresee
+    return _to_out(res, out)
+
+
+def _sequential_zeros(csum, ws):
+    """``csum`` (a cumsum of ``ws`` along axis 0) with each zero weight's entry copied from
+    the entry before it.  NumPy's sequential cumsum leaves the sum unchanged across zero
+    weights, so a row's trailing zero weights share its total and q = 1 picks the last
+    positively weighted value; a parallel scan adds the same numbers in another grouping
+    and can end a last bit away, which moves the pick onto a zero weight."""
+    import cupynum
+
+    n = ws._shape[0]
+    positions = cupynum.arange(n, dtype=np.intp).reshape((n,) + (1,) * (ws.ndim - 1))
+    from .elementwise import where as _where
+
+    last_nonzero = _where(_uf("not_equal")(ws, 0), positions, 0)
+    last_nonzero = _uf("maximum").accumulate(last_nonzero, axis=0)  # forward fill
+    return cupynum.take_along_axis(csum, last_nonzero, 0)
+
+
+def _weighted_inverted_cdf(a, qh, axis, w, nan):
+    """NumPy's weighted inverted_cdf for every row at once: the rows sorted with their
+    weights (NaN last; for the nan-variants NaN values get weight 0, which is NumPy's
+    removing them), the cdf as a float64 cumsum over its last value (cast to q's float
+    dtype, zeros set to -1 so q = 0 skips leading zero weights), and the index of each q
+    as the number of cdf values below it (searchsorted 'left' on a sorted row), capped
+    at the row's last valid element.  One read back (sync point) for NumPy's errors and
+    the All-NaN warning."""
+    import cupynum
+
+    from .elementwise import where as _where
+
+    vals, n = _along_front(a, axis)
+    wts, _ = _along_front(cupynum.broadcast_to(w, a._shape), axis)
+    rest = vals._shape[1:]
+    R = 1
+    for m in rest:
+        R *= m
+    vals, wts = vals.reshape((n, R)), wts.reshape((n, R))
+    order = cupynum.argsort(vals, axis=0)
+    srt = cupynum.take_along_axis(vals, order, 0)
+    ws = cupynum.take_along_axis(wts, order, 0).astype(np.float64)
+    floats = a.dtype.kind == "f"
+    if nan and floats:
+        valid = _uf("logical_not")(_uf("isnan")(srt))
+        ws = _where(valid, ws, 0.0)
+        cnt = _r.sum(valid, 0, np.intp)
+    else:
+        cnt = cupynum.full((R,), n, np.intp)
+    allnan = _uf("equal")(cnt, 0)
+    cdf = _sequential_zeros(cupynum.cumsum(ws, axis=0), ws)
+    cdf = _uf("true_divide")(cdf, cdf[n - 1])
+    bad_row = _uf("logical_and")(_uf("isnan")(cdf[n - 1]), _uf("logical_not")(allnan))
+    flags = _r._concat([_r.any(_uf("less")(w, 0)).reshape(1), _r.any(bad_row).reshape(1),
+                        _r.any(allnan).reshape(1)], 0).get()
+    if flags[0]:
+        raise ValueError("Weights must be non-negative.")
+    if flags[1]:
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    if flags[2]:
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=5)
+    if qh.dtype.kind == "f":
+        cdf = cdf.astype(qh.dtype)
+    cdf = _where(_uf("equal")(cdf, 0), cdf.dtype.type(-1), cdf)
+    last = _uf("maximum")(_uf("subtract")(cnt, 1), 0)
+    rows = []
+    for qv in qh.reshape(-1):
+        idx = _r.sum(_uf("less")(cdf, qv), 0, np.intp)
+        rows.append(_uf("minimum")(idx, last).reshape(1, R))
+    idx = _r._concat(rows, 0) if rows else cupynum.zeros((0, R), np.intp)
+    r = _gather_rows(srt, idx)
+    if floats:  # NaN rows: NaN (the last sorted value; all-NaN rows of the nan-variants)
+        tail = srt[n - 1].reshape(1, R)
+        r = _where(_uf("isnan")(tail) if not nan else allnan.reshape(1, R), tail, r)
+    return r.reshape(qh.shape + rest)
 
 
 def _to_out(res, out):
@@ -528,12 +654,24 @@ def _nanquantile(a, qh, weak, axis, method, keepdims, res_dt):
     qdt = qh.dtype
     m = cnt.astype(qdt).reshape(1, R)
     qd = asarray(np.ascontiguousarray(qh.reshape(-1, 1)))
-    vi = fb._QuantileMethods[method]["get_virtual_index"](m, qd)  # (Q, R), q's dtype
+    if method in _DISCRETE:  # one order statistic per row: no interpolation
+        r = _gather_rows(srt, _discrete_index(method, m, qd))
+        r = _where(allnan.reshape(1, R), np.nan, r)
+        return _nan_result(r, a, qh, axis, keepdims, rest, a.dtype)
+    if method == "midpoint":  # NumPy's lambda calls np.floor/np.ceil: the same on device
+        x = _uf("multiply")(_uf("subtract")(m, 1), qd)
+        vi = _uf("multiply")(0.5, _uf("add")(_uf("floor")(x), _uf("ceil")(x)))
+    else:
+        vi = fb._QuantileMethods[method]["get_virtual_index"](m, qd)  # (Q, R), q's dtype
     fl = _uf("floor")(vi)
     above = _uf("greater_equal")(vi, _uf("subtract")(m, 1))
     below = _uf("less")(vi, 0)
     prev_np = _where(above, qdt.type(-1), _where(below, qdt.type(0), fl))
     gamma = _uf("subtract")(vi, prev_np)
+    if method == "averaged_inverted_cdf":  # NumPy's fix_gamma masks
+        gamma = _where(_uf("equal")(gamma, 0), 0.5, 1.0).astype(qdt)
+    elif method == "midpoint":
+        gamma = _where(_uf("equal")(_uf("remainder")(vi, 1), 0), 0.0, 0.5).astype(qdt)
     last = _uf("subtract")(cnt, 1).reshape(1, R)
     fl_i = fl.astype(np.intp)
     prev_i = _where(above, last, _where(below, 0, fl_i))
@@ -553,7 +691,37 @@ def _nanquantile(a, qh, weak, axis, method, keepdims, res_dt):
     r = _where(allnan.reshape(1, R), np.nan, r)
     # NumPy's per-row loop takes its dtype from the first row, which is a's dtype when that
     # row is all NaN (np.full(q.shape, nan, dtype=a.dtype))
-    dt = a.dtype if first_nan else res_dt
+    return _nan_result(r, a, qh, axis, keepdims, rest, a.dtype if first_nan else res_dt)
+
+
+# NumPy's methods whose virtual index is an integer (fix_gamma None): a take, no lerp
+_DISCRETE = ("inverted_cdf", "closest_observation", "lower", "higher", "nearest")
+
+
+def _discrete_index(method, m, qd):
+    """NumPy's integer virtual index of ``method`` for row counts ``m`` (1, R) and
+    quantiles ``qd`` (Q, 1), both in q's dtype, on the device: (Q, R) intp."""
+    from .elementwise import where as _where
+
+    if method in ("lower", "higher", "nearest"):
+        x = _uf("multiply")(_uf("subtract")(m, 1), qd)
+        rnd = {"lower": "floor", "higher": "ceil", "nearest": "rint"}[method]
+        return _uf(rnd)(x).astype(np.intp)
+    # _discrete_interpolation_to_boundaries: the previous index where gamma_fun holds, else
+    # the next, and never below 0
+    x = _uf("subtract")(_uf("multiply")(m, qd), 1)
+    if method == "closest_observation":
+        x = _uf("subtract")(x, 0.5)
+    prev = _uf("floor")(x)
+    cond = _uf("equal")(_uf("subtract")(x, prev), 0)
+    if method == "closest_observation":
+        cond = _uf("logical_and")(cond, _uf("equal")(_uf("remainder")(prev, 2), 1))
+    res = _where(cond, prev, _uf("add")(prev, 1)).astype(np.intp)
+    return _uf("maximum")(res, 0)
+
+
+def _nan_result(r, a, qh, axis, keepdims, rest, dt):
+    """The (Q, R) quantiles in NumPy's nanquantile layout: dtype, q axes, keepdims."""
     r = r.astype(dt, copy=False).reshape(qh.shape + rest)
     qn, k = len(qh.shape), len(rest)
     if qn >= 2 and k and isinstance(axis, (tuple, list)) and len(set(axis)) > 1:
