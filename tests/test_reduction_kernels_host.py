@@ -152,6 +152,7 @@ def engine():
 
 
 rng = np.random.default_rng(11)
+DEFAULT_ITEMS = red.CHAIN_ITEMS
 
 
 def _scan(op, a, axis=-1):
@@ -307,6 +308,13 @@ def test_chain_2d_lines(engine):
     np.testing.assert_array_equal(out, np.cumsum(b, axis=2))
 
 
+def _restore_default_library(engine):
+    """Back to the default kernels: built with the default tile size (the tests above
+    leave CHAIN_ITEMS at 2, and the compiled tile size must match the plans')."""
+    red.configure(CHAIN_ITEMS=DEFAULT_ITEMS)
+    engine.use(_build(), DEFAULT_ITEMS)
+
+
 @pytest.mark.parametrize("window,keep,period,wt", [(2, 4, 37, True), (1, 1, 37, False),
                                                    (1, 1, 101, True), (2, 1, 230, False)])
 def test_chain_lookback_deterministic(engine, window, keep, period, wt):
@@ -346,7 +354,159 @@ def test_chain_lookback_deterministic(engine, window, keep, period, wt):
                 np.testing.assert_allclose(res[0], np.cumsum(a.astype(np.complex128)), rtol=1e-4,
                                            atol=1e-3 * np.sqrt(a.size))
     finally:
-        engine.use(_build(), 16)
+        _restore_default_library(engine)
+
+
+@pytest.mark.parametrize("persist,period", [(2, 0), (3, 37)])
+def test_chain_persistent_same_bits(engine, persist, period):
+    """CHAIN_PERSIST: resident blocks loop over the tiles, prefetching the next tile's input
+    during the look-back.  The same tile size gives the same bits as a block a tile, with
+    full, partial and misaligned (no vector loads) tiles mixed, and with most inclusive
+    prefixes withheld (``period``)."""
+    saved = dict(CHAIN_PERSIST=red.CHAIN_PERSIST)
+    red.configure(CHAIN_ITEMS=2)
+    try:
+        plain = _build(LB_UNITS)
+        red.configure(CHAIN_PERSIST=persist, CHAIN_ITEMS=2)
+        skip = [f"-DCPN_RED_LB_SKIP(t)=((t)%{period}!=0)"] if period else []
+        pers = _build(LB_UNITS, skip)
+    finally:
+        red.configure(**saved)
+    cases = [("f", rng.standard_normal(150001).astype(np.float32)),
+             ("d", rng.standard_normal(9001)),
+             ("l", rng.integers(-2**40, 2**40, 7001)),
+             ("F", (rng.standard_normal(4001) + 1j * rng.standard_normal(4001))
+              .astype(np.complex64))]
+    try:
+        for dt, a in cases:
+            op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
+            for x, axis in ((a, 0), (a[1:], 0), (a[: a.size // 3 * 3].reshape(3, -1), 1)):
+                res = []
+                for lib, pk in ((plain, 0), (pers, persist)):
+                    engine.use(lib, 2)
+                    red.configure(CHAIN_PERSIST=pk, CHAIN_ITEMS=2)
+                    launches = len(engine)
+                    res.append(_scan(op, x, axis))
+                    assert any(k.endswith("__scan_chain") for k in engine[launches:])
+                assert res[0].tobytes() == res[1].tobytes(), (dt, x.shape)
+                if dt == "l":
+                    np.testing.assert_array_equal(res[1], np.cumsum(x, axis=axis))
+    finally:
+        red.configure(**saved)
+        _restore_default_library(engine)
+
+
+@pytest.mark.parametrize("group,persist,period", [(4, 0, 0), (4, 0, 3), (32, 2, 5), (1, 0, 7)])
+def test_chain_two_level(engine, group, persist, period):
+    """CHAIN_GROUP: tiles publish aggregates only, groups of ``group`` tiles chain the
+    prefixes.  Withholding most group prefixes (``period``) must not change the bits, nor
+    must persistent blocks; values against NumPy (int64 exact).  States wider than 8 bytes
+    keep the one-level chain."""
+    saved = dict(CHAIN_PERSIST=red.CHAIN_PERSIST, CHAIN_GROUP=red.CHAIN_GROUP)
+    try:
+        red.configure(CHAIN_ITEMS=2, CHAIN_GROUP=group)
+        ref_lib = _build(LB_UNITS)
+        red.configure(CHAIN_ITEMS=2, CHAIN_GROUP=group, CHAIN_PERSIST=persist)
+        skip = [f"-DCPN_RED_LB_SKIP(t)=((t)%{period}!=0)"] if period else []
+        lib = _build(LB_UNITS, skip)
+        cases = [("f", rng.standard_normal(150001).astype(np.float32)),
+                 ("d", rng.standard_normal(20001)),
+                 ("l", rng.integers(-2**40, 2**40, 30001)),
+                 ("F", (rng.standard_normal(9001) + 1j * rng.standard_normal(9001))
+                  .astype(np.complex64)),
+                 ("D", rng.standard_normal(3001) + 1j * rng.standard_normal(3001))]
+        for dt, a in cases:
+            op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
+            for x, axis in ((a, 0), (a[1:], 0), (a[: a.size // 3 * 3].reshape(3, -1), 1)):
+                res = []
+                for lb, pk in ((ref_lib, 0), (lib, persist)):
+                    engine.use(lb, 2)
+                    red.configure(CHAIN_PERSIST=pk, CHAIN_GROUP=group)
+                    res.append(_scan(op, x, axis))
+                assert res[0].tobytes() == res[1].tobytes(), (dt, x.shape)
+                want = np.cumsum(x, axis=axis)
+                if dt == "l":
+                    np.testing.assert_array_equal(res[0], want)
+                else:
+                    ref, mag = _float_bound(x.real if dt in "FD" else x, axis)
+                    if dt in "fd":
+                        err = np.abs(res[0].astype(np.longdouble) - ref)
+                        assert np.all(err <= 64 * np.finfo(dt).eps * mag + 1e-30), dt
+                    np.testing.assert_allclose(res[0], want, rtol=1e-4,
+                                               atol=1e-3 * np.sqrt(x.shape[axis]))
+    finally:
+        red.configure(**saved)
+        _restore_default_library(engine)
+
+
+# --- column scans (scan_blocks: a thread a line, the lines cut into chunks) ------------------
+
+def _col_cases():
+    f = rng.standard_normal
+    return [
+        ("f", (f((1000, 40)) + 0.25).astype(np.float32)),  # 15 chunks of 67 rows (1 SM)
+        ("d", f((129, 300))),  # two blocks of lines, 2 chunks of 64 (+1 row)
+        ("l", rng.integers(-2**40, 2**40, (700, 33))),
+        ("F", (f((500, 50)) + 1j * f((500, 50))).astype(np.complex64)),
+        ("D", f((90, 64)) + 1j * f((90, 64))),  # one chunk (R < 2 * COL_MIN_ROWS)
+    ]
+
+
+def test_scan_blocks_columns(engine):
+    for dt, a in _col_cases():
+        op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
+        launches = len(engine)
+        got = _scan(op, a, 0)
+        assert any(k.endswith("__scan_blocks") for k in engine[launches:]), dt
+        again = _scan(op, a, 0)
+        assert got.tobytes() == again.tobytes(), dt
+        assert got.dtype == a.dtype
+        if dt == "l":
+            np.testing.assert_array_equal(got, np.cumsum(a, axis=0))
+        else:
+            ref, mag = _float_bound(a.real, 0) if dt in "fd" else (None, None)
+            if ref is not None:
+                eps = np.finfo(dt).eps
+                err = np.abs(got.astype(np.longdouble) - ref)
+                assert np.all(err <= 2 * a.shape[0] * eps * mag + np.finfo(dt).tiny)
+            np.testing.assert_allclose(got, np.cumsum(a.astype(np.complex128), axis=0).astype(
+                a.dtype) if dt in "FD" else np.cumsum(a, axis=0), rtol=1e-4, atol=1e-3)
+
+
+def test_scan_blocks_layouts_and_ops(engine):
+    x = rng.integers(-9, 9, (300, 7, 64))
+    opl = ReduceOp("add", "add", "l", np.int64(0))
+    for view, axis in ((x, 0), (x[:, :, :50], 0), (x[::-2], 0), (x.transpose(1, 0, 2), 1),
+                       (x[:, 3, :], 0)):
+        np.testing.assert_array_equal(_scan(opl, view, axis), np.cumsum(view, axis=axis))
+    out = np.full((300, 7, 128), 5, np.int64)[:, :, ::2]  # strided output
+    red.scan(opl, HostArray(x), HostArray(out), 0)
+    np.testing.assert_array_equal(out, np.cumsum(x, axis=0))
+    for op, make in _ops_cases():
+        a = make(200 * 48).reshape(200, 48)
+        got = _scan(op, a, 0)
+        want = getattr(np, op.ufunc).accumulate(a, axis=0, dtype=np.dtype(op.loop))
+        if want.dtype.kind in "fc":
+            tol = 1e-2 if want.dtype == np.float16 else 1e-4
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 15, err_msg=op.functor)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=op.functor)
+
+
+def test_scan_blocks_off_keeps_old_paths(engine):
+    a = rng.integers(-9, 9, (1000, 40))
+    op = ReduceOp("add", "add", "l", np.int64(0))
+    red.configure(COLS=False)
+    try:
+        launches = len(engine)
+        np.testing.assert_array_equal(_scan(op, a, 0), np.cumsum(a, axis=0))
+        assert not any(k.endswith("__scan_blocks") for k in engine[launches:])
+    finally:
+        red.configure(COLS=True)
+    b = rng.integers(-9, 9, (1000, 31))  # fewer lines than COL_MIN_LINES: not scan_blocks
+    launches = len(engine)
+    np.testing.assert_array_equal(_scan(op, b, 0), np.cumsum(b, axis=0))
+    assert not any(k.endswith("__scan_blocks") for k in engine[launches:])
 
 
 # --- var/std: the sum of squared deviations --------------------------------------------------
@@ -443,4 +603,4 @@ def test_arg_vector_path(engine):
                     _check_arg(a[1:])
                     _check_arg(a[3:-2])
     finally:
-        engine.use(_build(), 16)
+        _restore_default_library(engine)

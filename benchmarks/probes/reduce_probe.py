@@ -10,7 +10,11 @@ the chained scan the tile size (CHAIN_ITEMS), the look-back window (CHAIN_WINDOW
 tiles a poll), kept windows (CHAIN_KEEP), the poll sleep and first-poll delay (CHAIN_SLEEP,
 CHAIN_DELAY, ns), each thread moving its own elements instead of warp-striped loads and
 stores through shared memory (CHAIN_TRANSPOSE=False), no register cap (CHAIN_MINB=0),
-CHAIN=False (the old 3-phase scan); for
+CHAIN=False (the old 3-phase scan), persistent blocks prefetching the next tile during the
+look-back (CHAIN_PERSIST: blocks an SM, with per-state-size tile sizes), the two-level
+chain (CHAIN_GROUP: tiles publish aggregates only, groups of G tiles chain); for the column
+scan (axis 0 of a C-contiguous matrix, scan_blocks) off (COLS=False: the previous path),
+loads in flight (COL_UNROLL), chunking (COL_WAVES, COL_MIN_ROWS); for
 argmax the fast path on or off (ARG_FAST), loads in flight (ARG_LOADS), a register cap
 (ARG_MINB).  Every variant of the same tile size must give the same bits (the look-back
 folds left whatever the timing).  Compact lines; about a minute of GPU time.
@@ -48,7 +52,90 @@ def check(name, got, want, rtol=0.0, atol=0.0):
               f"{np.shape(want)}")
 
 
+def scan_checks():
+    """cumsum / cumprod / nancumsum against NumPy: f32 f64 i32 i64 c64, odd sizes, 1-D and
+    both axes of 2-D and 3-D arrays (the column scans included), views; each result twice,
+    bitwise equal (determinism).  Float error bound: 4 * n * eps * cumsum(|x|) against a
+    float64/longdouble reference (NumPy's own sequential sum is within n * eps)."""
+    def data(dt, shape):
+        if dt[0] == "c":
+            return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+        if dt[0] == "i":
+            return rng.integers(-1000, 1000, shape).astype(dt)
+        return (rng.standard_normal(shape) + 0.1).astype(dt)
+
+    def one(name, fn, npfn, x, axis):
+        try:
+            d = cp.asarray(x)
+            got = cp.asnumpy(fn(d, axis=axis))
+            again = cp.asnumpy(fn(d, axis=axis))
+            want = npfn(x, axis=axis)
+            ok = got.shape == want.shape and got.dtype == want.dtype
+            why = "" if ok else f"got {got.dtype}{got.shape} want {want.dtype}{want.shape}"
+            if ok and got.tobytes() != again.tobytes():
+                ok, why = False, "two runs differ"
+            if ok and want.dtype.kind in "fc" and npfn is not np.cumprod:
+                xs = np.where(np.isnan(x), 0, x) if npfn is np.nancumsum else x
+                wide = np.clongdouble if want.dtype.kind == "c" else np.longdouble
+                ref = np.cumsum(xs.astype(wide), axis=axis)
+                mag = np.cumsum(np.abs(np.where(np.isnan(xs), 0, xs)).astype(np.longdouble),
+                                axis=axis)
+                n = x.size if axis is None else x.shape[axis]
+                eps = np.finfo(want.dtype).eps
+                nan = np.isnan(ref)
+                err = np.where(nan, 0, np.abs(got.astype(wide) - np.where(nan, 0, ref)))
+                ok = bool(np.array_equal(np.isnan(got), nan) and
+                          np.all(err <= 4 * n * eps * mag + np.finfo(want.dtype).tiny))
+                worst = float(np.max(err / (n * eps * mag + 1e-300), initial=0))
+                why = "" if ok else f"NaNs differ or err/(n eps |x|) = {worst:.3g}"
+            elif ok and want.dtype.kind in "fc":
+                ok = np.allclose(got, want, rtol=1e-5 if want.dtype.itemsize >= 8 else 1e-3,
+                                 equal_nan=True)
+                why = "" if ok else "cumprod differs"
+            elif ok:
+                ok = np.array_equal(got, want)
+                why = "" if ok else "values differ"
+        except Exception as e:  # noqa: BLE001
+            ok, why = False, f"{type(e).__name__}: {str(e)[:200]}"
+        if not ok:
+            fails.append(name)
+            print(f"FAIL {name}: {why}")
+        return ok
+
+    fns = (("cumsum", cp.cumsum, np.cumsum), ("nancumsum", cp.nancumsum, np.nancumsum),
+           ("cumprod", cp.cumprod, np.cumprod))
+    n_ok = n_all = 0
+    for dt in ("f4", "f8", "i4", "i8", "c8"):
+        shapes = [((1,), 0), ((7,), 0), ((4097,), 0), (((1 << 20) + 12345,), None),
+                  ((1000, 3000), 0), ((1000, 3000), 1), ((4097, 33), 0), ((33, 4097), 1),
+                  ((31, 5000), 0), ((3, 5, 7000), 0), ((3, 500, 70), 1), ((300, 7, 64), 0)]
+        for shape, axis in shapes:
+            x = data(dt, shape)
+            if dt[0] == "f" and x.size > 10:
+                x.flat[x.size // 2] = np.nan  # nancumsum; cumsum propagates it
+            for name, f, npf in fns:
+                if name == "nancumsum" and dt[0] != "f":
+                    continue
+                if name == "cumprod":  # products: short lines of values near 1
+                    if x.size > 300000:
+                        continue
+                    xx = (1 + 1e-3 * x.real).astype(dt) if dt[0] in "fc" else \
+                        np.clip(x, -2, 2).astype(dt)
+                else:
+                    xx = x
+                n_all += 1
+                n_ok += one(f"{name} {dt} {shape} axis={axis}", f, npf, xx, axis)
+        v = data(dt, (2000, 600))  # views: reversed rows, column slices, transposed
+        for name, view, axis in (("rev", v[::-1], 0), ("cols", v[:, 5:405], 0),
+                                 ("T", v.T, 1), ("T0", v.T, 0), ("step", v[:, ::3], 1)):
+            n_all += 1
+            n_ok += one(f"cumsum {dt} view {name} axis={axis}", cp.cumsum, np.cumsum,
+                        view, axis)
+    print(f"scan checks: {n_ok}/{n_all} PASS")
+
+
 def checks():
+    scan_checks()
     n = (1 << 22) + 12345
     for dt in ("f4", "f8", "i4", "i8", "c8", "c16"):
         a = (rng.standard_normal(n) * 10).astype(dt) if dt[0] != "c" else \
@@ -208,6 +295,7 @@ def main():
         for name, fn in (("cumsum 2^28 f32", lambda: a32.cumsum()),
                          ("cumsum 2^27 f64", lambda: a64.cumsum()),
                          ("cumsum 16k^2 ax1", lambda: sq.cumsum(axis=1)),
+                         ("cumsum 16k^2 ax0", lambda: sq.cumsum(axis=0)),
                          ("argmax 2^28 f32", lambda: a32.argmax())):
             parts = steps.run(fn, csync)
             print(f"steps {name}: " + "; ".join(f"{w} {us:.1f} us" for w, us in parts))
@@ -217,7 +305,9 @@ def main():
     # scan tuning variants: times, and the bits against the default of the same tile size
     base = {k: getattr(red, k) for k in ("CHAIN", "CHAIN_ITEMS", "CHAIN_WINDOW", "CHAIN_KEEP",
                                          "CHAIN_SLEEP", "CHAIN_DELAY", "CHAIN_TRANSPOSE",
-                                         "CHAIN_MINB", "ARG_FAST", "ARG_LOADS", "ARG_MINB")}
+                                         "CHAIN_MINB", "CHAIN_PERSIST", "CHAIN_GROUP", "COLS",
+                                         "COL_UNROLL", "COL_WAVES", "COL_MIN_ROWS", "ARG_FAST",
+                                         "ARG_LOADS", "ARG_MINB")}
     print("defaults:", base)
     ref = {}
     chk32, chk64 = a32[: 1 << 24], a64[: 1 << 23]
@@ -225,14 +315,25 @@ def main():
     def bits():
         return (cp.asnumpy(chk32.cumsum()).tobytes(), cp.asnumpy(chk64.cumsum()).tobytes())
 
-    ref[base["CHAIN_ITEMS"]] = bits()
-    variants = ([dict(CHAIN_ITEMS=i) for i in (8, 32)] +
-                [dict(CHAIN_WINDOW=w) for w in (1, 4)] +
-                [dict(CHAIN_KEEP=1)] +
-                [dict(CHAIN_SLEEP=s) for s in (100, 400)] +
-                [dict(CHAIN_DELAY=1000)] +
-                [dict(CHAIN_TRANSPOSE=False), dict(CHAIN_MINB=0)] +
-                [dict(CHAIN=False)])
+    def bits_key():  # variants of the same tile sizes and grouping must give the same bits
+        return repr(red.CHAIN_ITEMS), red.CHAIN_GROUP
+
+    ref[bits_key()] = bits()
+    settled = ([dict(CHAIN_WINDOW=1), dict(CHAIN_KEEP=1)] +  # PROBE_ALL=1: these too
+               [dict(CHAIN_SLEEP=s) for s in (100, 400)] + [dict(CHAIN_ITEMS=8)] +
+               [dict(CHAIN_DELAY=1000), dict(CHAIN_TRANSPOSE=False), dict(CHAIN_MINB=0)])
+    small8 = {4: 16, 8: 8, 16: 8}  # 8-byte states: 8 items (registers of the prefetch)
+    variants = ([dict(CHAIN_ITEMS=32), dict(CHAIN_WINDOW=4)] +
+                (settled if os.environ.get("PROBE_ALL") else []) +
+                [dict(CHAIN=False)] +
+                # persistent blocks prefetching the next tile during the look-back
+                [dict(CHAIN_PERSIST=k) for k in (3, 4)] +
+                [dict(CHAIN_PERSIST=4, CHAIN_ITEMS=small8),
+                 dict(CHAIN_PERSIST=3, CHAIN_ITEMS={4: 32, 8: 8, 16: 8})] +
+                # two-level chain: groups of G tiles (other bits than the one-level chain)
+                [dict(CHAIN_GROUP=g) for g in (8, 16, 32)] +
+                [dict(CHAIN_GROUP=16, CHAIN_PERSIST=3, CHAIN_ITEMS=small8),
+                 dict(CHAIN_GROUP=32, CHAIN_PERSIST=4, CHAIN_ITEMS=small8)])
     for var in variants:
         red.configure(**dict(base, **var))
         try:
@@ -242,13 +343,31 @@ def main():
             same = ""
             if red.CHAIN:
                 b = bits()
-                it = red.CHAIN_ITEMS
+                it = bits_key()
                 if it in ref and b != ref[it]:
                     fails.append(f"variant {var} bits")
                     same = "  FAIL: bits differ from the default's"
                 ref.setdefault(it, b)
             print(f"variant {var}: f32 {r[0]:.1f} us ({8 * N / r[0] / 1e6:.2f} TB/s)  "
                   f"f64 {r[1]:.1f} us  16k^2 ax1 {r[2]:.1f} us{same}")
+        except Exception as e:  # noqa: BLE001
+            print(f"variant {var}: ERROR {type(e).__name__}: {str(e)[:300]}")
+    # column scans (axis 0): scan_blocks knobs; bits must not depend on COL_UNROLL
+    col_ref = None
+    chk_sq = sq[:4096, :4096]
+    for var in ([{}, dict(COLS=False)] + [dict(COL_UNROLL=u) for u in (4, 16)] +
+                [dict(COL_WAVES=w) for w in (1, 4)] + [dict(COL_MIN_ROWS=r) for r in (16, 512)]):
+        red.configure(**dict(base, **var))
+        try:
+            t = timed(csync, lambda: sq.cumsum(axis=0), reps=7)
+            same = ""
+            if set(var) <= {"COL_UNROLL"}:
+                b = cp.asnumpy(chk_sq.cumsum(axis=0)).tobytes()
+                col_ref = col_ref or b
+                if b != col_ref:
+                    fails.append(f"variant {var} column bits")
+                    same = "  FAIL: bits differ from the default's"
+            print(f"variant {var}: 16k^2 ax0 {t:.1f} us ({8 * N / t / 1e6:.2f} TB/s){same}")
         except Exception as e:  # noqa: BLE001
             print(f"variant {var}: ERROR {type(e).__name__}: {str(e)[:300]}")
     for var in ([dict(ARG_FAST=False)] + [dict(ARG_LOADS=n) for n in (2, 8)] +

@@ -25,6 +25,8 @@
 //         threads when the kept dims are innermost); also the sequential kernel for
 //         non-reorderable ops (subtract.reduce ...)
 //   scan_cols  sequential scan, one thread per line
+//   scan_blocks  scan of lines whose kept positions are innermost (columns): a thread a
+//              line, the lines split into chunks, coalesced rows
 //   scan_rows  block scan of a slice of one line with a carry from a previous pass, staged
 //              through shared memory (coalesced loads and stores)
 //   scan_chain single-pass scan of tiles with decoupled look-back (Merrill & Garland)
@@ -557,6 +559,58 @@ __device__ void scan_cols(const R& red, const char* in, char* out, const rdims& 
   }
 }
 
+// scan_blocks: the scan of many lines whose kept positions are the innermost (a column
+// scan, e.g. axis 0 of a C-contiguous matrix).  Thread m owns line m, so that a warp's
+// loads of one row are coalesced; grid.y splits the lines into S chunks of `chunk`
+// positions (block (x, s): lines x*RED_BLOCK.., positions [s*chunk, (s+1)*chunk)).  Two
+// uses of the same kernel:
+//   RED_FINAL clear: store the chunk's total (left to right) of line m at carries[s*M + m];
+//   RED_FINAL set:   the inclusive scan, left to right from carries[(s-1)*M + m] (s > 0),
+//                    which holds the chunk prefix (the totals of chunks 0..s-1 scanned in
+//                    order, by scan_cols over the totals in place).
+// Left to right within a chunk, as NumPy's accumulate; the bits depend only on `chunk`.
+// RED_COL_U loads are issued before their combines and stores (in flight together; the
+// stores cannot be hoisted past loads that may alias the output).
+#ifndef RED_COL_U
+#define RED_COL_U 8
+#endif
+template <class R>
+__device__ void scan_blocks(const R& red, const char* in, char* out, char* carries,
+                            const rdims& g, long long M, long long R_, int kd,
+                            long long ostride, long long chunk, int flags) {
+  typedef typename R::state state;
+  const long long m = (long long)blockIdx.x * RED_BLOCK + threadIdx.x;
+  if (m >= M) return;
+  const long long s = blockIdx.y;
+  long long oi, oo;
+  kept_offsets(g, kd, m, oi, oo);
+  const long long rin = g.rin[0];
+  const char* base = in + oi;
+  char* ob = out + oo;
+  const long long r0 = s * chunk;
+  const long long r1 = r0 + chunk < R_ ? r0 + chunk : R_;
+  const bool final_ = flags & RED_FINAL;
+  bool have = final_ && s > 0;
+  state acc = red.empty();
+  if (have) acc = ld<state>(carries + ((s - 1) * M + m) * (long long)sizeof(state));
+#pragma unroll 1
+  for (long long r = r0; r < r1; r += RED_COL_U) {
+    state x[RED_COL_U];
+#pragma unroll
+    for (int u = 0; u < RED_COL_U; ++u)
+      if (r + u < r1) x[u] = red.load(base + (r + u) * rin, r + u);
+#pragma unroll
+    for (int u = 0; u < RED_COL_U; ++u) {
+      if (r + u < r1) {
+        acc = have ? red.combine(acc, x[u]) : x[u];
+        have = true;
+        if (final_) red.store(ob + (r + u) * ostride, acc);
+      }
+    }
+  }
+  if (!final_) st<state>(carries + (s * M + m) * (long long)sizeof(state), acc);
+}
+
 // Warp shuffle of a state: integers narrower than 32 bits through int, others as 32-bit
 // words (as CUB's ShuffleUp; states are 4-byte aligned multiples of 4 bytes).
 template <class T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {
@@ -574,6 +628,63 @@ template <class T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) 
 
 // Shared-memory tile index with one pad slot per 32 (conflict-free strided reads).
 #define RED_SPAD(i) ((i) + ((i) >> 5))
+
+// --- the block scan shared by scan_rows and scan_chain ---------------------------------------
+// A tile of RED_BLOCK * IT positions, IT consecutive ones a thread, is scanned in three fixed
+// trees: each thread left to right over its IT elements (thread_scan), the thread totals in
+// each warp by a shuffle tree, the warp totals left to right (block_totals).  The thread's
+// exclusive prefix within the tile is then (warps before) (+) (lanes before) (tile_prefix).
+// The bits depend only on IT and RED_BLOCK.
+
+// v[k] = v[0] (+) ... (+) v[k], left to right
+template <class R, int IT>
+__device__ __forceinline__ void thread_scan(const R& red, typename R::state (&v)[IT]) {
+#pragma unroll
+  for (int k = 1; k < IT; ++k) v[k] = red.combine(v[k - 1], v[k]);
+}
+
+// The warp and block parts of the scan of the thread totals `own`: `ex` the inclusive total
+// of the lanes before this one in its warp (meaningful for lane > 0), `wp` the total of the
+// warps before this one (w > 0), `tot` the tile's total.  One __syncthreads (wsum written):
+// the caller may overwrite the tile's shared memory after it.
+template <class R> struct block_totals {
+  typedef typename R::state state;
+  state ex, wp, tot;
+  __device__ __forceinline__ block_totals(const R& red, state own, state* wsum, int lane, int w) {
+    constexpr int NW = RED_BLOCK / 32;
+    state inc = own;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {  // inclusive scan within the warp (fixed tree)
+      const state y = shfl_up(inc, d);
+      if (lane >= d) inc = red.combine(y, inc);
+    }
+    ex = shfl_up(inc, 1);
+    if (lane == 31) wsum[w] = inc;
+    __syncthreads();
+    tot = wsum[0];
+    wp = tot;
+#pragma unroll
+    for (int i = 1; i < NW; ++i) {  // the warps' totals left to right
+      if (i == w) wp = tot;
+      tot = red.combine(tot, wsum[i]);
+    }
+  }
+  // carry (+) warps before (+) lanes before: the thread's exclusive prefix when `have` says
+  // a carry is there; returns false (pre untouched) for the tile's first thread without one
+  __device__ __forceinline__ bool prefix(const R& red, bool have, const state& carry, int lane,
+                                         int w, state& pre) const {
+    pre = carry;
+    if (w > 0) {
+      pre = have ? red.combine(pre, wp) : wp;
+      have = true;
+    }
+    if (lane > 0) {
+      pre = have ? red.combine(pre, ex) : ex;
+      have = true;
+    }
+    return have;
+  }
+};
 
 // scan_rows: block (m, s) scans positions [s*chunk, (s+1)*chunk) of line m, starting from
 // carries[m*S + s - 1] (inclusive partial sums of the previous slices) when s > 0.  Tiles
@@ -617,38 +728,13 @@ __device__ void scan_rows(const R& red, const char* in, char* out, const char* c
     }
     __syncthreads();
     state v[RED_ITEMS];
-    v[0] = tile[RED_SPAD(t * RED_ITEMS)];
 #pragma unroll
-    for (int k = 1; k < RED_ITEMS; ++k)
-      v[k] = red.combine(v[k - 1], tile[RED_SPAD(t * RED_ITEMS + k)]);
-    // inclusive scan of the thread totals within the warp (fixed tree)
-    state inc = v[RED_ITEMS - 1];
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const state y = shfl_up(inc, d);
-      if (lane >= d) inc = red.combine(y, inc);
-    }
-    const state ex = shfl_up(inc, 1);  // this thread's exclusive prefix in its warp (lane > 0)
-    if (lane == 31) wsum[w] = inc;
-    __syncthreads();  // wsum written; every thread is done reading tile
-    // the warps before this one, and the whole tile, combined left to right
-    state tot = wsum[0];
-    state wp = tot;
-#pragma unroll
-    for (int j = 1; j < NW; ++j) {
-      if (j == w) wp = tot;
-      tot = red.combine(tot, wsum[j]);
-    }
-    bool hp = have;
-    state pre = carry;
-    if (w > 0) {
-      pre = hp ? red.combine(pre, wp) : wp;
-      hp = true;
-    }
-    if (lane > 0) {
-      pre = hp ? red.combine(pre, ex) : ex;
-      hp = true;
-    }
+    for (int k = 0; k < RED_ITEMS; ++k) v[k] = tile[RED_SPAD(t * RED_ITEMS + k)];
+    thread_scan(red, v);
+    const block_totals<R> bt(red, v[RED_ITEMS - 1], wsum, lane, w);  // every thread is done
+    const state tot = bt.tot;                                         // reading tile
+    state pre;
+    const bool hp = bt.prefix(red, have, carry, lane, w, pre);
 #pragma unroll
     for (int k = 0; k < RED_ITEMS; ++k)
       tile[RED_SPAD(t * RED_ITEMS + k)] = hp ? red.combine(pre, v[k]) : v[k];
@@ -692,6 +778,17 @@ __device__ void scan_rows(const R& red, const char* in, char* out, const char* c
 // CHAIN_TRANSPOSE)
 #ifndef RED_CHAIN_WT
 #define RED_CHAIN_WT 1
+#endif
+// 1: persistent blocks (reduction.py CHAIN_PERSIST blocks an SM), each taking tiles from the
+// counter until it passes the last, and issuing the next tile's loads before the current
+// tile's look-back (only with RED_CHAIN_WT); 0: one tile a block
+#ifndef RED_CHAIN_PF
+#define RED_CHAIN_PF 0
+#endif
+// two-level chain (reduction.py CHAIN_GROUP, states of 8 bytes or less): groups of
+// RED_CHAIN_G tiles (at most 32) of a line; 0: off (every tile looks back over tiles)
+#ifndef RED_CHAIN_G
+#define RED_CHAIN_G 0
 #endif
 
 __device__ __forceinline__ void lb_sleep(unsigned ns) {
@@ -744,6 +841,7 @@ __device__ __forceinline__ void lb_st16(void* p, unsigned long long a, unsigned 
 //     av[T] iv[T]; each value is published before its flag, with __threadfence between.
 template <class S, int K = (sizeof(S) <= 4 ? 0 : sizeof(S) == 8 ? 1 : 2)> struct lb_status;
 template <class S> struct lb_status<S, 0> {
+  static constexpr int BYTES = 16;  // a tile's status words
   char* base;
   typedef u64x2 raw;
   union pun {
@@ -783,6 +881,7 @@ template <class S> struct lb_status<S, 0> {
   }
 };
 template <class S> struct lb_status<S, 1> {
+  static constexpr int BYTES = 32;
   char* base;
   struct raw {
     u64x2 a, i;
@@ -976,169 +1075,116 @@ template <class T, int IT> struct vwidth {
                                                                             : 0;
 };
 
-// scan_chain: inclusive scan of M lines of R_ positions, T tiles of RED_BLOCK * IT positions
-// per line, one tile per block, in the order of a global tile counter (so a tile's
-// predecessors have all started).  Each thread owns IT consecutive positions: 16-byte vector
-// loads and stores when the line is contiguous and aligned and the tile is full, else the
-// tile is staged through shared memory (coalesced).  Block scan: thread, warp shuffles, warp
-// totals in order.  Then the tile publishes its aggregate and warp 0 looks back over
-// windows of 32 * RED_LB_P predecessors of its line until one shows an inclusive prefix
-// (lookback).
-//
-// Speed: the inclusive prefixes only move forward as fast as look-backs complete.  A
-// look-back that must walk w windows costs w poll round trips plus the left fold; if a
-// window's cost (poll, fold, a second read) exceeds the time the GPU takes to start a
-// window's worth of tiles, the walks grow until residency stalls the grid and the scan
-// runs at one window per look-back step whatever the tile size (the first version: two
-// dependent loads a poll, a 32-step fold from shared memory one load at a time, and every
-// window read twice: ~55 ns a tile).  Here a poll is one round trip for 32 * RED_LB_P
-// tiles, the walked windows stay in shared memory, and the fold pipelines its loads.
-//
-// Deterministic: the exclusive prefix of tile j is always the left fold
-// (((inc_k (+) agg_k+1) (+) agg_k+2) ... (+) agg_j-1) from the nearest inclusive prefix k,
-// and inc_j = excl_j (+) agg_j; by induction every inc_j is the left fold of agg_0..agg_j
-// whichever k the timing gave, and agg_j is a fixed tree, so the bits never depend on timing.
-template <class R, int IT>
-__device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, const rdims& g,
-                           long long M, long long R_, int kd, long long ostride, long long T,
-                           int flags) {
+// Two-level chain: the exclusive prefix of tile gt (j-th of its line, in group gj = j / G
+// of G tiles, the group's first tile j0), by warp 0 (lane 0's value counts).  Tiles only
+// publish their aggregates; the group chain carries the prefixes:
+//   excl(gt)  = gexcl(gj) (+) agg(j0) (+) ... (+) agg(j - 1), left to right;
+//   gagg(gj)  = agg(j0) (+) ... (+) agg(j0 + G - 1), left to right (the group's last tile
+//               publishes it, then gexcl (+) gagg as the group's inclusive prefix);
+//   gexcl(gj) = a look-back over the groups (lookback: the left fold of the group
+//               aggregates from the nearest group inclusive prefix, i.e. by induction the
+//               left fold of gagg(0 .. gj - 1) whatever the timing).
+// Each step of the fold has a fixed order, so the bits never depend on timing; a tile
+// folds at most G - 1 aggregates plus the groups since the nearest group prefix (the walk
+// no longer grows with the distance in tiles: the serial chain is T / G long).
+template <int G, class R, class ST>
+__device__ __forceinline__ typename R::state group_prefix(const R& red, const ST& stt,
+                                                          const ST& gst, long long gt,
+                                                          long long j, long long T,
+                                                          const typename R::state& tot,
+                                                          typename R::state* lb, int lane) {
   typedef typename R::state state;
-  typedef typename R::in_t In;
-  constexpr int N = RED_BLOCK * IT;
-  constexpr int NW = RED_BLOCK / 32;
-  __shared__ alignas(16) unsigned char smraw[RED_SPAD(N) * sizeof(state)];
-  __shared__ alignas(16) unsigned char wraw[NW * sizeof(state)];
-  constexpr int NLB = (RED_LB_NB + 1) * 32 * RED_LB_P;  // look-back windows
-  __shared__ alignas(16) unsigned char lbraw[(NLB + 1) * sizeof(state)];
-  __shared__ unsigned tile_id;
-  state* tile = reinterpret_cast<state*>(smraw);
-  state* wsum = reinterpret_cast<state*>(wraw);
-  state* lb = reinterpret_cast<state*>(lbraw);  // [NLB]: look-back windows; [NLB]: excl
-  const int t = threadIdx.x;
-  const int lane = t & 31, w = t >> 5;
-  lb_status<state> stt;
-  stt.init(tmp + 16, M * T);
-  if (t == 0) tile_id = atomicAdd(reinterpret_cast<unsigned*>(tmp), 1u);
-  __syncthreads();
-  const long long gt = (long long)tile_id;
-  const long long m = gt / T;
-  const long long j = gt - m * T;
-  long long oi, oo;
-  kept_offsets(g, kd, m, oi, oo);
-  const long long isz = g.rin[0];
-  const char* base = in + oi;
-  char* ob = out + oo;
-  const long long t0 = j * N;
-  const int n = R_ - t0 < (long long)N ? (int)(R_ - t0) : N;  // valid positions in the tile
-  state v[IT];
-  constexpr int VI = vwidth<In, IT>::W;
-  const char* tin = base + t0 * isz;
-  if (VI > 0 && (flags & RED_CONTIG) && n == N &&
-      ((unsigned long long)tin) % (unsigned long long)(VI * sizeof(In)) == 0) {
-    constexpr int VV = VI > 0 ? VI : 1;
-    constexpr int Q = IT / VV;
-    typedef vec<In, VV> VT;
-    VT x[Q];
-    if constexpr (RED_CHAIN_WT) {
-      // warp-striped (coalesced) loads of the warp's 32 * IT elements, then through shared
-      // memory to IT consecutive elements a thread (the warp's own part of the tile)
-      const int wb = w * 32 * IT;  // the warp's first position in the tile
-      const VT* pv = reinterpret_cast<const VT*>(tin + (long long)wb * isz);
-#pragma unroll
-      for (int q = 0; q < Q; ++q) x[q] = pv[q * 32 + lane];
-#pragma unroll
-      for (int q = 0; q < Q; ++q)
-#pragma unroll
-        for (int k = 0; k < VV; ++k) {
-          const int e = wb + (q * 32 + lane) * VV + k;
-          tile[RED_SPAD(e)] = red.from(x[q].v[k], t0 + e);
-        }
-      __syncwarp();
-#pragma unroll
-      for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
-    } else {
-      const VT* pv = reinterpret_cast<const VT*>(tin) + (long long)t * Q;
-      const long long rb = t0 + (long long)t * IT;
-#pragma unroll
-      for (int q = 0; q < Q; ++q) x[q] = pv[q];
-#pragma unroll
-      for (int q = 0; q < Q; ++q)
-#pragma unroll
-        for (int k = 0; k < VV; ++k) v[q * VV + k] = red.from(x[q].v[k], rb + q * VV + k);
+  static_assert(G >= 1 && G <= 32, "group size");
+  constexpr int NLB = (RED_LB_NB + 1) * 32 * RED_LB_P;
+  state* peers = lb + NLB + 1;  // [G]: the aggregates of the group's tiles before gt
+  const long long TG = (T + G - 1) / G;
+  const long long gj = j / G, j0 = gj * G;
+  const int k = (int)(j - j0);  // tiles of the group before this one
+  const long long gid = (gt - j) / T * TG + gj;
+  // the peers' aggregates: loads issued now; a tile that does not close its group waits for
+  // them only after its group look-back (both round trips overlap)
+  const bool mine = lane < k;
+  const long long q = gt - k + lane;
+  typename ST::raw pr{};
+  if (mine) pr = stt.fetch(q);
+  auto peers_in = [&]() {
+    if (mine) {
+      state v;
+      if (stt.decode(pr, q, v) == 0) v = stt.agg(q);  // (never an inclusive word here)
+      peers[lane] = v;
     }
-  } else {
-#pragma unroll
-    for (int k = 0; k < IT; ++k) {
-      const int i = k * RED_BLOCK + t;
-      tile[RED_SPAD(i)] = i < n ? red.load(tin + i * isz, t0 + i) : red.empty();
+    __syncwarp();
+  };
+  auto fold_peers = [&](bool have, state e) {  // e (+) agg(j0) (+) ... (+) agg(j - 1)
+    for (int i = 0; i < k; ++i) {
+      e = have ? red.combine(e, peers[i]) : peers[i];
+      have = true;
     }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
+    return e;
+  };
+  const bool closes = k == G - 1 && j + 1 < T;  // the group's last tile, a group follows
+  state gagg = red.empty();
+  if (closes || gj == 0) {
+    peers_in();
+    if (closes && lane == 0) {  // published before the group look-back: nobody waits on it
+      gagg = k > 0 ? red.combine(fold_peers(false, red.empty()), tot) : tot;
+      if (gj > 0) gst.put_agg(gid, gagg);
+      else gst.put_inc(gid, gagg);  // the line's first group: inclusive at once
+    }
+    if (gj == 0) return lane == 0 ? fold_peers(false, red.empty()) : red.empty();
   }
-#pragma unroll
-  for (int k = 1; k < IT; ++k) v[k] = red.combine(v[k - 1], v[k]);
-  // inclusive scan of the thread totals within the warp (fixed tree)
-  state inc = v[IT - 1];
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const state y = shfl_up(inc, d);
-    if (lane >= d) inc = red.combine(y, inc);
-  }
-  const state ex = shfl_up(inc, 1);  // this thread's exclusive prefix in its warp (lane > 0)
-  if (lane == 31) wsum[w] = inc;
-  __syncthreads();  // wsum written; every thread is done reading tile
-  state tot = wsum[0];
-  state wp = tot;
-#pragma unroll
-  for (int i = 1; i < NW; ++i) {
-    if (i == w) wp = tot;
-    tot = red.combine(tot, wsum[i]);
-  }
-  // look-back: the aggregate is published first (thread 0, before its own look-back), so
-  // that successors never wait for this tile's look-back, only for its aggregate
-  if (j == 0) {
-    if (t == 0) stt.put_inc(gt, tot);
-  } else {
-    if (t == 0) stt.put_agg(gt, tot);
-    if (w == 0) {
-      const state ex0 = lookback(red, stt, gt, gt - j, lb, lane);
-      if (lane == 0) {
-#ifdef CPN_RED_LB_SKIP  // CPU tests: withhold some inclusive prefixes (longer look-backs)
-        if (!(CPN_RED_LB_SKIP(gt)))
+  const state gx = lookback(red, gst, gid, gid - gj, lb, lane);
+  if (!closes) peers_in();
+  state ex = red.empty();
+  if (lane == 0) {
+    if (closes) {
+#ifdef CPN_RED_LB_SKIP  // CPU tests: withhold some group prefixes (longer group walks)
+      if (!(CPN_RED_LB_SKIP(gid)))
 #endif
-          stt.put_inc(gt, red.combine(ex0, tot));
-        lb[NLB] = ex0;
-      }
+        gst.put_inc(gid, red.combine(gx, gagg));
     }
+    ex = fold_peers(true, gx);  // gexcl (+) agg(j0) (+) ... (+) agg(j - 1), left to right
   }
-  __syncthreads();  // lb[NLB]: the tile's exclusive prefix
-  bool hp = j > 0;
-  state pre = hp ? lb[NLB] : red.empty();
-  if (w > 0) {
-    pre = hp ? red.combine(pre, wp) : wp;
-    hp = true;
+  return ex;
+}
+
+// Tile geometry of scan_chain's tile gt: where its input and output start, its valid
+// positions n, and whether its input takes the vector loads (full, contiguous, aligned).
+template <int IT> struct chain_tile {
+  const char* in;
+  char* out;
+  long long j, t0;
+  int n;
+  bool vin;
+  __device__ __forceinline__ void locate(long long gt, const char* in0, char* out0,
+                                         const rdims& g, int kd, long long R_, long long T,
+                                         long long isz, long long ostride, int flags,
+                                         unsigned long long valign) {
+    constexpr int N = RED_BLOCK * IT;
+    const long long m = gt / T;
+    j = gt - m * T;
+    long long oi, oo;
+    kept_offsets(g, kd, m, oi, oo);
+    t0 = j * N;
+    n = R_ - t0 < (long long)N ? (int)(R_ - t0) : N;
+    in = in0 + oi + t0 * isz;
+    out = out0 + oo + t0 * ostride;
+    vin = valign > 0 && (flags & RED_CONTIG) && n == N &&
+          ((unsigned long long)in) % valign == 0;
   }
-  if (lane > 0) {
-    pre = hp ? red.combine(pre, ex) : ex;
-    hp = true;
-  }
-  if constexpr (RED_CHAIN_WT) {
-    // the thread's scan again from its elements, still in the tile (both load paths leave
-    // them there): the same combines, the same bits, and v[] is not live (registers) across
-    // the look-back
-    v[0] = tile[RED_SPAD(t * IT)];
-#pragma unroll
-    for (int k = 1; k < IT; ++k) v[k] = red.combine(v[k - 1], tile[RED_SPAD(t * IT + k)]);
-  }
-  if (hp) {
-#pragma unroll
-    for (int k = 0; k < IT; ++k) v[k] = red.combine(pre, v[k]);
-  }
-  // store
+};
+
+// scan_chain's stores of a tile's results v (IT consecutive positions a thread) at tout:
+// vector stores (warp-striped through the warp's part of the tile, or each thread its own)
+// when the output is contiguous, aligned and the tile full, else through the tile.
+template <class R, int IT>
+__device__ __forceinline__ void chain_store(const R& red, typename R::state (&v)[IT],
+                                            typename R::state* tile, char* tout,
+                                            long long ostride, int n, int flags, int t,
+                                            int lane, int w) {
   typedef typename R::out_t Out;
+  constexpr int N = RED_BLOCK * IT;
   constexpr int VO = vwidth<Out, IT>::W;
-  char* tout = ob + t0 * ostride;
   if (VO > 0 && (flags & RED_OCONTIG) && n == N &&
       ((unsigned long long)tout) % (unsigned long long)(VO * sizeof(Out)) == 0) {
     constexpr int VV = VO > 0 ? VO : 1;
@@ -1157,7 +1203,8 @@ __device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, c
         VT y;
 #pragma unroll
         for (int k = 0; k < VV; ++k)
-          red.store(reinterpret_cast<char*>(&y.v[k]), tile[RED_SPAD(wb + (q * 32 + lane) * VV + k)]);
+          red.store(reinterpret_cast<char*>(&y.v[k]),
+                    tile[RED_SPAD(wb + (q * 32 + lane) * VV + k)]);
         pv[q * 32 + lane] = y;
       }
     } else {
@@ -1179,6 +1226,188 @@ __device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, c
       const int i = k * RED_BLOCK + t;
       if (i < n) red.store(tout + i * ostride, tile[RED_SPAD(i)]);
     }
+  }
+}
+
+// scan_chain: inclusive scan of M lines of R_ positions, T tiles of RED_BLOCK * IT positions
+// per line, one tile per block, in the order of a global tile counter (so a tile's
+// predecessors have all started).  Each thread owns IT consecutive positions: 16-byte vector
+// loads and stores when the line is contiguous and aligned and the tile is full, else the
+// tile is staged through shared memory (coalesced).  Block scan: thread, warp shuffles, warp
+// totals in order.  Then the tile publishes its aggregate and warp 0 looks back over
+// windows of 32 * RED_LB_P predecessors of its line until one shows an inclusive prefix
+// (lookback).
+//
+// Speed: the inclusive prefixes only move forward as fast as look-backs complete.  A
+// look-back that must walk w windows costs w poll round trips plus the left fold; if a
+// window's cost (poll, fold, a second read) exceeds the time the GPU takes to start a
+// window's worth of tiles, the walks grow until residency stalls the grid and the scan
+// runs at one window per look-back step whatever the tile size (the first version: two
+// dependent loads a poll, a 32-step fold from shared memory one load at a time, and every
+// window read twice: ~55 ns a tile).  Here a poll is one round trip for 32 * RED_LB_P
+// tiles, the walked windows stay in shared memory, and the fold pipelines its loads.
+// With RED_CHAIN_PF, a grid of resident blocks loops over tiles: a block claims its next
+// tile while it loads the current one and issues the next tile's loads (registers) as soon
+// as the block scan is done, so that memory stays busy while warp 0 looks back and the
+// stores go out.  No deadlock: the smallest unfinished tile is some block's current tile
+// (a block's next tile is larger than its current one), and all its predecessors are done.
+//
+// Deterministic: the exclusive prefix of tile j is always the left fold
+// (((inc_k (+) agg_k+1) (+) agg_k+2) ... (+) agg_j-1) from the nearest inclusive prefix k,
+// and inc_j = excl_j (+) agg_j; by induction every inc_j is the left fold of agg_0..agg_j
+// whichever k the timing gave, and agg_j is a fixed tree, so the bits never depend on timing.
+template <class R, int IT>
+__device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, const rdims& g,
+                           long long M, long long R_, int kd, long long ostride, long long T,
+                           int flags) {
+  typedef typename R::state state;
+  typedef typename R::in_t In;
+  constexpr int N = RED_BLOCK * IT;
+  constexpr int NW = RED_BLOCK / 32;
+  constexpr bool PF = RED_CHAIN_PF && RED_CHAIN_WT;  // persistent blocks, prefetching
+  constexpr int VI = vwidth<In, IT>::W;
+  constexpr int VV = VI > 0 ? VI : 1;
+  constexpr int Q = IT / VV;
+  typedef vec<In, VV> VT;
+  __shared__ alignas(16) unsigned char smraw[RED_SPAD(N) * sizeof(state)];
+  __shared__ alignas(16) unsigned char wraw[NW * sizeof(state)];
+  constexpr int NLB = (RED_LB_NB + 1) * 32 * RED_LB_P;  // look-back windows
+  __shared__ alignas(16) unsigned char lbraw[(NLB + 1 + (RED_CHAIN_G > 0 ? 32 : 0)) *
+                                             sizeof(state)];
+  __shared__ unsigned first_id, next_id;
+  state* tile = reinterpret_cast<state*>(smraw);
+  state* wsum = reinterpret_cast<state*>(wraw);
+  state* lb = reinterpret_cast<state*>(lbraw);  // [NLB]: look-back windows; [NLB]: excl
+  const int t = threadIdx.x;
+  const int lane = t & 31, w = t >> 5;
+  const long long NT = M * T;
+  const long long isz = g.rin[0];
+  unsigned* counter = reinterpret_cast<unsigned*>(tmp);
+  lb_status<state> stt, gst;  // tiles; groups of G tiles (two-level chain)
+  stt.init(tmp + 16, NT);
+  constexpr int G = sizeof(state) <= 8 ? RED_CHAIN_G : 0;
+  if constexpr (G > 0) gst.init(tmp + 16 + (long long)lb_status<state>::BYTES * NT, 0);
+  if (t == 0) first_id = atomicAdd(counter, 1u);
+  __syncthreads();
+  long long gt = (long long)first_id;
+  chain_tile<IT> cur, nxt;
+  if (gt < NT) cur.locate(gt, in, out, g, kd, R_, T, isz, ostride, flags, VI * sizeof(In));
+  VT x[Q];  // the warp's 32 * IT elements, warp-striped (coalesced) vector loads
+  const int wb = w * 32 * IT;  // the warp's first position in a tile
+  auto fetch = [&](const chain_tile<IT>& p) {
+    const VT* pv = reinterpret_cast<const VT*>(p.in + (long long)wb * isz);
+#pragma unroll
+    for (int q = 0; q < Q; ++q) x[q] = pv[q * 32 + lane];
+  };
+  bool have_x = false;  // x holds cur's input (loads issued during the previous tile)
+  if constexpr (PF) {
+    if (gt < NT && cur.vin) {
+      fetch(cur);
+      have_x = true;
+    }
+  }
+#pragma unroll 1
+  while (gt < NT) {  // one tile a block (PF: tiles until the counter passes NT)
+    const long long j = cur.j, t0 = cur.t0;
+    const int n = cur.n;
+    unsigned claim = 0;
+    if (PF && t == 0) claim = atomicAdd(counter, 1u);  // the next tile, claimed early
+    state v[IT];
+    if (VI > 0 && cur.vin) {
+      if constexpr (RED_CHAIN_WT) {
+        // through shared memory to IT consecutive elements a thread (the warp's own part of
+        // the tile)
+        if (!have_x) fetch(cur);
+#pragma unroll
+        for (int q = 0; q < Q; ++q)
+#pragma unroll
+          for (int k = 0; k < VV; ++k) {
+            const int e = wb + (q * 32 + lane) * VV + k;
+            tile[RED_SPAD(e)] = red.from(x[q].v[k], t0 + e);
+          }
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
+      } else {
+        const VT* pv = reinterpret_cast<const VT*>(cur.in) + (long long)t * Q;
+        const long long rb = t0 + (long long)t * IT;
+#pragma unroll
+        for (int q = 0; q < Q; ++q) x[q] = pv[q];
+#pragma unroll
+        for (int q = 0; q < Q; ++q)
+#pragma unroll
+          for (int k = 0; k < VV; ++k) v[q * VV + k] = red.from(x[q].v[k], rb + q * VV + k);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < IT; ++k) {
+        const int i = k * RED_BLOCK + t;
+        tile[RED_SPAD(i)] = i < n ? red.load(cur.in + i * isz, t0 + i) : red.empty();
+      }
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
+    }
+    thread_scan(red, v);
+    if (PF && t == 0) next_id = claim;
+    const block_totals<R> bt(red, v[IT - 1], wsum, lane, w);  // every thread is done reading
+    const state tot = bt.tot;                                 // tile; next_id visible
+    long long nx = NT;
+    if constexpr (PF) {
+      // the next tile's loads go out now, in flight during this tile's look-back and stores
+      nx = (long long)next_id;
+      have_x = false;
+      if (nx < NT) {
+        nxt.locate(nx, in, out, g, kd, R_, T, isz, ostride, flags, VI * sizeof(In));
+        if (nxt.vin) {
+          fetch(nxt);
+          have_x = true;
+        }
+      }
+    }
+    // look-back: the aggregate is published first (thread 0, before its own look-back), so
+    // that successors never wait for this tile's look-back, only for its aggregate
+    if constexpr (G > 0) {
+      if (t == 0) stt.put_agg(gt, tot);
+      if (w == 0) {
+        const state ex0 = group_prefix<G>(red, stt, gst, gt, j, T, tot, lb, lane);
+        if (lane == 0) lb[NLB] = ex0;
+      }
+    } else if (j == 0) {
+      if (t == 0) stt.put_inc(gt, tot);
+    } else {
+      if (t == 0) stt.put_agg(gt, tot);
+      if (w == 0) {
+        const state ex0 = lookback(red, stt, gt, gt - j, lb, lane);
+        if (lane == 0) {
+#ifdef CPN_RED_LB_SKIP  // CPU tests: withhold some inclusive prefixes (longer look-backs)
+          if (!(CPN_RED_LB_SKIP(gt)))
+#endif
+            stt.put_inc(gt, red.combine(ex0, tot));
+          lb[NLB] = ex0;
+        }
+      }
+    }
+    __syncthreads();  // lb[NLB]: the tile's exclusive prefix
+    state pre;
+    const bool hp = bt.prefix(red, j > 0, j > 0 ? lb[NLB] : red.empty(), lane, w, pre);
+    if constexpr (RED_CHAIN_WT) {
+      // the thread's scan again from its elements, still in the tile (both load paths leave
+      // them there): the same combines, the same bits, and v[] is not live (registers)
+      // across the look-back
+#pragma unroll
+      for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
+      thread_scan(red, v);
+    }
+    if (hp) {
+#pragma unroll
+      for (int k = 0; k < IT; ++k) v[k] = red.combine(pre, v[k]);
+    }
+    chain_store<R, IT>(red, v, tile, cur.out, ostride, n, flags, t, lane, w);
+    if constexpr (!PF) break;
+    __syncthreads();  // the tile, wsum, lb and next_id are rewritten for the next tile
+    gt = nx;
+    cur = nxt;
   }
 }
 

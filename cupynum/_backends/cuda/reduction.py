@@ -17,13 +17,19 @@ into (kept..., reduced...) C order.  Then, by which side has the smaller input s
   fill the GPU, then a second ``cols`` pass combines them.  Non-reorderable ops (no
   ``neutral``) always take ``cols`` with one slice: strictly left to right.
 
-Scans: one thread per line (``scan_cols``) when lines are many and strided, or for
-non-reorderable ops; otherwise a single-pass chained scan (``scan_chain``, decoupled
+Scans: one thread per line (``scan_cols``) for non-reorderable ops (and, with ``COLS =
+False``, when lines are many and strided); otherwise a single-pass chained scan (``scan_chain``, decoupled
 look-back: a block per tile of ``BLOCK * chain_items`` positions taken from an atomic tile
 counter, warp-striped vector loads/stores, the tile's aggregate and inclusive prefix
 published in a status array zeroed by a memset step before the launch; the look-back polls
 ``32 * CHAIN_WINDOW`` predecessors in one round trip and keeps ``CHAIN_KEEP`` windows in
-shared memory for its left fold).  ``CHAIN = False`` keeps the
+shared memory for its left fold; ``CHAIN_PERSIST``: resident blocks loop over the tiles and
+prefetch the next tile's input during the look-back; ``CHAIN_GROUP``: a two-level chain,
+tiles publish only aggregates and groups of tiles chain the prefixes, so that a look-back
+folds at most a group's tiles plus a few groups).  Many lines whose kept positions are
+innermost (column scans) take ``scan_blocks`` instead (a thread a line, coalesced rows; the
+lines cut into chunks: chunk totals, their scan in place, then the chunks from their
+prefixes).  ``CHAIN = False`` keeps the
 previous three phases: per-slice totals (``rows``), a sequential scan of the totals per
 line (``scan_cols`` over the partials, in place), and a block scan of each slice starting
 from the previous slices' total (``scan_rows``).  ``configure`` sets the tuning constants.
@@ -54,12 +60,19 @@ BLOCK = 256
 ITEMS = 8  # RED_ITEMS: elements per thread per scan tile (scan_rows)
 # Tuning of the single-pass scan (``configure`` changes them and drops the compiled kernels):
 CHAIN = True  # reorderable scans along a line take ``scan_chain`` (else the 3-phase scan)
-CHAIN_ITEMS = 16  # elements per thread of a scan_chain tile (capped: 32 KiB of states a tile)
+CHAIN_ITEMS = 16  # elements per thread of a scan_chain tile (capped: 32 KiB of states a tile;
+# an int, or a dict {state bytes: items}, 16 where a size is missing)
 CHAIN_WINDOW = 2  # RED_LB_P: predecessors polled per lane per look-back window (32 * this)
 CHAIN_KEEP = 4  # RED_LB_NB: look-back windows kept in shared memory for the fold
 CHAIN_SLEEP = 0  # RED_LB_SLEEP: ns between polls of a predecessor not yet published
 CHAIN_DELAY = 0  # RED_LB_DELAY: ns between publishing the aggregate and the first poll
 CHAIN_TRANSPOSE = True  # RED_CHAIN_WT: coalesced warp-striped vector loads/stores, transposed
+# RED_CHAIN_PF: 0: a block a tile; k > 0: k persistent blocks an SM loop over the tiles and
+# prefetch the next tile's input during the look-back (only with CHAIN_TRANSPOSE)
+CHAIN_PERSIST = 0
+# RED_CHAIN_G: two-level chain for states of 8 bytes or less: tiles publish only their
+# aggregates, groups of CHAIN_GROUP tiles (1..32) chain their prefixes; 0: off
+CHAIN_GROUP = 0
 ARG_FAST = True  # RED_ARG_FAST: arg-reductions of contiguous rows track (value, vector index)
 ARG_LOADS = 4  # RED_ARG_LOADS: 16-byte loads in flight per thread on that path
 # __launch_bounds__ minimum blocks per SM (0: none), to cap registers: scan_chain (a dict
@@ -68,6 +81,14 @@ ARG_LOADS = 4  # RED_ARG_LOADS: 16-byte loads in flight per thread on that path
 # elements for the end, so that they are not held in registers across the look-back) and
 # the arg-reductions' rows kernels
 CHAIN_MINB = {1: 5, 2: 5, 4: 5, 8: 4}
+# Scans of lines whose kept positions are innermost (column scans: axis 0 of a C-contiguous
+# matrix) take ``scan_blocks`` (a thread a line, coalesced rows, the lines cut into chunks
+# with a chunk-prefix pass) when COLS and there are COL_MIN_LINES lines or more:
+COLS = True  # else the previous choice: scan_cols (one thread a whole line) or scan_chain
+COL_UNROLL = 8  # RED_COL_U: loads in flight per thread before their combines and stores
+COL_WAVES = 2  # chunks: enough for COL_WAVES * WAVE blocks per SM ...
+COL_MIN_ROWS = 64  # ... but at least this many positions a chunk
+COL_MIN_LINES = 32  # fewer lines: a warp would idle; the chained scan does better
 ARG_MINB = 0
 MAXD = 4  # RED_MAXD
 WAVE = 8  # resident 256-thread blocks per SM (2048 threads)
@@ -106,7 +127,8 @@ def _state_size(unit: Unit) -> int:
 def kernel_names(unit: Unit) -> dict:
     base = f"cpn_{unit.family}_{unit.functor}_{_code(unit.inp)}{_code(unit.loop)}{_code(unit.out)}"
     if unit.family == "scan":
-        kinds = ("rows", "scan_cols", "scan_cols_part", "scan_rows", "scan_chain")
+        kinds = ("rows", "scan_cols", "scan_cols_part", "scan_rows", "scan_chain",
+                 "scan_blocks")
     else:
         kinds = ("rows", "rows32", "cols", "rows_part", "cols_part")
     return {k: f"{base}__{k}" for k in kinds}
@@ -114,11 +136,21 @@ def kernel_names(unit: Unit) -> dict:
 
 def chain_items(unit: Unit) -> int:
     """Elements per thread of a scan_chain tile: CHAIN_ITEMS, at most 32 KiB of states."""
-    it = max(1, min(CHAIN_ITEMS, (32768 // BLOCK) // _state_size(unit)))
+    want = CHAIN_ITEMS
+    if isinstance(want, dict):
+        want = want.get(_state_size(unit), 16)
+    it = max(1, min(int(want), (32768 // BLOCK) // _state_size(unit)))
     return 1 << (it.bit_length() - 1)
 
 
+def _chain_group() -> int:
+    """Tiles a group of the two-level chain (0: off); at most 32 (a lane a tile)."""
+    return max(0, min(32, int(CHAIN_GROUP)))
+
+
 def _chain_minb(unit: Unit) -> int:
+    if CHAIN_PERSIST > 0 and CHAIN_TRANSPOSE:  # the grid's blocks must all be resident
+        return int(CHAIN_PERSIST)
     m = CHAIN_MINB if CHAIN_TRANSPOSE else 0
     return int(m.get(_state_size(unit), 0) if isinstance(m, dict) else m)
 
@@ -196,6 +228,13 @@ def unit_source(unit: Unit) -> str:
                    f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
                    f"  cpn_red::scan_chain<Rd, {chain_items(unit)}>(red, in, out, tmp, g, M, R, kd, "
                    "ostride, T, flags);\n}\n")
+        out.append(f"{head(names['scan_blocks'])}const char* in, char* out, char* carries, "
+                   f"const {c} ident, const cpn_red::rdims g, const long long M, "
+                   "const long long R, const int kd, const long long ostride, "
+                   "const long long chunk, const int flags) {\n"
+                   f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
+                   "  cpn_red::scan_blocks<Rd>(red, in, out, carries, g, M, R, kd, ostride, "
+                   "chunk, flags);\n}\n")
     return "\n".join(out)
 
 
@@ -210,7 +249,10 @@ def program_source(units) -> str:
     if any(u.family == "scan" for u in units):  # the look-back knobs (scan_chain)
         lb = (f"#define RED_LB_P {int(CHAIN_WINDOW)}\n#define RED_LB_NB {int(CHAIN_KEEP)}\n"
               f"#define RED_LB_SLEEP {int(CHAIN_SLEEP)}\n#define RED_LB_DELAY {int(CHAIN_DELAY)}\n"
-              f"#define RED_CHAIN_WT {int(bool(CHAIN_TRANSPOSE))}\n")
+              f"#define RED_CHAIN_WT {int(bool(CHAIN_TRANSPOSE))}\n"
+              f"#define RED_CHAIN_PF {int(CHAIN_PERSIST > 0)}\n"
+              f"#define RED_CHAIN_G {_chain_group()}\n"
+              f"#define RED_COL_U {int(COL_UNROLL)}\n")
     if any(u.family == "arg" for u in units):  # the arg fast path's knobs (rows)
         lb += f"#define RED_ARG_FAST {int(bool(ARG_FAST))}\n#define RED_ARG_LOADS {int(ARG_LOADS)}\n"
     head = [lb + "#define CPN_RED_COMPLEX" if cplx else lb,
@@ -236,7 +278,7 @@ def _layout(unit: Unit, kind: str):
         items = [p, p, sc, sc, dims, q, q, i, i, q, i, i]
         if unit.family == "sqdev":
             items.append(p)
-    elif kind == "scan_chain":
+    elif kind in ("scan_chain", "scan_blocks"):
         items = [p, p, p, sc, dims, q, q, i, q, q, i]
     elif kind in ("scan_cols", "scan_cols_part"):
         items = [p, p, sc, dims, q, q, i, i, q, i]
@@ -694,6 +736,9 @@ def _plan_scan(unit, src, out, axis, seq):
     kmin = min((abs(s) for s, n in zip(kin, kshape) if n > 1), default=1 << 62)
     steps, temps = [], []
     d0 = _dims(kshape, kin, kout, (R,), (rin,))
+    if not seq and COLS and abs(rin) > kmin and M >= COL_MIN_LINES:
+        steps, temps = _plan_scan_blocks(unit, M, R, kd, d0, ostride, ssize)
+        return steps, temps, compact
     if seq or (abs(rin) > kmin and M >= sm_count() * BLOCK):
         steps.append((prepared(unit, "scan_cols"), (-(-M // BLOCK), 1),
                       [None, None, _IDENT, *d0, M, R, kd, 1, ostride, 1],
@@ -702,8 +747,9 @@ def _plan_scan(unit, src, out, axis, seq):
     if CHAIN:
         T = -(-R // (BLOCK * chain_items(unit)))
         ntiles = M * T
-        if ssize <= 8:  # packed status words (lb_status): 16 or 32 bytes a tile
-            zero = total = 16 + (16 if ssize <= 4 else 32) * ntiles
+        if ssize <= 8:  # packed status words (lb_status): 16 or 32 bytes a tile (or group)
+            groups = M * -(-T // _chain_group()) if _chain_group() else 0
+            zero = total = 16 + (16 if ssize <= 4 else 32) * (ntiles + groups)
         else:
             zero = 16 + -(-4 * ntiles // 16) * 16
             total = zero + 2 * ntiles * ssize
@@ -711,7 +757,10 @@ def _plan_scan(unit, src, out, axis, seq):
         steps.append((_MEMSET, zero, [], [(0, 0)]))
         flags = ((2 if rin == src.dtype.itemsize else 0) |
                  (16 if ostride == out.dtype.itemsize else 0))
-        steps.append((prepared(unit, "scan_chain"), (ntiles, 1),
+        grid = ntiles
+        if CHAIN_PERSIST > 0 and CHAIN_TRANSPOSE:  # resident blocks loop over the tiles
+            grid = min(ntiles, CHAIN_PERSIST * sm_count())
+        steps.append((prepared(unit, "scan_chain"), (grid, 1),
                       [None, None, None, _IDENT, *d0, M, R, kd, ostride, T, flags],
                       [(0, "in"), (1, "out"), (2, 0)]))
         return steps, temps, compact
@@ -732,6 +781,27 @@ def _plan_scan(unit, src, out, axis, seq):
                   [None, None, None, _IDENT, *d0, M, R, kd, 1, ostride, chunk, S],
                   [(0, "in"), (1, "out")] + ([(2, 0)] if S > 1 else [(2, "in")])))
     return steps, temps, compact
+
+
+def _plan_scan_blocks(unit, M, R, kd, d0, ostride, ssize):
+    """Column scan (``scan_blocks``): the lines cut into S chunks; with S > 1, chunk totals
+    (S - 1 of them a line, laid out [chunk][line]), their scan along the chunks in place
+    (``scan_cols_part``: fixed order), then each chunk scanned from its prefix."""
+    bx = -(-M // BLOCK)
+    S = max(1, min(-(-COL_WAVES * WAVE * sm_count() // bx), R // max(COL_MIN_ROWS, 1)))
+    chunk = -(-R // S)
+    S = -(-R // chunk)
+    scan = prepared(unit, "scan_blocks")
+    if S == 1:
+        return [(scan, (bx, 1), [None, None, None, _IDENT, *d0, M, R, kd, ostride, chunk, 1],
+                 [(0, "in"), (1, "out"), (2, "in")])], []
+    totals = _dims((M,), (ssize,), (ssize,), (S - 1,), (M * ssize,))
+    return [(scan, (bx, S - 1), [None, None, None, _IDENT, *d0, M, R, kd, ostride, chunk, 0],
+             [(0, "in"), (1, "out"), (2, 0)]),
+            (prepared(unit, "scan_cols_part"), (bx, 1),
+             [None, None, _IDENT, *totals, M, S - 1, 1, 1, M * ssize, 0], [(0, 0), (1, 0)]),
+            (scan, (bx, S), [None, None, None, _IDENT, *d0, M, R, kd, ostride, chunk, 1],
+             [(0, "in"), (1, "out"), (2, 0)])], [(S - 1) * M * ssize]
 
 
 # --- the default set ------------------------------------------------------------------------
