@@ -415,3 +415,143 @@ def test_eig_unpaired_imaginary_rounding_is_real():
     want = w.copy()
     want[0, [0, 3]] = want[0, [0, 3]].real
     assert np.array_equal(got, want) and got.dtype == w.dtype
+
+
+# --- stacks: the CUDA backend sends these to the batched library routines -------------------
+# (getrf/getrsBatched, potrfBatched, syevjBatched, gesvdjBatched, geqrfBatched for small n;
+# the sizes straddle the knobs' limits in cuda/solver.py so both paths run on a GPU)
+
+def _singular_member(a, index):
+    """a copy of the stack a whose matrix ``index`` has a zero row: exactly singular in
+    floating point too (elimination keeps the row zero, so U gets an exact zero pivot)."""
+    a = a.copy()
+    a[index, 1] = 0
+    return a
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [3, 33, 70])
+@pytest.mark.parametrize("batch", [(6,), (2, 3)])
+def test_stacked_solve_inv_det(dtype, n, batch):
+    r = RTOL[dtype] * 10
+    a = well(n, dtype, batch)
+    b = rand(batch + (n, 3), dtype, 1)
+    compare(lambda xp, a, b: xp.linalg.solve(a, b), a, b, rtol=r, atol=r)
+    compare(lambda xp, a: xp.linalg.inv(a), a, rtol=r, atol=r)
+    compare(lambda xp, a: xp.linalg.slogdet(a), a, rtol=r, atol=r)
+    if n < 30:  # det of n * I + noise overflows nothing here, but its rtol grows with n
+        compare(lambda xp, a: xp.linalg.det(a), a, rtol=r)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("n", [4, 70])
+def test_stacked_singular_member(dtype, n):
+    """One singular matrix in a stack: solve/inv raise LinAlgError as NumPy does, det and
+    slogdet give 0 and (0, -inf) for that member only."""
+    a = _singular_member(well(n, dtype, (5,)), 3)
+    b = rand((5, n, 2), dtype, 1)
+    compare(lambda xp, a, b: xp.linalg.solve(a, b), a, b)
+    compare(lambda xp, a: xp.linalg.inv(a), a)
+    sign, logdet = (h(x) for x in cp.linalg.slogdet(cp.asarray(a)))
+    es, el = np.linalg.slogdet(a)
+    assert sign.dtype == es.dtype and logdet.dtype == el.dtype
+    assert sign[3] == 0 and logdet[3] == -np.inf
+    ok = [0, 1, 2, 4]
+    r = RTOL[dtype] * 10
+    np.testing.assert_allclose(sign[ok], es[ok], rtol=r, atol=r)
+    np.testing.assert_allclose(logdet[ok], el[ok], rtol=r, atol=r)
+    assert h(cp.linalg.det(cp.asarray(a)))[3] == 0
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [4, 70])
+def test_stacked_cholesky(dtype, n):
+    r = RTOL[dtype] * 10 * n
+    a = hpd(n, dtype, (2, 3))
+    compare(lambda xp, a: xp.linalg.cholesky(a), a, rtol=r, atol=r)
+    compare(lambda xp, a: xp.linalg.cholesky(a, upper=True), a, rtol=r, atol=r)
+    bad = a.copy()
+    bad[1, 2] = -bad[1, 2]  # one member not positive definite
+    compare(lambda xp, a: xp.linalg.cholesky(a), bad)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [4, 32, 33])
+def test_stacked_eigh(dtype, n):
+    """Eigenvalues ascending, as NumPy's; vectors checked by A V = V diag(w)."""
+    a = hpd(n, dtype, (6,))
+    r = RTOL[dtype] * 100 * n
+    compare(lambda xp, a: xp.linalg.eigvalsh(a), a, rtol=r, atol=r)
+    w, v = (h(x) for x in cp.linalg.eigh(cp.asarray(a)))
+    ew, ev = np.linalg.eigh(a)
+    assert w.dtype == ew.dtype and v.dtype == ev.dtype and v.shape == ev.shape
+    assert (np.diff(w, axis=-1) >= 0).all()
+    np.testing.assert_allclose(w, ew, rtol=r, atol=r)
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], rtol=r, atol=r * 10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(6, 5, 3), (6, 3, 5), (4, 32, 32), (3, 33, 20)])
+@pytest.mark.parametrize("full", [True, False])
+def test_stacked_svd(dtype, shape, full):
+    """Singular values descending, as NumPy's; U, Vh orthonormal and reconstructing A."""
+    a = rand(shape, dtype)
+    r = RTOL[dtype] * 100
+    u, s, vh = (h(x) for x in cp.linalg.svd(cp.asarray(a), full_matrices=full))
+    eu, es, evh = np.linalg.svd(a, full_matrices=full)
+    assert (u.shape, s.shape, vh.shape) == (eu.shape, es.shape, evh.shape)
+    assert (u.dtype, s.dtype, vh.dtype) == (eu.dtype, es.dtype, evh.dtype)
+    assert (np.diff(s, axis=-1) <= 0).all()
+    np.testing.assert_allclose(s, es, rtol=r, atol=r)
+    k = min(shape[-2:])
+    np.testing.assert_allclose((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a,
+                               rtol=r, atol=r)
+    uh_u = np.conj(np.swapaxes(u, -1, -2)) @ u
+    np.testing.assert_allclose(uh_u, np.broadcast_to(np.eye(u.shape[-1]), uh_u.shape), atol=r)
+    compare(lambda xp, a: xp.linalg.svd(a, compute_uv=False), a, rtol=r, atol=r)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(6, 5, 3), (6, 4, 4), (2, 3, 70, 40)])
+def test_stacked_qr(dtype, shape):
+    a = rand(shape, dtype)
+    r = RTOL[dtype] * 100
+    q, rr = (h(x) for x in cp.linalg.qr(cp.asarray(a)))
+    eq, er = np.linalg.qr(a)
+    assert q.shape == eq.shape and rr.shape == er.shape and q.dtype == eq.dtype
+    np.testing.assert_allclose(q @ rr, a, rtol=r, atol=r)
+    np.testing.assert_allclose(np.triu(rr), rr)
+    np.testing.assert_allclose(np.abs(h(cp.linalg.qr(cp.asarray(a), mode="r"))), np.abs(er),
+                               rtol=r, atol=r)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda xp, a: xp.linalg.solve(a, a), lambda xp, a: xp.linalg.inv(a),
+    lambda xp, a: xp.linalg.det(a), lambda xp, a: xp.linalg.slogdet(a),
+    lambda xp, a: xp.linalg.cholesky(a), lambda xp, a: xp.linalg.eigvalsh(a),
+    lambda xp, a: xp.linalg.eigh(a), lambda xp, a: xp.linalg.svd(a, compute_uv=False),
+    lambda xp, a: xp.linalg.svd(a), lambda xp, a: xp.linalg.qr(a)])
+@pytest.mark.parametrize("shape", [(0, 3, 3), (2, 0, 3, 3)])
+def test_stacked_empty_batch(fn, shape):
+    compare(fn, np.zeros(shape))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_batched_and_looped_paths_agree(dtype, monkeypatch):
+    """On CUDA: the batched routines and the per-matrix loop give the same answers."""
+    from cupynum._backends.cuda import solver
+
+    a = well(8, dtype, (5,))
+    p = hpd(8, dtype, (5,))
+    r = RTOL[dtype] * 100
+    results = []
+    for batched in (False, True):
+        monkeypatch.setattr(solver, "BATCHED", batched)
+        x = cp.asarray(a)
+        results.append([h(cp.linalg.solve(x, x[..., :2])), h(cp.linalg.slogdet(x)[1]),
+                        h(cp.linalg.cholesky(cp.asarray(p))), h(cp.linalg.eigvalsh(x)),
+                        h(cp.linalg.svd(x, compute_uv=False)),
+                        np.abs(h(cp.linalg.qr(x, mode="r")))])
+    for loop, batch in zip(*results):
+        np.testing.assert_allclose(batch, loop, rtol=r, atol=r)

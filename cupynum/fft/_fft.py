@@ -123,8 +123,8 @@ def _c2c(x, axes, sizes, forward, norm):
     for g in groups:
         x = _run(x, g, "c2c", forward, dt)
     s = _scale(norm, total, forward)
-    if s is not None and x._size:
-        x = _cp().multiply(x, s)
+    if s is not None and x._size:  # in place when x is our fresh result: no new block
+        x = _cp().multiply(x, s, out=x) if groups else _cp().multiply(x, s)
     return x
 
 
@@ -213,8 +213,8 @@ def _rfftn(a, axes, s, norm):
             total *= n
         x = _c2c(x, axes[:-1], rest_s, True, "backward")
     sc = _scale(norm, total, True)
-    if sc is not None and x._size:
-        x = _cp().multiply(x, sc)
+    if sc is not None and x._size:  # x is our fresh result: scale it in place
+        x = _cp().multiply(x, sc, out=x)
     return x
 
 
@@ -233,8 +233,8 @@ def _irfftn(a, axes, s, norm, last_n):
     x = _resize(x, last, last_n // 2 + 1)
     x = _run(x, [last], "c2r", False, _rdtype(cdt), last_n)
     sc = _scale(norm, total, False)
-    if sc is not None and x._size:
-        x = _cp().multiply(x, sc)
+    if sc is not None and x._size:  # x is our fresh result: scale it in place
+        x = _cp().multiply(x, sc, out=x)
     return x
 
 

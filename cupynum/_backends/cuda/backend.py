@@ -95,8 +95,9 @@ class CudaBackend:
         if dst._size == 0:
             return
         if src.dtype == dst.dtype:
-            if src._c_contig and dst._c_contig:
-                memory.memcpy_dtod(_ptr(dst), _ptr(src), dst._size * dst.dtype.itemsize)
+            if src._c_contig and dst._c_contig:  # (slice assignment's hot path: flat)
+                memory.memcpy_dtod(dst._buf.ptr + dst._offset, src._buf.ptr + src._offset,
+                                   dst._size * dst.dtype.itemsize)
                 return
             from .indexing import try_transpose_copy
 
@@ -227,7 +228,7 @@ class CudaBackend:
     def slogdet(self, a, sign, logabsdet) -> None:
         from . import solver
 
-        d, piv, _ = solver.slogdet(self, a)  # n values per matrix come to the host
+        d, piv, infos = solver.slogdet(self, a)  # n values per matrix come to the host
         n = a._shape[-1]
         swaps = (piv != np.arange(1, n + 1, dtype=np.int32)).sum(axis=-1) % 2
         with np.errstate(divide="ignore"):
@@ -236,6 +237,11 @@ class CudaBackend:
             s = np.prod(ph, axis=-1) * np.where(swaps, -1, 1)
             s = np.where((mag == 0).any(axis=-1), 0, s)
             la = np.log(mag).sum(axis=-1)
+        # info > 0: an exact zero pivot.  Batched getrf may leave NaN after it on the diagonal
+        # where LAPACK leaves numbers, so set NumPy's answer for a singular matrix directly.
+        singular = infos > 0
+        s = np.where(singular, 0, s)
+        la = np.where(singular, -np.inf, la)
         self.write_host(sign, s.astype(sign.dtype))
         self.write_host(logabsdet, la.astype(logabsdet.dtype))
 

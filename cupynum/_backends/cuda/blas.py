@@ -34,6 +34,19 @@ _SCALAR = {"e": np.float32, "f": np.float32, "d": np.float64, "F": np.complex64,
 OP_N, OP_T, OP_C = 0, 1, 2
 _INT_MAX = 2**31 - 1
 
+# --- GEMM knobs (benchmarks/probes/gemm_fft_probe.py times each; defaults = today's path) ---
+# "gemm_ex": cublasGemmEx / GemmStridedBatchedEx for every dtype;  "typed": the typed
+# {s,d,c,z}gemm[StridedBatched] for float32/64 and complex (float16 stays on GemmEx).
+GEMM_API = "gemm_ex"
+# cublasGemmAlgo_t passed to the Ex calls: -1 CUBLAS_GEMM_DEFAULT, 99 DEFAULT_TENSOR_OP.
+GEMM_ALGO = -1
+# 0: cuBLAS's own workspace; > 0: a workspace of this many bytes from our pool, given to the
+# handle with cublasSetWorkspace (re-given after every set_stream, which resets it).
+GEMM_WORKSPACE_BYTES = 0
+# cublasMath_t for the handle: 0 DEFAULT_MATH (no TF32: float32 stays true float32).
+MATH_MODE = 0
+_TYPED_GEMM = {"f": "sgemm", "d": "dgemm", "F": "cgemm", "D": "zgemm"}
+
 
 def lib():
     """``nvmath.bindings.cublas`` (imported on first use)."""
@@ -52,12 +65,26 @@ def handle() -> int:
     cb = lib()
     if h is None:
         h = cb.create()
-        cb.set_math_mode(h, 0)  # CUBLAS_DEFAULT_MATH: no TF32 for float32
-        _tls.handle, _tls.stream = h, None
-    if _tls.stream != stream:
-        cb.set_stream(h, stream)
-        _tls.stream = stream
+        _tls.handle, _tls.stream, _tls.math_mode, _tls.ws_bytes = h, None, None, 0
+        _tls.workspace = None
+    if (_tls.stream != stream or _tls.math_mode != MATH_MODE
+            or _tls.ws_bytes != GEMM_WORKSPACE_BYTES):
+        _configure(cb, h, stream)
     return h
+
+
+def _configure(cb, h, stream) -> None:
+    """Bind the handle to ``stream`` and apply the knobs (only when one of them changed)."""
+    cb.set_stream(h, stream)  # also resets a user workspace to cuBLAS's default
+    _tls.stream = stream
+    cb.set_math_mode(h, MATH_MODE)
+    _tls.math_mode = MATH_MODE
+    if GEMM_WORKSPACE_BYTES:
+        ws = _tls.workspace
+        if ws is None or ws.nbytes < GEMM_WORKSPACE_BYTES:
+            ws = _tls.workspace = memory.alloc(GEMM_WORKSPACE_BYTES, stream)
+        cb.set_workspace(h, ws.ptr, ws.nbytes)
+    _tls.ws_bytes = GEMM_WORKSPACE_BYTES
 
 
 # --- helpers shared with solver.py / fft.py ------------------------------------------------
@@ -204,12 +231,22 @@ def matmul(backend, a, b, out) -> None:
     dt = DATA_TYPE[char]
     big = max(m, n, k, lda, ldb) > _INT_MAX or nbatch > _INT_MAX
     # column-major: C^T (n x m, ldc = n) = op(B^T) (n x k) @ op(A^T) (k x m)
+    typed = GEMM_API == "typed" and char in _TYPED_GEMM
+    suffix = "_64" if big else ""
     if nbatch == 1:  # the plain GEMM: its heuristics may pick another kernel than batch 1
-        fn = cb.gemm_ex_64 if big else cb.gemm_ex
-        fn(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, ptr(a), dt, lda,
-           beta, ptr(out), dt, n, COMPUTE[char], -1)  # -1: CUBLAS_GEMM_DEFAULT
+        if typed:
+            getattr(cb, _TYPED_GEMM[char] + suffix)(h, opb, opa, n, m, k, alpha, ptr(b), ldb,
+                                                    ptr(a), lda, beta, ptr(out), n)
+        else:
+            getattr(cb, "gemm_ex" + suffix)(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb,
+                                            ptr(a), dt, lda, beta, ptr(out), dt, n,
+                                            COMPUTE[char], GEMM_ALGO)
+    elif typed:
+        getattr(cb, _TYPED_GEMM[char] + "_strided_batched" + suffix)(
+            h, opb, opa, n, m, k, alpha, ptr(b), ldb, sb, ptr(a), lda, sa, beta, ptr(out), n,
+            m * n, nbatch)
     else:
-        fn = cb.gemm_strided_batched_ex_64 if big else cb.gemm_strided_batched_ex
-        fn(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa,
-           beta, ptr(out), dt, n, m * n, nbatch, COMPUTE[char], -1)
+        getattr(cb, "gemm_strided_batched_ex" + suffix)(
+            h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa, beta,
+            ptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
     del keep

@@ -12,7 +12,7 @@ import collections
 import threading
 
 
-from . import runtime
+from . import memory, runtime
 from .blas import empty
 
 _lib = None
@@ -23,6 +23,65 @@ FORWARD, INVERSE = -1, 1
 # cufftType per (kind, real/complex double?)
 _TYPES = {("c2c", False): 0x29, ("r2c", False): 0x2A, ("c2r", False): 0x2C,
           ("c2c", True): 0x69, ("r2c", True): 0x6A, ("c2r", True): 0x6C}
+
+# --- knobs (benchmarks/probes/gemm_fft_probe.py times each; defaults = today's path) -------
+# How plans are made: "many64" cufftMakePlanMany64; "many" cufftMakePlanMany (32-bit sizes,
+# what CuPy calls; falls back to many64 when a size exceeds int32); "xt" cufftXtMakePlanMany
+# (executed with cufftXtExec); "1d" cufftMakePlan1d for one transformed axis (else "many").
+PLAN_API = "many64"
+# Work area: "auto" cuFFT allocates it at plan time (cudaMalloc, outside our pool); "pool"
+# auto-allocation off and a buffer from our pool, held with the plan (as CuPy does).
+WORK_AREA = "pool"  # H200, c2c 2^24 c64: 269 us vs 277 us with "auto" (CuPy 274)
+_INT32_MAX = 2**31 - 1
+# cudaDataType_t (input, output, execution) per (kind, double) for the Xt API
+_XT_TYPES = {("c2c", False): (4, 4, 4), ("r2c", False): (0, 4, 4), ("c2r", False): (4, 0, 4),
+             ("c2c", True): (5, 5, 5), ("r2c", True): (1, 5, 5), ("c2r", True): (5, 1, 5)}
+
+
+class _Plan:
+    """A cuFFT plan handle with what executing it needs: how it was made (Xt plans run
+    through cufftXtExec) and the work area it owns when WORK_AREA == "pool"."""
+
+    __slots__ = ("handle", "xt", "work")
+
+    def __init__(self, handle, xt, work):
+        self.handle, self.xt, self.work = handle, xt, work
+
+
+def _make_plan(cf, kind, double, shape, batch, stream) -> _Plan:
+    plan = cf.create()
+    pool_work = WORK_AREA == "pool"
+    if pool_work:
+        cf.set_auto_allocation(plan, 0)
+    api = PLAN_API
+    if api in ("many", "1d") and max(max(shape), batch, _prod(shape) * batch) > _INT32_MAX:
+        api = "many64"
+    n = list(shape)
+    if api == "xt":
+        itype, otype, etype = _XT_TYPES[(kind, double)]
+        size = cf.xt_make_plan_many(plan, len(n), n, 0, 1, 0, itype, 0, 1, 0, otype, batch,
+                                    etype)
+    elif api == "1d" and len(n) == 1:
+        size = cf.make_plan1d(plan, n[0], _TYPES[(kind, double)], batch)
+    elif api in ("many", "1d"):
+        size = cf.make_plan_many(plan, len(n), n, 0, 1, 0, 0, 1, 0, _TYPES[(kind, double)],
+                                 batch)
+    else:
+        size = cf.make_plan_many64(plan, len(n), n, 0, 1, 0, 0, 1, 0, _TYPES[(kind, double)],
+                                   batch)
+    cf.set_stream(plan, stream)
+    work = None
+    if pool_work and size:
+        work = memory.alloc(int(size), stream)
+        cf.set_work_area(plan, work.ptr)
+    return _Plan(plan, api == "xt", work)
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def lib():
@@ -35,22 +94,19 @@ def lib():
 
 
 def _plan(kind, double, shape, batch, stream):
-    key = (threading.get_ident(), stream, kind, double, shape, batch)
+    key = (threading.get_ident(), stream, kind, double, shape, batch, PLAN_API, WORK_AREA)
     with _lock:
         plan = _plans.get(key)
         if plan is not None:
             _plans.move_to_end(key)
             return plan
     cf = lib()
-    plan = cf.create()
-    cf.make_plan_many64(plan, len(shape), list(shape), 0, 1, 0, 0, 1, 0,
-                        _TYPES[(kind, double)], batch)
-    cf.set_stream(plan, stream)
+    plan = _make_plan(cf, kind, double, shape, batch, stream)
     with _lock:
         _plans[key] = plan
         while len(_plans) > PLAN_CACHE_SIZE:
             _, old = _plans.popitem(last=False)
-            cf.destroy(old)
+            cf.destroy(old.handle)  # its work area returns to the pool after queued work
     return plan
 
 
@@ -59,7 +115,7 @@ def clear_plan_cache() -> None:
         plans = list(_plans.values())
         _plans.clear()
     for p in plans:
-        lib().destroy(p)
+        lib().destroy(p.handle)
 
 
 def fft(backend, x, out, kind: str, rank: int, forward: bool) -> None:
@@ -77,11 +133,16 @@ def fft(backend, x, out, kind: str, rank: int, forward: bool) -> None:
     cf = lib()
     xp = x._buf.ptr + x._offset
     op = out._buf.ptr + out._offset
-    if kind == "c2c":
-        (cf.exec_z2z if double else cf.exec_c2c)(plan, xp, op, FORWARD if forward else INVERSE)
-    elif kind == "r2c":
-        (cf.exec_d2z if double else cf.exec_r2c)(plan, xp, op)
-    else:  # c2r overwrites its input: work on a copy
+    if kind == "c2r":  # c2r overwrites its input: work on a copy
         tmp = empty(x._shape, x.dtype)
         backend.copy(x, tmp)
-        (cf.exec_z2d if double else cf.exec_c2r)(plan, tmp._buf.ptr, op)
+        xp = tmp.ptr
+    h = plan.handle
+    if plan.xt:
+        cf.xt_exec(h, xp, op, FORWARD if forward else INVERSE)
+    elif kind == "c2c":
+        (cf.exec_z2z if double else cf.exec_c2c)(h, xp, op, FORWARD if forward else INVERSE)
+    elif kind == "r2c":
+        (cf.exec_d2z if double else cf.exec_r2c)(h, xp, op)
+    else:
+        (cf.exec_z2d if double else cf.exec_c2r)(h, xp, op)

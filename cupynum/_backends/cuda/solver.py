@@ -7,6 +7,12 @@ the results into the caller's C-contiguous outputs through strided views (no tra
 needed: the backend's copy reads any layout).  ``info`` from every matrix is read back to
 the host at the end (one sync point): that is how the frontend raises ``LinAlgError``
 exactly where NumPy does.  Handles are per thread and bound to the current stream.
+
+Stacks of small matrices go to the batched library routines instead of the Python loop
+(one call for the whole stack): cuBLAS ``getrfBatched``/``getrsBatched`` (solve, inv,
+slogdet, det) and ``geqrfBatched`` (qr), cuSOLVER ``potrfBatched`` (cholesky),
+``syevjBatched`` (eigh, n <= 32) and ``gesvdjBatched`` (svd, m, n <= 32).  The knobs below
+choose where; the probe ``benchmarks/probes/linalg_batched_probe.py`` times both sides.
 """
 from __future__ import annotations
 
@@ -14,7 +20,7 @@ import threading
 
 import numpy as np
 
-from . import memory, runtime
+from . import blas, memory, runtime
 from .blas import Temp, colmajor_copy, empty, ptr
 
 _lib = None
@@ -22,6 +28,20 @@ _tls = threading.local()
 _PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}
 LOWER, UPPER = 0, 1  # cublasFillMode_t
 OP_N = 0
+
+# --- knobs: when a stack goes to a batched routine (the probe overrides these) --------------
+BATCHED = True             # False: always loop (today's path), for comparison
+BATCHED_MIN_BATCH = 2      # a single matrix always takes the unbatched routine
+LU_BATCHED_MAX_N = 64      # cuBLAS getrf/getrsBatched: one CTA per matrix, small n only
+QR_BATCHED_MAX_N = 64      # cuBLAS geqrfBatched (orgqr has no batched form: still looped)
+CHOLESKY_BATCHED_MAX_N = 64    # cuSOLVER potrfBatched
+# Stacked eigh: syevjBatched (its own limit is n <= 32), then XsyevBatched.  Measured on the
+# H200 (linalg_batched_probe): syevj is fastest to n = 32; at n = 64 and 128 XsyevBatched takes
+# 0.6-1.2 ms where the loop over syevd takes 12-53 ms; larger n is unmeasured, so it loops.
+EIGH_BATCHED = "auto"      # "auto" (the rule above), "syevj", "xsyev", "loop"
+EIGH_SYEVJ_MAX_N = 32
+EIGH_BATCHED_MAX_N = 128
+SVD_BATCHED_MAX_N = 32     # gesvdjBatched's own limit is m, n <= 32
 
 
 def lib():
@@ -66,6 +86,58 @@ def _strided(t: Temp, shape, strides_elems, offset_elems=0) -> Temp:
                 offset=t._offset + offset_elems * s)
 
 
+# --- batched routines: one library call for a stack of matrices ----------------------------
+
+def _use_batched(nb: int, n: int, max_n: int) -> bool:
+    return BATCHED and nb >= BATCHED_MIN_BATCH and n <= max_n
+
+
+def _pointer_array(base: int, stride_bytes: int, count: int):
+    """A device array of the ``count`` pointers base, base + stride, ...: the batched
+    routines take a stack as one pointer per matrix.  (The host array may go when the
+    copy call returns: memory.memcpy_htod stages pageable memory.)"""
+    host = np.uint64(base) + np.uint64(stride_bytes) * np.arange(count, dtype=np.uint64)
+    buf = memory.alloc(max(count, 1) * 8)
+    memory.memcpy_htod(buf.ptr, host)
+    return buf
+
+
+def _lu_batched(af: Temp, nb: int, n: int):
+    """cuBLAS getrfBatched on the column-major stack ``af`` (in place).  Returns the
+    pointer array, the pivots (nb, n; 1-based as LAPACK's) and the device infos."""
+    aptrs = _pointer_array(af.ptr, n * n * af.dtype.itemsize, nb)
+    ipiv = memory.alloc(nb * n * 4)
+    info = memory.alloc(nb * 4)
+    getrf = getattr(blas.lib(), _PREFIX[af.dtype.char] + "getrf_batched")
+    getrf(blas.handle(), n, aptrs.ptr, n, ipiv.ptr, info.ptr, nb)
+    return aptrs, ipiv, info
+
+
+def _solve_batched(af: Temp, bf: Temp, nb, n, k):
+    """LU-factor and solve in two calls; returns the getrf infos (device)."""
+    aptrs, ipiv, info = _lu_batched(af, nb, n)
+    bptrs = _pointer_array(bf.ptr, n * k * af.dtype.itemsize, nb)
+    arg_info = np.zeros(1, np.int32)  # getrsBatched reports bad arguments on the host
+    getrs = getattr(blas.lib(), _PREFIX[af.dtype.char] + "getrs_batched")
+    getrs(blas.handle(), OP_N, n, k, aptrs.ptr, n, ipiv.ptr, bptrs.ptr, n,
+          arg_info.ctypes.data, nb)
+    if arg_info[0] < 0:
+        raise ValueError(f"getrsBatched: invalid argument {-int(arg_info[0])}")
+    del aptrs, bptrs  # the pool reuses them only after the queued calls
+    return info
+
+
+def _jacobi_params(kind: str) -> int:
+    """This thread's syevj / gesvdj parameter object (default tolerance and sweeps; sorted
+    results: ascending eigenvalues, descending singular values, as NumPy's)."""
+    attr = kind + "_info"
+    p = getattr(_tls, attr, None)
+    if p is None:
+        p = getattr(lib(), "create_" + kind + "_info")()
+        setattr(_tls, attr, p)
+    return p
+
+
 def solve(backend, a, b, x) -> np.ndarray:
     """x = solve(a, b): a (B, n, n), b (B, n, k), x (B, n, k) C-contiguous. Returns the
     getrf infos (> 0: singular)."""
@@ -75,6 +147,10 @@ def solve(backend, a, b, x) -> np.ndarray:
     h = handle()
     af = colmajor_copy(backend, a)
     bf = colmajor_copy(backend, b)
+    if _use_batched(nb, n, LU_BATCHED_MAX_N):
+        info = _solve_batched(af, bf, nb, n, k)
+        backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
+        return _infos(info, nb)
     ipiv = memory.alloc(max(nb * n, 1) * 4)
     info = memory.alloc(max(nb, 1) * 4)
     info2 = memory.alloc(4)
@@ -98,15 +174,18 @@ def slogdet(backend, a):
     char = a.dtype.char
     h = handle()
     af = colmajor_copy(backend, a)
-    ipiv = memory.alloc(max(nb * n, 1) * 4)
-    info = memory.alloc(max(nb, 1) * 4)
-    lwork = _fn(char, "getrf_buffer_size")(h, n, n, af.ptr, n)
-    work = _work(lwork, a.dtype)
-    getrf = _fn(char, "getrf")
-    s = a.dtype.itemsize
-    for i in range(nb):
-        getrf(h, n, n, af.ptr + i * n * n * s, n, work.ptr, ipiv.ptr + i * n * 4,
-              info.ptr + 4 * i)
+    if _use_batched(nb, n, LU_BATCHED_MAX_N):
+        _, ipiv, info = _lu_batched(af, nb, n)
+    else:
+        ipiv = memory.alloc(max(nb * n, 1) * 4)
+        info = memory.alloc(max(nb, 1) * 4)
+        lwork = _fn(char, "getrf_buffer_size")(h, n, n, af.ptr, n)
+        work = _work(lwork, a.dtype)
+        getrf = _fn(char, "getrf")
+        s = a.dtype.itemsize
+        for i in range(nb):
+            getrf(h, n, n, af.ptr + i * n * n * s, n, work.ptr, ipiv.ptr + i * n * 4,
+                  info.ptr + 4 * i)
     diag = empty((nb, n), a.dtype)
     backend.copy(_strided(af, (nb, n), (n * n, n + 1)), diag)
     d = backend.to_host(diag)
@@ -124,14 +203,32 @@ def cholesky(backend, a, out, upper: bool) -> np.ndarray:
     af = colmajor_copy(backend, a)
     info = memory.alloc(max(nb, 1) * 4)
     uplo = UPPER if upper else LOWER
-    lwork = _fn(char, "potrf_buffer_size")(h, uplo, n, af.ptr, n)
-    work = _work(lwork, a.dtype)
-    potrf = _fn(char, "potrf")
     s = a.dtype.itemsize
-    for i in range(nb):
-        potrf(h, uplo, n, af.ptr + i * n * n * s, n, work.ptr, int(lwork), info.ptr + 4 * i)
+    if _use_batched(nb, n, CHOLESKY_BATCHED_MAX_N):
+        aptrs = _pointer_array(af.ptr, n * n * s, nb)
+        _fn(char, "potrf_batched")(h, uplo, n, aptrs.ptr, n, info.ptr, nb)
+    else:
+        lwork = _fn(char, "potrf_buffer_size")(h, uplo, n, af.ptr, n)
+        work = _work(lwork, a.dtype)
+        potrf = _fn(char, "potrf")
+        for i in range(nb):
+            potrf(h, uplo, n, af.ptr + i * n * n * s, n, work.ptr, int(lwork),
+                  info.ptr + 4 * i)
     backend.copy(_strided(af, (nb, n, n), (n * n, 1, n)), out)
     return _infos(info, nb)
+
+
+def _qr_factor_batched(af: Temp, tau, nb, m, n) -> None:
+    """cuBLAS geqrfBatched (tall or square stacks): reflectors in af, scalars in tau, in
+    LAPACK's layout, so the looped orgqr/ungqr reads them as geqrf's."""
+    s = af.dtype.itemsize
+    aptrs = _pointer_array(af.ptr, m * n * s, nb)
+    tptrs = _pointer_array(tau.ptr, min(m, n) * s, nb)
+    arg_info = np.zeros(1, np.int32)
+    geqrf = getattr(blas.lib(), _PREFIX[af.dtype.char] + "geqrf_batched")
+    geqrf(blas.handle(), m, n, aptrs.ptr, m, tptrs.ptr, arg_info.ctypes.data, nb)
+    if arg_info[0] < 0:
+        raise ValueError(f"geqrfBatched: invalid argument {-int(arg_info[0])}")
 
 
 def qr(backend, a, q, r) -> None:
@@ -146,12 +243,15 @@ def qr(backend, a, q, r) -> None:
     s = a.dtype.itemsize
     tau = memory.alloc(max(nb * kk, 1) * s)
     info = memory.alloc(max(nb, 1) * 4)
-    geqrf = _fn(char, "geqrf")
-    lwork = _fn(char, "geqrf_buffer_size")(h, m, n, af.ptr, m)
-    work = _work(lwork, a.dtype)
-    for i in range(nb):
-        geqrf(h, m, n, af.ptr + i * m * n * s, m, tau.ptr + i * kk * s, work.ptr, int(lwork),
-              info.ptr + 4 * i)
+    if _use_batched(nb, max(m, n), QR_BATCHED_MAX_N) and m >= n:
+        _qr_factor_batched(af, tau, nb, m, n)
+    else:
+        geqrf = _fn(char, "geqrf")
+        lwork = _fn(char, "geqrf_buffer_size")(h, m, n, af.ptr, m)
+        work = _work(lwork, a.dtype)
+        for i in range(nb):
+            geqrf(h, m, n, af.ptr + i * m * n * s, m, tau.ptr + i * kk * s, work.ptr,
+                  int(lwork), info.ptr + 4 * i)
     rr = r._shape[1]
     if rr <= m:
         backend.copy(_strided(af, (nb, rr, n), (m * n, 1, m)), r)
@@ -175,11 +275,44 @@ def qr(backend, a, q, r) -> None:
     backend.copy(_strided(qf, (nb, m, mc), (qstride, 1, m)), q)
 
 
+def _svd_batched(backend, a, u, s_out, vh) -> np.ndarray:
+    """gesvdjBatched (m >= n, m <= 32): full U (m x m) and V (n x n) per matrix, singular
+    values sorted descending.  u takes U's first ucols columns; vh[r, c] = V[c, r] is V's
+    column-major buffer read in C order (real dtypes only: no conjugation here)."""
+    nb, m, n = a._shape
+    char = a.dtype.char
+    h = handle()
+    af = colmajor_copy(backend, a)
+    isz = a.dtype.itemsize
+    jobz = EIG_VECTOR if u is not None else EIG_NOVECTOR
+    sb = s_out if s_out._c_contig else empty(s_out._shape, s_out.dtype)
+    ub = memory.alloc(nb * m * m * isz)  # referenced by the buffer-size query either way
+    vb = memory.alloc(nb * n * n * isz)
+    info = memory.alloc(nb * 4)
+    prm = _jacobi_params("gesvdj")
+    lwork = _fn(char, "gesvdj_batched_buffer_size")(h, jobz, m, n, af.ptr, m, ptr(sb),
+                                                     ub.ptr, m, vb.ptr, n, prm, nb)
+    work = _work(lwork, a.dtype)
+    _fn(char, "gesvdj_batched")(h, jobz, m, n, af.ptr, m, ptr(sb), ub.ptr, m, vb.ptr, n,
+                                work.ptr, int(lwork), info.ptr, prm, nb)
+    if sb is not s_out:
+        backend.copy(sb, s_out)
+    if u is not None:
+        ucols = u._shape[-1]
+        backend.copy(Temp(ub, (nb, m, ucols), a.dtype, strides=(m * m * isz, isz, m * isz)),
+                     u)
+        backend.copy(Temp(vb, (nb, n, n), a.dtype), vh)
+    return _infos(info, nb)
+
+
 def svd(backend, a, u, s_out, vh) -> np.ndarray:
     """SVD of a (B, m, n) with m >= n (the frontend transposes wide matrices).  s_out
     (B, n) real, C-contiguous; u None or (B, m, m) / (B, m, n); vh None or (B, n, n)."""
     nb, m, n = a._shape
     char = a.dtype.char
+    # gesvdj returns V, not Vᴴ: complex vectors would need a conjugating copy, so they loop
+    if _use_batched(nb, m, SVD_BATCHED_MAX_N) and (char in "fd" or u is None):
+        return _svd_batched(backend, a, u, s_out, vh)
     h = handle()
     af = colmajor_copy(backend, a)
     isz = a.dtype.itemsize
@@ -212,6 +345,33 @@ def svd(backend, a, u, s_out, vh) -> np.ndarray:
     return _infos(info, nb)
 
 
+def _eigh_syevj_batched(h, af: Temp, wb, info, jobz, uplo, nb, n) -> None:
+    """syevjBatched / heevjBatched (n <= 32): Jacobi, eigenvalues ascending; vectors
+    overwrite af (column-major), as syevd's do."""
+    char = af.dtype.char
+    name = "syevj_batched" if char in "fd" else "heevj_batched"
+    prm = _jacobi_params("syevj")
+    lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, ptr(wb), prm, nb)
+    work = _work(lwork, af.dtype)
+    _fn(char, name)(h, jobz, uplo, n, af.ptr, n, ptr(wb), work.ptr, int(lwork), info.ptr,
+                    prm, nb)
+
+
+def _eigh_xsyev_batched(h, af: Temp, wb, info, jobz, uplo, nb, n) -> None:
+    """cusolverDnXsyevBatched (64-bit API, CUDA >= 12.6): same outputs as syevd's loop."""
+    cs = lib()
+    char = af.dtype.char
+    ta, tw = _CUDA_TYPE[char], _CUDA_TYPE[char.lower()]
+    prm = params()
+    dsize, hsize = cs.xsyev_batched_buffer_size(h, prm, jobz, uplo, n, ta, af.ptr, n, tw,
+                                                ptr(wb), ta, nb)
+    dwork = memory.alloc(max(int(dsize), 1))
+    hwork = np.empty(max(int(hsize), 1), np.uint8)
+    cs.xsyev_batched(h, prm, jobz, uplo, n, ta, af.ptr, n, tw, ptr(wb), ta, dwork.ptr,
+                     int(dsize), hwork.ctypes.data, int(hsize), info.ptr, nb)
+    _tls.xsyev_host_work = hwork  # kept alive until the next call (read by queued work)
+
+
 def eigh(backend, a, w, v, lower: bool) -> np.ndarray:
     """Eigen-decomposition of Hermitian a (B, n, n), reading one triangle (NumPy's UPLO).
     w (B, n) real C-contiguous (ascending); v None or (B, n, n)."""
@@ -224,13 +384,21 @@ def eigh(backend, a, w, v, lower: bool) -> np.ndarray:
     jobz = 1 if v is not None else 0
     uplo = LOWER if lower else UPPER
     wb = w if w._c_contig else empty(w._shape, w.dtype)
-    name = "syevd" if char in "fd" else "heevd"
-    lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, ptr(wb))
-    work = _work(lwork, a.dtype)
-    fn = _fn(char, name)
-    for i in range(nb):
-        fn(h, jobz, uplo, n, af.ptr + i * n * n * isz, n, ptr(wb) + i * n * rsz, work.ptr,
-           int(lwork), info.ptr + 4 * i)
+    mode = EIGH_BATCHED if _use_batched(nb, n, EIGH_BATCHED_MAX_N) else "loop"
+    if mode == "auto":
+        mode = "syevj" if n <= EIGH_SYEVJ_MAX_N else "xsyev"
+    if mode == "syevj":
+        _eigh_syevj_batched(h, af, wb, info, jobz, uplo, nb, n)
+    elif mode == "xsyev":
+        _eigh_xsyev_batched(h, af, wb, info, jobz, uplo, nb, n)
+    else:
+        name = "syevd" if char in "fd" else "heevd"
+        lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, ptr(wb))
+        work = _work(lwork, a.dtype)
+        fn = _fn(char, name)
+        for i in range(nb):
+            fn(h, jobz, uplo, n, af.ptr + i * n * n * isz, n, ptr(wb) + i * n * rsz,
+               work.ptr, int(lwork), info.ptr + 4 * i)
     if wb is not w:
         backend.copy(wb, w)
     if v is not None:
