@@ -94,7 +94,9 @@ NATIVE = [("standard_gamma", (0.4,)), ("standard_gamma", (3.0,)), ("gamma", (2.0
           ("noncentral_f", (4.0, 9.0, 1.5)), ("power", (3.0,)),
           ("triangular", (-1.0, 0.5, 2.0)), ("triangular", (0.0, 0.0, 1.0)),
           ("wald", (1.5, 2.0)), ("vonmises", (0.5, 4.0)), ("vonmises", (-2.0, 1e-6)),
-          ("vonmises", (1.0, 1e7))]
+          ("vonmises", (1.0, 1e7)), ("vonmises", (1.0, 0.3)), ("hypergeometric", (50, 30, 40)),
+          ("hypergeometric", (5, 3, 2)), ("hypergeometric", (1000, 10, 995)),
+          ("logseries", (0.6,)), ("logseries", (0.9,)), ("zipf", (4.5,))]
 
 
 @pytest.mark.parametrize("name,args", NATIVE, ids=[f"{n}{a}" for n, a in NATIVE])
@@ -292,7 +294,10 @@ def test_reproducible():
                        ("binomial", (100, 0.3, 20)), ("poisson", ([1.0, 50.0],)),
                        ("dirichlet", ([1.0, 2.0], 5)), ("choice", (50, 10, False)),
                        ("permuted", (np.arange(12).reshape(3, 4), 1)),
-                       ("negative_binomial", (2, 0.5, 10))]:
+                       ("negative_binomial", (2, 0.5, 10)),
+                       ("hypergeometric", ([20, 5], 30, 12, (4, 2))), ("logseries", (0.7, 9)),
+                       ("zipf", (1.5, 9)), ("vonmises", ([0.0, 2.0], 3.0)),
+                       ("multivariate_hypergeometric", ([4, 9, 2], 7, 5))]:
         np.testing.assert_array_equal(h(getattr(a, name)(*args)), h(getattr(b, name)(*args)))
     assert not np.array_equal(h(cp.random.default_rng(1).random(10)),
                               h(cp.random.default_rng(2).random(10)))
@@ -390,3 +395,104 @@ def test_legacy_functions():
     assert isinstance(cp.random.RandomState(1).uniform(size=3), cp.ndarray)
     assert isinstance(cp.random.Generator(cp.random.Philox(3)).random(2), cp.ndarray)
     assert isinstance(cp.random.Generator(np.random.PCG64(3)).random(2), cp.ndarray)
+
+
+def test_discrete_samplers_shapes_dtypes_and_arrays():
+    g = cp.random.default_rng(11)
+    for name, args in (("hypergeometric", (5, 3, 2)), ("logseries", (0.5,)), ("zipf", (2.0,)),
+                       ("vonmises", (0.0, 1.0))):
+        ref = getattr(np.random.default_rng(0), name)(*args)
+        x = getattr(g, name)(*args)
+        assert isinstance(x, cp.ndarray) and x.shape == () and x.dtype == np.asarray(ref).dtype
+        y = getattr(g, name)(*args, size=(2, 3))
+        assert y.shape == (2, 3) and y.dtype == x.dtype
+    # array parameters broadcast with each other and against size, as NumPy's
+    for args, size in ((([10, 200], [5, 100], 6), None), (([[10], [20]], 8, [1, 2, 3]), None),
+                       ((40, 30, 20), (3, 2)), (([40, 4], 30, 20), (3, 2))):
+        ref = np.random.default_rng(0).hypergeometric(*args, size=size)
+        got = g.hypergeometric(*args, size=size)
+        assert got.shape == ref.shape and got.dtype == ref.dtype == np.int64
+    dev = [cp.asarray(np.array(v)) for v in ([5, 500, 0], [5, 300, 9], [3, 400, 4])]
+    m = h(g.hypergeometric(*dev, size=(20000, 3))).mean(axis=0)
+    np.testing.assert_allclose(m, [1.5, 250, 0], atol=0.1)
+    assert h(g.hypergeometric(5.9, 3, 8)) == 5  # floats truncate to int64, as NumPy's
+    lp = h(g.logseries(cp.asarray(np.array([0.0, 0.5])), size=(50000, 2)))
+    assert (lp[:, 0] == 1).all() and abs(lp[:, 1].mean() - 0.5 / (0.5 * math.log(2))) < 0.02
+    z = h(g.zipf([2.0, 5000.0], size=(1000, 2)))
+    assert z.min() >= 1 and (z[:, 1] == 1).all()
+    v = h(g.vonmises(cp.asarray(np.array([0.0, 2.0, np.nan])), [10.0, 1.0, 1.0],
+                     size=(20000, 3)))
+    assert np.isnan(v[:, 2]).all() and np.isnan(h(g.vonmises(0.0, np.nan)))
+    np.testing.assert_allclose(np.angle(np.exp(1j * v[:, :2]).mean(axis=0)), [0, 2],
+                               atol=0.06)
+    with pytest.raises(ValueError):  # size not a broadcast of the parameters
+        g.hypergeometric([5, 4], 3, 2, size=(3,))
+
+
+@pytest.mark.parametrize("method", ["marginals", "count"])
+def test_multivariate_hypergeometric(method):
+    g = cp.random.default_rng(12)
+    colors = [16, 8, 0, 4]
+    for size in (None, 3, (2, 5)):
+        ref = np.random.default_rng(0).multivariate_hypergeometric(colors, 6, size, method)
+        got = g.multivariate_hypergeometric(colors, 6, size, method)
+        assert isinstance(got, cp.ndarray) and got.shape == ref.shape and got.dtype == ref.dtype
+    for nsample in (6, 20, 28, 0):  # below and above half the total (drawn as complement)
+        x = h(g.multivariate_hypergeometric(colors, nsample, N // 10, method))
+        assert (x.sum(axis=1) == nsample).all() and (x <= colors).all() and (x >= 0).all()
+        want = nsample * np.array(colors) / 28
+        np.testing.assert_allclose(x.mean(axis=0), want, atol=0.05)
+    assert h(g.multivariate_hypergeometric([], 0, size=3)).shape == (3, 0)
+    assert h(g.multivariate_hypergeometric(np.array([3, 4]), np.int64(7))).tolist() == [3, 4]
+
+
+@pytest.mark.parametrize("call", [
+    ("hypergeometric", (-1, 3, 2)), ("hypergeometric", (1, -3, 2)),
+    ("hypergeometric", (1, 3, -2)), ("hypergeometric", (1, 3, 5)),
+    ("hypergeometric", (10**9, 3, 5)), ("hypergeometric", ([1, -1], 3, 2)),
+    ("hypergeometric", ([1, 2], [3, 4], [5, 2])), ("logseries", (1.0,)),
+    ("logseries", (-0.1,)), ("logseries", (np.nan,)), ("logseries", ([0.5, 1.0],)),
+    ("zipf", (1.0,)), ("zipf", (np.nan,)), ("zipf", ([2, 0.5],)), ("vonmises", (0.0, -1.0)),
+    ("vonmises", ([0, 1], [1, -1])),
+    ("multivariate_hypergeometric", ([3, 4], 8)), ("multivariate_hypergeometric", ([3, -4], 2)),
+    ("multivariate_hypergeometric", ([3.0, 4], 2)),
+    ("multivariate_hypergeometric", ([[3, 4]], 2)),
+    ("multivariate_hypergeometric", ([3, 4], -2)),
+    ("multivariate_hypergeometric", ([3, 4], 2.5)),
+    ("multivariate_hypergeometric", ([3, 4], 2, None, "x")),
+    ("multivariate_hypergeometric", ([10**9, 4], 2)),
+    ("multivariate_hypergeometric", ([2**62, 2**62], 2, None, "count"))],
+    ids=lambda c: f"{c[0]}{c[1]}")
+def test_discrete_samplers_errors_match_numpy(call):
+    name, args = call
+    with pytest.raises(ValueError) as want:
+        getattr(np.random.default_rng(0), name)(*args)
+    with pytest.raises(ValueError) as got:
+        getattr(cp.random.default_rng(0), name)(*args)
+    assert str(got.value) == str(want.value)
+    if name != "multivariate_hypergeometric":  # the same checks on device-array parameters
+        dev_args = [cp.asarray(np.asarray(a)) for a in args]
+        with pytest.raises(ValueError):
+            getattr(cp.random.default_rng(0), name)(*dev_args)
+
+
+def test_bytes_and_legacy_discrete():
+    b = cp.random.default_rng(3).bytes(13)
+    assert isinstance(b, bytes) and len(b) == 13 and b == cp.random.default_rng(3).bytes(13)
+    assert cp.random.default_rng(3).bytes(0) == b""
+    from cupynum.random import _generator
+
+    for name in ("hypergeometric", "logseries", "zipf", "vonmises", "wald", "triangular",
+                 "multinomial", "multivariate_normal", "bytes"):
+        assert name in _generator.__all__ and callable(getattr(cp.random, name))
+    cp.random.seed(5)
+    assert cp.random.hypergeometric(10, 10, 5, size=4).shape == (4,)
+    assert cp.random.RandomState(2).zipf(3.0, size=(2, 2)).dtype == np.int64
+    # RandomState keeps its own checks: nsample >= 1, no 10**9 limit
+    for args in ((3, 4, 0), (-1, 4, 2), (3, 4, 8)):
+        with pytest.raises(ValueError):
+            np.random.RandomState(0).hypergeometric(*args)
+        with pytest.raises(ValueError):
+            cp.random.RandomState(0).hypergeometric(*args)
+    big = h(cp.random.RandomState(0).hypergeometric(10**9, 10**9, 1000, size=20000))
+    assert abs(big.mean() - 500) < 1

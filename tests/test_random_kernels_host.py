@@ -203,3 +203,221 @@ def test_rng_kernels_compile_with_nvrtc():
     cubin = compiler.compile_cubin(src, name="cupynum_index.cu", arch="sm_90").cubin
     for k in crng.all_kernels():
         assert k.name.encode() in cubin
+
+
+# --- hypergeometric, logseries, zipf, von Mises, multivariate hypergeometric ----------------
+# Discrete samplers: a chi-square test against the exact pmf (scipy.stats where installed,
+# else the closed forms below), bins with expected count < 5 merged into their neighbour.
+try:
+    from scipy import stats as _stats
+except ImportError:  # pragma: no cover - scipy is optional
+    _stats = None
+
+
+def _log_choose(n, k):
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def hypergeom_pmf(k, good, bad, sample):
+    if _stats is not None:
+        return _stats.hypergeom.pmf(k, good + bad, good, sample)
+    return np.array([math.exp(_log_choose(good, j) + _log_choose(bad, sample - j) -
+                              _log_choose(good + bad, sample))
+                     if max(0, sample - bad) <= j <= min(good, sample) else 0.0 for j in k])
+
+
+def logseries_pmf(k, p):
+    if _stats is not None:
+        return _stats.logser.pmf(k, p)
+    k = np.asarray(k, np.float64)
+    return -np.power(p, k) / (k * math.log1p(-p))
+
+
+def zipf_pmf(k, a):
+    if _stats is not None:
+        return _stats.zipf.pmf(k, a)
+    big = 10_000  # zeta(a) by Euler-Maclaurin after `big` terms
+    zeta = (np.sum(np.arange(1, big + 1, dtype=np.float64) ** -a) + big ** (1 - a) / (a - 1)
+            - big ** -a / 2 + a * big ** (-a - 1) / 12)
+    return np.asarray(k, np.float64) ** -a / zeta
+
+
+def chi2_stat(x, pmf, kmax):
+    """(statistic, degrees of freedom) of the draws x against pmf over 0..kmax, the mass
+    above kmax in the last bin; neighbouring bins merged until each expects >= 5."""
+    n = x.size
+    counts = np.bincount(np.minimum(x, kmax + 1), minlength=kmax + 2).astype(np.float64)
+    expect = n * np.asarray(pmf(np.arange(kmax + 1)), np.float64)
+    expect = np.append(expect, max(n - expect.sum(), 0.0))
+    obs_bins, exp_bins, o, e = [], [], 0.0, 0.0
+    for ci, ei in zip(counts, expect):
+        o, e = o + ci, e + ei
+        if e >= 5:
+            obs_bins.append(o), exp_bins.append(e)
+            o = e = 0.0
+    if exp_bins:
+        obs_bins[-1] += o
+        exp_bins[-1] += e
+    obs_bins, exp_bins = np.array(obs_bins), np.array(exp_bins)
+    return float(np.sum((obs_bins - exp_bins) ** 2 / exp_bins)), max(len(exp_bins) - 1, 1)
+
+
+def chi2_ok(x, pmf, kmax):
+    """Whether the statistic is below its 99.99% point (Wilson-Hilferty, which is within
+    a percent of the exact quantile from 3 degrees of freedom; the seeds are fixed)."""
+    stat, dof = chi2_stat(x, pmf, kmax)
+    z = 3.72  # the 99.99% normal quantile
+    limit = dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3 + 3
+    return stat < limit, f"chi2 {stat:.1f} on {dof} dof, limit {limit:.1f}"
+
+
+@pytest.mark.parametrize("good,bad,sample", [
+    (5, 3, 2), (50, 30, 9), (50, 30, 40), (1000, 10, 1005), (1000, 10, 995), (0, 20, 15),
+    (20, 0, 15), (7, 5, 12), (7, 5, 0), (10**6, 10**6, 5000), (999_999_999, 3, 10**6),
+    (30, 10**8, 200), (3 * 10**9, 2 * 10**9, 10**5)])
+def test_hypergeometric(dev, good, bad, sample):
+    x = _draw("hypergeometric", np.int64, N, np.int64(good), np.int64(bad), np.int64(sample))
+    assert x.min() >= max(0, sample - bad) and x.max() <= min(good, sample)
+    total = good + bad
+    mean = sample * good / total
+    var = mean * bad / total * (total - sample) / max(total - 1, 1)
+    assert abs(x.mean() - mean) <= 6 * math.sqrt(var / N) + 1e-12
+    if var > 0:
+        assert abs(x.var() / var - 1) < 0.04 + 4 / math.sqrt(N * var)  # (rare events)
+        lo = int(max(0, mean - 12 * math.sqrt(var) - 1))
+        ok, msg = chi2_ok(x - lo, lambda k: hypergeom_pmf(k + lo, good, bad, sample),
+                          int(min(good, sample)) - lo)
+        assert ok, msg
+
+
+@pytest.mark.parametrize("p", [0.0, 0.1, 0.5, 0.9, 0.999])
+def test_logseries(dev, p):
+    x = _draw("logseries", np.int64, N, np.float64(p))
+    assert x.min() >= 1
+    if p == 0:
+        assert (x == 1).all()
+        return
+    mean = -p / ((1 - p) * math.log1p(-p))
+    var = -p * (p + math.log1p(-p)) / ((1 - p) ** 2 * math.log1p(-p) ** 2)
+    assert abs(x.mean() - mean) < 6 * math.sqrt(var / N)
+    ok, msg = chi2_ok(x, lambda k: np.where(k >= 1, logseries_pmf(np.maximum(k, 1), p), 0.0),
+                      200)
+    assert ok, msg
+
+
+@pytest.mark.parametrize("a", [1.3, 2.0, 3.5, 20.0, 2000.0])
+def test_zipf(dev, a):
+    x = _draw("zipf", np.int64, N, np.float64(a))
+    assert x.min() >= 1
+    if a >= 1025:
+        assert (x == 1).all()
+        return
+    ok, msg = chi2_ok(x, lambda k: np.where(k >= 1, zipf_pmf(np.maximum(k, 1), a), 0.0), 300)
+    assert ok, msg
+    ref = np.random.default_rng(5).zipf(a, N)
+    assert ks2(np.minimum(x, 10**6), np.minimum(ref, 10**6)) < KS2
+
+
+@pytest.mark.parametrize("mu,kappa", [(0.5, 4.0), (-2.0, 1e-6), (1.0, 1e7), (0.0, 1e-9),
+                                      (3.0, 0.5), (-3.1, 50.0)])
+def test_vonmises(dev, mu, kappa):
+    x = _draw("vonmises", np.float64, N, np.float64(mu), np.float64(kappa))
+    ref = np.random.default_rng(6).vonmises(mu, kappa, N)
+    assert (np.abs(x) <= np.pi).all()
+    assert ks2(x, ref) < KS2
+    # E cos(X - mu) = I1(kappa) / I0(kappa), checked against NumPy's own sample
+    c, cr = np.cos(x - mu).mean(), np.cos(ref - mu).mean()
+    assert abs(c - cr) < 8 / math.sqrt(N)
+
+
+def test_vonmises_per_element_and_nan(dev):
+    mu = np.tile(np.array([0.0, 2.0, np.nan, 1.0]), 20000)
+    kappa = np.tile(np.array([10.0, 1.0, 1.0, np.nan]), 20000)
+    x = _draw("vonmises", np.float64, mu.size, mu, kappa).reshape(-1, 4)
+    assert np.isnan(x[:, 2:]).all()
+    np.testing.assert_allclose(np.angle(np.exp(1j * x[:, :2]).mean(axis=0)), [0.0, 2.0],
+                               atol=0.02)
+
+
+def test_hypergeometric_per_element(dev):
+    good = np.tile(np.array([5, 500, 0, 40], np.int64), 20000)
+    bad = np.tile(np.array([5, 300, 9, 0], np.int64), 20000)
+    sample = np.tile(np.array([3, 400, 4, 17], np.int64), 20000)
+    x = _draw("hypergeometric", np.int64, good.size, good, bad, sample).reshape(-1, 4)
+    np.testing.assert_allclose(x.mean(axis=0), [1.5, 250, 0, 17], atol=0.1)
+
+
+@pytest.mark.parametrize("colors,nsample", [([3, 10, 0, 7], 4), ([3, 10, 0, 7], 12),
+                                            ([50, 200, 30], 150), ([5], 5), ([4, 6], 10)])
+def test_mvhypergeometric(dev, colors, nsample):
+    rows = N // 4
+    out = np.empty((rows, len(colors)), np.int64)
+    col = np.array(colors, np.int64)
+    crng.draw("mvhypergeometric", HostArray(out), (HostArray(col), nsample, int(col.sum())),
+              (11, 12), 0)
+    assert (out.sum(axis=1) == nsample).all() and (out >= 0).all() and (out <= col).all()
+    total = int(col.sum())
+    for j, cj in enumerate(colors):  # each marginal is hypergeometric(cj, total - cj)
+        var = nsample * cj / total * (total - cj) / total * (total - nsample) / max(
+            total - 1, 1)
+        if var == 0:
+            continue
+        ok, msg = chi2_ok(out[:, j], lambda k: hypergeom_pmf(k, cj, total - cj, nsample),
+                          min(cj, nsample))
+        assert ok, f"color {j}: {msg}"
+    if len(colors) >= 2:  # the joint law: the first two colours' covariance
+        c0, c1 = colors[0], colors[1]
+        cov = -nsample * c0 * c1 / total**2 * (total - nsample) / (total - 1)
+        got = np.cov(out[:, 0], out[:, 1])[0, 1]
+        assert abs(got - cov) < 0.05 * abs(cov) + 0.01
+
+
+def test_new_sampler_kernels_reproducible(dev):
+    a = _draw("zipf", np.int64, 3000, np.float64(1.7), call=5)
+    dev.sms = 5
+    np.testing.assert_array_equal(a, _draw("zipf", np.int64, 3000, np.float64(1.7), call=5))
+    assert not np.array_equal(a, _draw("zipf", np.int64, 3000, np.float64(1.7), call=6))
+
+
+@pytest.fixture
+def kernel_generator(dev, monkeypatch):
+    """cupynum's Generator (host backend) with its ``draw`` calls run by the kernels on the
+    CPU: the frontend's parameter arrays, broadcasting and steps meet the kernel text."""
+    import itertools
+
+    import cupynum as cp
+    from cupynum import _backends
+    from cupynum._backends import host
+
+    if _backends.get().name != "host":
+        pytest.skip("needs the host backend (its buffers have CPU addresses)")
+    calls = itertools.count()
+    monkeypatch.setattr(host._HostRng, "draw", lambda self, backend, kind, out, params:
+                        crng.draw(kind, out, params, (21, 22), next(calls)))
+    return cp.random.default_rng(0)
+
+
+def test_generator_through_kernels(kernel_generator):
+    import cupynum as cp
+
+    g = kernel_generator
+    x = np.asarray(g.hypergeometric([5, 500, 0, 40], [5, 300, 9, 0],
+                                    cp.asarray(np.array([3, 400, 4, 17])), size=(20000, 4)))
+    assert x.dtype == np.int64 and x.shape == (20000, 4)
+    np.testing.assert_allclose(x.mean(axis=0), [1.5, 250, 0, 17], atol=0.1)
+    assert np.asarray(g.hypergeometric(10, 10, 5)).shape == ()
+    lp = np.asarray(g.logseries(cp.asarray(np.array([0.0, 0.5])), size=(N // 2, 2)))
+    assert (lp[:, 0] == 1).all() and abs(lp[:, 1].mean() - 1 / math.log(2)) < 0.01
+    z = np.asarray(g.zipf([2.0, 3000.0], size=(N // 2, 2)))
+    assert (z[:, 1] == 1).all()
+    ok, msg = chi2_ok(z[:, 0], lambda k: np.where(k >= 1, zipf_pmf(np.maximum(k, 1), 2.0), 0),
+                      300)
+    assert ok, msg
+    v = np.asarray(g.vonmises([0.0, 2.0], cp.asarray(np.array([10.0, 1.0])), size=(N // 2, 2)))
+    ref = np.random.default_rng(0).vonmises([0.0, 2.0], [10.0, 1.0], size=(N // 2, 2))
+    assert ks2(v[:, 0], ref[:, 0]) < KS2 * 1.5 and ks2(v[:, 1], ref[:, 1]) < KS2 * 1.5
+    m = np.asarray(g.multivariate_hypergeometric([16, 8, 0, 4], 20, size=(N // 10, 2)))
+    assert m.shape == (N // 10, 2, 4) and (m.sum(axis=-1) == 20).all()
+    np.testing.assert_allclose(m.mean(axis=(0, 1)), 20 * np.array([16, 8, 0, 4]) / 28,
+                               atol=0.03)
+    assert np.asarray(g.multivariate_hypergeometric([], 0, size=3)).shape == (3, 0)

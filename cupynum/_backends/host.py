@@ -69,6 +69,14 @@ class HostBackend:
             args = [view(x) if hasattr(x, "_buf") else x for x in ins]
             _run_ufunc(op, args, [view(o) for o in outs])
 
+        def new(*args):  # (x0, .., out, n, nbytes): allocate out._buf, then launch
+            out, n, nbytes = args[-3:]
+            out._buf = _alloc(nbytes)
+            if n:
+                launch(args[:-3], (out,), n)
+
+        if len(op.loop) == op.nin + 1:  # one output (see the CUDA backend's launch.new)
+            launch.new = new
         return launch
 
     def ufunc_at(self, op: ElementwiseOp, row, a, positions, values) -> None:
@@ -276,8 +284,16 @@ class _HostRng:
 
     def draw(self, backend, kind: str, out, params) -> None:
         """The rejection samplers (cuda/rng.draw), by NumPy: 'gamma' (params (alpha, log
-        flag)), 'poisson' ((lam,)), 'binomial' ((n, p)); parameter arrays hold 1 or
+        flag)), 'poisson' ((lam,)), 'binomial' ((n, p)), 'hypergeometric' ((good, bad,
+        sample)), 'logseries' ((p,)), 'zipf' ((a,)), 'vonmises' ((mu, kappa)),
+        'mvhypergeometric' ((colors, nsample, total)); parameter arrays hold 1 or
         out._size elements."""
+        if kind == "mvhypergeometric":  # out (rows, ncolors); params (colors, nsample, sum)
+            colors, nsample, total = view(params[0]), params[1], params[2]
+            o = view(out).reshape(-1, colors.size)
+            method = "marginals" if total < 10**9 else "count"
+            o[...] = self._g.multivariate_hypergeometric(colors, nsample, o.shape[0], method)
+            return
         o = view(out).reshape(-1)
         if o.size == 0:
             return
@@ -300,6 +316,12 @@ class _HostRng:
             o[...] = self._g.poisson(ps[0], o.shape)
         elif kind == "binomial":
             o[...] = self._g.binomial(ps[0], ps[1], o.shape)
+        elif kind == "hypergeometric" and max(ps[0].max(), ps[1].max()) >= 10**9:
+            # (RandomState's: the Generator's stops at 10**9; seeded from this stream)
+            legacy = np.random.RandomState(self._g.integers(2**32))
+            o[...] = legacy.hypergeometric(*ps, o.shape)
+        elif kind in ("hypergeometric", "logseries", "zipf", "vonmises"):
+            o[...] = getattr(self._g, kind)(*ps, o.shape)
         else:
             raise ValueError(kind)
 

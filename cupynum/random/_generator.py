@@ -2,10 +2,12 @@
 
 Base streams come from the backend (``rng_state(seed).fill(kind, out)``: uniform (0, 1],
 standard normal, raw uint32 bits, Poisson); the distributions below are composed from them
-with cupynum ufuncs.  Distributions without a native recipe (gamma, beta, binomial, ...;
-``_HOST_DISTRIBUTIONS``) are drawn by NumPy on the host from a second Philox stream of the
-same seed and copied to the device: reproducible with a seed, but not fast.  Streams differ
-from NumPy's for the same seed (docs/differences.md).
+with cupynum ufuncs.  Distributions that need rejection or inversion loops per element
+(gamma, binomial, Poisson, hypergeometric, logseries, zipf, von Mises, ...) are Philox
+kernels of the backend (``rng_state(seed).draw(kind, out, params)``, cuda/rng.py), with
+NumPy's algorithms and NumPy's parameter checks here.  Nothing is drawn by NumPy on the
+host (except on the host backend, which stands in for the kernels with NumPy).  Streams
+differ from NumPy's for the same seed (docs/differences.md).
 """
 from __future__ import annotations
 
@@ -44,6 +46,35 @@ def _host_value(x):
 
 
 _POISSON_LAM_MAX = float(np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10)
+_HYPERGEOM_MAX = 10**9
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _nan_words(x):
+    """The tail of NumPy's bounds message: scalars 'is NaN', arrays 'contains NaNs'."""
+    return "is NaN" if np.ndim(x) == 0 else "contains NaNs"
+
+
+def _as_int64(x):
+    """An integer parameter as NumPy takes it (a cast to int64: floats truncate)."""
+    if isinstance(x, ndarray):
+        return x.astype(np.int64, copy=False)
+    return np.asarray(x).astype(np.int64)
+
+
+def _host_colors(colors):
+    """multivariate_hypergeometric's colors on the host (a short 1-d list), checked as
+    NumPy checks them."""
+    try:
+        c = np.asarray(_host_value(colors))
+        ok = c.ndim == 1 and (c.size == 0 or np.issubdtype(c.dtype, np.integer)) and \
+            not np.any((c < 0) | (c > _INT64_MAX))
+    except (ValueError, TypeError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError("colors must be a one-dimensional sequence of nonnegative integers "
+                         f"not exceeding {_INT64_MAX}.")
+    return np.ascontiguousarray(c, dtype=np.int64)
 
 
 def _bad(x, test) -> bool:
@@ -89,17 +120,15 @@ def _param(x, dtype, shape):
 
 
 class Philox:
-    """cupynum's bit generator: a seed for the backend's Philox4x32-10 stream (cuRAND on
-    CUDA) plus a NumPy Philox for the distributions drawn on the host."""
+    """cupynum's bit generator: a seed for the backend's Philox4x32-10 streams (cuRAND
+    and the sampler kernels on CUDA)."""
 
     def __init__(self, seed=None):
         ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
         self.seed_seq = ss
         words = ss.generate_state(2, np.uint64)
         self._seed = int(words[0])
-        self._host = np.random.Generator(np.random.Philox(int(words[1])))
         self._state = None
-        self.lock = threading.Lock()
 
     def _backend_state(self):
         if self._state is None:
@@ -352,7 +381,9 @@ class Generator:
         out = empty_array(shape, normalize(dtype))
         if out._size:
             dts = {"gamma": (np.float64,), "poisson": (np.float64,),
-                   "binomial": (np.int64, np.float64), "random01": ()}[kind]
+                   "binomial": (np.int64, np.float64), "random01": (),
+                   "hypergeometric": (np.int64,) * 3, "logseries": (np.float64,),
+                   "zipf": (np.float64,), "vonmises": (np.float64,) * 2}[kind]
             ps = tuple(_param(p, dt, shape) for p, dt in zip(params, dts))
             self._bit_generator.draw(kind, out, ps + ((bool(lg),) if kind == "gamma" else ()))
         return out
@@ -497,46 +528,80 @@ class Generator:
                         cp.divide(cp.square(mu), x))
 
     def vonmises(self, mu, kappa, size=None):
-        if isinstance(mu, ndarray) or isinstance(kappa, ndarray) or np.ndim(mu) or \
-                np.ndim(kappa):
-            return self._host_dist("vonmises", mu, kappa, size)  # (array parameters)
-        mu, kappa = float(mu), float(kappa)
-        if kappa < 0 or np.isnan(kappa):
-            raise ValueError("kappa < 0")
-        cp = _cp()
-        shape = self._size(size, None)
-        if kappa < 1e-8:
-            return cp.multiply(np.pi, cp.subtract(cp.multiply(2.0, self.random(shape)), 1.0))
-        if kappa > 1e6:  # NumPy's wrapped normal approximation
-            r = cp.add(mu, cp.multiply(np.sqrt(1.0 / kappa), self.standard_normal(shape)))
-            r = cp.where(cp.less(r, -np.pi), cp.add(r, 2 * np.pi), r)
-            return cp.where(cp.greater(r, np.pi), cp.subtract(r, 2 * np.pi), r)
-        if kappa < 1e-5:
-            s = 1.0 / kappa + kappa
-        else:
-            r = 1 + np.sqrt(1 + 4 * kappa * kappa)
-            rho = (r - np.sqrt(2 * r)) / (2 * kappa)
-            s = (1 + rho * rho) / (2 * rho)
-        n = int(np.prod(shape))
-        w = cp.empty(n, np.float64)
-        todo = cp.arange(n)  # Best & Fisher's rejection, in rounds over the rejected
-        while todo.size:
-            m = todo.size
-            z = cp.cos(cp.multiply(np.pi, self.random(m)))
-            wc = cp.divide(cp.add(1.0, cp.multiply(s, z)), cp.add(s, z))
-            y = cp.multiply(kappa, cp.subtract(s, wc))
-            v = self.random(m)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ok = cp.logical_or(
-                    cp.greater_equal(cp.subtract(cp.multiply(y, cp.subtract(2.0, y)), v), 0),
-                    cp.greater_equal(cp.subtract(cp.add(cp.log(cp.divide(y, v)), 1.0), y), 0))
-            w[todo[ok]] = wc[ok]
-            todo = todo[cp.logical_not(ok)]
-        res = cp.arccos(cp.clip(w, -1.0, 1.0))
-        res = cp.where(cp.less(self.random(n), 0.5), cp.negative(res), res)
-        res = cp.add(res, mu)
-        mod = cp.subtract(cp.fmod(cp.add(cp.absolute(res), np.pi), 2 * np.pi), np.pi)
-        return cp.where(cp.less(res, 0), cp.negative(mod), mod).reshape(shape)
+        _require(kappa, "kappa < 0", _neg)  # (a NaN kappa draws NaN, as NumPy)
+        shape = self._size(size, None, mu, kappa)
+        return self._draw("vonmises", shape, np.float64, mu, kappa)
+
+    # --- discrete samplers of cuda/rng.SAMPLERS (NumPy's algorithms and checks) ------------
+    def hypergeometric(self, ngood, nbad, nsample, size=None):
+        return self._hypergeometric(ngood, nbad, nsample, size, legacy=False)
+
+    def _hypergeometric(self, ngood, nbad, nsample, size, legacy):
+        """NumPy's checks (the Generator's, or RandomState's: nsample >= 1 and no 10**9
+        limit), then the kernel."""
+        good, bad, sample = (_as_int64(x) for x in (ngood, nbad, nsample))
+        xp = np
+        if any(isinstance(x, ndarray) for x in (good, bad, sample)):  # checked on the device
+            xp = _cp()
+            good, bad, sample = (xp.asarray(x) for x in (good, bad, sample))
+        if legacy:
+            for name, x in (("ngood", good), ("nbad", bad)):
+                _require(x, f"{name} < 0", _neg)
+            _require(sample, "nsample < 1 or nsample is NaN", lambda xp, v: xp.less(v, 1))
+        elif bool(xp.any(xp.greater_equal(good, _HYPERGEOM_MAX))) or \
+                bool(xp.any(xp.greater_equal(bad, _HYPERGEOM_MAX))):
+            raise ValueError(f"both ngood and nbad must be less than {_HYPERGEOM_MAX}")
+        if bool(xp.any(xp.less(xp.add(good, bad), sample))):
+            raise ValueError("ngood + nbad < nsample")
+        for name, x in (("ngood", good), ("nbad", bad), ("nsample", sample)):
+            _require(x, f"{name} < 0", _neg)
+        shape = self._size(size, None, ngood, nbad, nsample)
+        return self._draw("hypergeometric", shape, np.int64, good, bad, sample)
+
+    def logseries(self, p, size=None):
+        if _bad(p, lambda xp, v: xp.logical_not(xp.logical_and(xp.greater_equal(v, 0),
+                                                                xp.less(v, 1)))):
+            raise ValueError("p < 0, p >= 1 or p " + _nan_words(p))
+        return self._draw("logseries", self._size(size, None, p), np.int64, p)
+
+    def zipf(self, a, size=None):
+        if _bad(a, lambda xp, v: xp.logical_not(xp.greater(v, 1))):
+            raise ValueError("a <= 1 or a " + _nan_words(a))
+        return self._draw("zipf", self._size(size, None, a), np.int64, a)
+
+    def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
+        """Both methods draw by 'marginals' on the device (the same distribution); each
+        keeps its own limits on sum(colors), as NumPy's."""
+        if method not in ("count", "marginals"):
+            raise ValueError('method must be "count" or "marginals".')
+        try:
+            nsample = operator.index(nsample)
+        except TypeError:
+            raise ValueError("nsample must be an integer") from None
+        if nsample < 0:
+            raise ValueError("nsample must be nonnegative.")
+        col = _host_colors(colors)
+        total = sum(int(c) for c in col)  # Python ints: the overflow check is exact
+        if total > _INT64_MAX:
+            raise ValueError("sum(colors) must not exceed the maximum value of a 64 bit "
+                             f"signed integer ({_INT64_MAX})")
+        if method == "marginals" and total >= _HYPERGEOM_MAX:
+            raise ValueError('When method is "marginals", sum(colors) must be less than '
+                             f"{_HYPERGEOM_MAX}.")
+        if method == "count" and total > _INT64_MAX // 8:
+            raise ValueError(f"When method is 'count', sum(colors) must not exceed "
+                             f"{_INT64_MAX // 8}")
+        if nsample > total:
+            raise ValueError("nsample > sum(colors)")
+        out = _cp().zeros(_shape(size) + (col.size,), np.int64)
+        if out._size and nsample:
+            self._bit_generator.draw("mvhypergeometric", out,
+                                     (_cp().asarray(col), nsample, total))
+        return out
+
+    def bytes(self, length):
+        words = self._base("bits", ((operator.index(length) + 3) // 4,), np.uint32)
+        return words._host().tobytes()[:length]
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
                             method="svd"):
@@ -710,37 +775,12 @@ class Generator:
         out[...] = res
         return out
 
-    # --- drawn on the host ---------------------------------------------------------------
-    def _host_dist(self, name, *args, **kwargs):
-        """Draw with NumPy on the host (reproducible from the seed), result to the device."""
-        out = kwargs.pop("out", None)
-        args = [_host_value(a) for a in args]
-        kwargs = {k: _host_value(v) for k, v in kwargs.items()}
-        with self._bit_generator.lock:
-            res = getattr(self._bit_generator._host, name)(*args, **kwargs)
-        res = _cp().asarray(res)
-        return self._out(res, out) if out is not None else res
 
-
-_HOST_DISTRIBUTIONS = (
+_DISCRETE_DISTRIBUTIONS = (
     "hypergeometric", "logseries", "multivariate_hypergeometric", "zipf", "bytes")
 _KERNEL_DISTRIBUTIONS = (
     "beta", "binomial", "chisquare", "dirichlet", "f", "gamma", "negative_binomial",
     "noncentral_chisquare", "noncentral_f", "power", "standard_gamma", "standard_t")
-
-
-def _host_method(name):
-    def method(self, *args, **kwargs):
-        return self._host_dist(name, *args, **kwargs)
-
-    method.__name__ = name
-    method.__doc__ = f"numpy.random.Generator.{name}, drawn on the host (see module doc)."
-    return method
-
-
-for _n in _HOST_DISTRIBUTIONS:
-    setattr(Generator, _n, _host_method(_n))
-del _n
 
 
 def default_rng(seed=None):
@@ -792,6 +832,9 @@ class RandomState:
     def standard_exponential(self, size=None):
         return self._gen.standard_exponential(size)
 
+    def hypergeometric(self, ngood, nbad, nsample, size=None):
+        return self._gen._hypergeometric(ngood, nbad, nsample, size, legacy=True)
+
     def tomaxint(self, size=None):
         return self._gen.integers(0, np.iinfo(np.int64).max, size=size)
 
@@ -822,7 +865,8 @@ _LEGACY = ("rand", "randn", "randint", "random_sample", "random", "ranf", "sampl
            "random_integers", "uniform", "normal", "standard_normal", "exponential",
            "standard_exponential", "lognormal", "laplace", "logistic", "gumbel", "rayleigh",
            "weibull", "pareto", "standard_cauchy", "geometric", "poisson", "choice",
-           "permutation", "shuffle") + _KERNEL_DISTRIBUTIONS + _HOST_DISTRIBUTIONS
+           "permutation", "shuffle", "multinomial", "multivariate_normal", "triangular",
+           "vonmises", "wald") + _KERNEL_DISTRIBUTIONS + _DISCRETE_DISTRIBUTIONS
 for _n in _LEGACY:
     globals()[_n] = _legacy(_n)
 del _n

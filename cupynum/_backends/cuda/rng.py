@@ -4,8 +4,9 @@ One cuRAND generator per cupynum ``Generator`` (its state advances inside cuRAND
 successive calls continue the stream and a seed reproduces it).  Each call binds it to the
 current stream.  Streams differ from NumPy's (docs/differences.md).
 
-The rejection samplers (``draw``: standard gamma, binomial, Poisson with per-element
-parameters) are kernels of our own with a counter-based Philox4x32-10 written in the kernel
+The rejection samplers (``draw``: standard gamma, binomial, Poisson, hypergeometric,
+logseries, zipf, von Mises with per-element parameters, and the multivariate hypergeometric)
+are kernels of our own with a counter-based Philox4x32-10 written in the kernel
 text: element ``i`` of the ``c``-th draw of a generator reads the blocks
 ``philox(key, (j, lo32(i), hi32(i), c))``, j = 0, 1, ..., with the key derived from the seed,
 so each element's stream depends on neither the launch shape nor the other elements, and a
@@ -14,6 +15,7 @@ tests/test_random_kernels_host.py compiles it for the CPU and checks it.
 """
 from __future__ import annotations
 
+import functools
 import threading
 
 
@@ -98,7 +100,11 @@ class State:
 
 # --- rejection samplers: Philox4x32-10 in the kernel text ------------------------------------
 _U32 = np.dtype(np.uint32)
+# Launch knobs (benchmarks/probes/random_probe.py sweeps them): threads per block, and the
+# grid cap in blocks per SM (the loops are grid-strided; each element's stream depends on
+# neither).
 BLOCK = 256
+GRID_PER_SM = 16
 
 
 def philox_key(seed: int) -> tuple[int, int]:
@@ -228,6 +234,123 @@ __device__ long long cpn_binomial(cpn_rng& g, long long n, double p) {
   }
   return flip ? n - k : k;
 }
+
+/* uniform integer in [0, m] (m < 2^53: the 53-bit uniform's bias is below 2^-20 there) */
+__device__ long long cpn_interval(cpn_rng& g, long long m) {
+  const long long k = (long long)(g.uniform() * ((double)m + 1.0));
+  return k > m ? m : k;  /* u * (m + 1) can round up to m + 1 */
+}
+
+__device__ double cpn_logfact(long long k) { return lgamma((double)k + 1.0); }
+
+/* Hypergeometric as NumPy's random_hypergeometric: below 10 draws from either end, draw
+   the items one by one (exact, at most 10 uniforms); else Stadlober's ratio of uniforms
+   (HRUA, exact: the table-mountain hat dominates the scaled pmf). */
+__device__ long long cpn_hypergeometric(cpn_rng& g, long long good, long long bad,
+                                        long long sample) {
+  const long long total = good + bad;
+  if (sample < 10 || sample > total - 10) {
+    const int upper = sample > total / 2;
+    long long todo = upper ? total - sample : sample, left = total, left_good = good;
+    while (todo > 0 && left_good > 0 && left > left_good) {
+      --left;
+      if (cpn_interval(g, left) < left_good) --left_good;
+      --todo;
+    }
+    if (left == left_good) left_good -= todo;  /* only good ones are left */
+    return upper ? left_good : good - left_good;
+  }
+  const double D1 = 1.7155277699214135, D2 = 0.8989161620588988;
+  const long long n = sample < total - sample ? sample : total - sample;
+  const long long lo = good < bad ? good : bad, hi = good < bad ? bad : good;
+  const double p = (double)lo / (double)total, q = (double)hi / (double)total;
+  const double a = (double)n * p + 0.5;
+  const double var = (double)(total - n) * (double)n * p * q / (double)(total - 1);
+  const double c = sqrt(var + 0.5), h = D1 * c + D2;
+  const long long m = (long long)floor((double)(n + 1) * (double)(lo + 1) /
+                                       (double)(total + 2));
+  const double gm = cpn_logfact(m) + cpn_logfact(lo - m) + cpn_logfact(n - m) +
+                    cpn_logfact(hi - n + m);
+  const double b = fmin((double)((n < lo ? n : lo) + 1), floor(a + 16.0 * c));
+  long long k;
+  for (;;) {
+    const double u = g.uniform(), v = g.uniform(), x = a + h * (v - 0.5) / u;
+    if (x < 0.0 || x >= b) continue;
+    k = (long long)floor(x);
+    const double t = gm - (cpn_logfact(k) + cpn_logfact(lo - k) + cpn_logfact(n - k) +
+                           cpn_logfact(hi - n + k));
+    if (u * (4.0 - u) - 3.0 <= t) break;  /* squeeze: accept */
+    if (u * (u - t) >= 1.0) continue;      /* squeeze: reject */
+    if (2.0 * log(u) <= t) break;
+  }
+  if (good > bad) k = n - k;
+  if (n < sample) k = good - k;
+  return k;
+}
+
+/* Logarithmic series: Kemp's (1981) LK algorithm, as NumPy. */
+__device__ long long cpn_logseries(cpn_rng& g, double p) {
+  const double r = log1p(-p);
+  for (;;) {
+    const double v = g.uniform();
+    if (v >= p) return 1;
+    const double u = g.uniform(), q = -expm1(r * u);
+    if (v <= q * q) {
+      const double k = floor(1.0 + log(v) / log(q));
+      if (k < 1.0) continue;
+      return k > 9.2e18 ? 9223372036854775807LL : (long long)k;
+    }
+    return v >= q ? 1 : 2;
+  }
+}
+
+/* Zipf: Devroye's rejection from the Pareto hat, as NumPy's random_zipf (truncated to
+   int64; a >= 1025 gives 1 with probability 1 - 3e-309). */
+__device__ long long cpn_zipf(cpn_rng& g, double a) {
+  if (a >= 1025.0) return 1;
+  const double am1 = a - 1.0, b = pow(2.0, am1);
+  const double umin = pow(9.223372036854775807e18, -am1);
+  for (;;) {
+    const double u01 = g.uniform(), u = u01 * umin + (1.0 - u01), v = g.uniform();
+    const double x = floor(pow(u, -1.0 / am1));
+    if (x > 9.223372036854775807e18 || x < 1.0) continue;
+    const double t = pow(1.0 + 1.0 / x, am1);
+    if (v * x * (t - 1.0) / (b - 1.0) <= t / b) return (long long)x;
+  }
+}
+
+/* von Mises: Best & Fisher (1979) as NumPy (uniform below kappa 1e-8, wrapped normal
+   above 1e6). */
+__device__ double cpn_vonmises(cpn_rng& g, double mu, double kappa) {
+  const double PI = 3.141592653589793;
+  if (kappa != kappa) return kappa;
+  if (kappa < 1e-8) return PI * (2.0 * g.uniform() - 1.0);
+  double s;
+  if (kappa < 1e-5) {
+    s = 1.0 / kappa + kappa;
+  } else if (kappa <= 1e6) {
+    const double r = 1.0 + sqrt(1.0 + 4.0 * kappa * kappa);
+    const double rho = (r - sqrt(2.0 * r)) / (2.0 * kappa);
+    s = (1.0 + rho * rho) / (2.0 * rho);
+  } else {
+    double x = mu + sqrt(1.0 / kappa) * g.normal();
+    if (x < -PI) x += 2.0 * PI;
+    if (x > PI) x -= 2.0 * PI;
+    return x;
+  }
+  double w;
+  for (;;) {
+    const double z = cos(PI * g.uniform());
+    w = (1.0 + s * z) / (s + z);
+    const double y = kappa * (s - w), v = g.uniform();
+    if (y * (2.0 - y) - v >= 0.0 || log(y / v) + 1.0 - y >= 0.0) break;
+  }
+  double x = acos(w);
+  if (g.uniform() < 0.5) x = -x;
+  x += mu;
+  const double m = fmod(fabs(x) + PI, 2.0 * PI) - PI;
+  return x < 0.0 ? -m : m;
+}
 """
 
 _LOOP = ("for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;"
@@ -312,9 +435,75 @@ def random01_kernel(char: str) -> Kernel:
                                                *_TAIL], body, PRELUDE)
 
 
+# The per-element samplers of NumPy's other distributions: kind -> (output type, parameter
+# types, the device call over the parameter values p0, p1, ...).  Parameters are validated
+# by the frontend, as NumPy validates them, before the launch.
+SAMPLERS = {
+    "hypergeometric": ("long long", ("long long",) * 3, "cpn_hypergeometric(g, p0, p1, p2)"),
+    "logseries": ("long long", ("double",), "cpn_logseries(g, p0)"),
+    "zipf": ("long long", ("double",), "cpn_zipf(g, p0)"),
+    "vonmises": ("double", ("double", "double"), "cpn_vonmises(g, p0, p1)"),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def sampler_kernel(kind: str) -> Kernel:
+    """out[i] = SAMPLERS[kind](params[j][i * step_j]); steps are 0 (a scalar) or 1."""
+    out_t, param_ts, call_expr = SAMPLERS[kind]
+    k = len(param_ts)
+    loads = "".join(f"  const {t}* a{j} = (const {t}*)p_{1 + 2 * j}; "
+                    f"const long long s{j} = p_{2 + 2 * j};\n" for j, t in enumerate(param_ts))
+    values = " ".join(f"const {t} p{j} = a{j}[i * s{j}];" for j, t in enumerate(param_ts))
+    body = f"""{{
+  {out_t}* out = ({out_t}*)p_0;
+{loads}  const long long n = p_{2 * k + 1};
+  const unsigned k0 = p_{2 * k + 2}, k1 = p_{2 * k + 3}, call = p_{2 * k + 4};
+  {_LOOP}
+    {values}
+    out[i] = {call_expr};
+  }}
+}}"""
+    params = [("char*", PTR)]
+    for _ in param_ts:
+        params += [("const char*", PTR), ("const long long", I64)]
+    return Kernel(f"cpn_rng_{kind}", params + [("const long long", I64), *_TAIL], body,
+                  PRELUDE)
+
+
+@functools.lru_cache(maxsize=None)
+def mvhypergeometric_kernel() -> Kernel:
+    """Row i of out (rows x ncolors) = one multivariate hypergeometric variate of
+    ``nsample`` draws from ``colors``, by NumPy's 'marginals' method: a hypergeometric
+    draw per color from the items left; more than half the total is drawn as its
+    complement.  One thread per row: the colors are sequential by nature."""
+    body = f"""{{
+  long long* out = (long long*)p_0; const long long* colors = (const long long*)p_1;
+  const long long ncolors = p_2, total = p_3, nsample = p_4, n = p_5;
+  const unsigned k0 = p_6, k1 = p_7, call = p_8;
+  const int upper = nsample > total / 2;
+  const long long todo = upper ? total - nsample : nsample;
+  {_LOOP}
+    long long* row = out + i * ncolors;
+    long long left = todo, rest = total;
+    for (long long j = 0; j < ncolors; ++j) row[j] = 0;
+    for (long long j = 0; left > 0 && j + 1 < ncolors; ++j) {{
+      rest -= colors[j];
+      const long long r = cpn_hypergeometric(g, colors[j], rest, left);
+      row[j] = r; left -= r;
+    }}
+    if (left > 0) row[ncolors - 1] = left;
+    if (upper) for (long long j = 0; j < ncolors; ++j) row[j] = colors[j] - row[j];
+  }}
+}}"""
+    return Kernel("cpn_rng_mvhypergeometric",
+                  [("char*", PTR), ("const char*", PTR)] + [("const long long", I64)] * 4 +
+                  _TAIL, body, PRELUDE)
+
+
 def all_kernels():
     return [gamma_kernel("f"), gamma_kernel("d"), poisson_kernel(), binomial_kernel(),
-            random01_kernel("f"), random01_kernel("d")]
+            random01_kernel("f"), random01_kernel("d"),
+            *(sampler_kernel(kind) for kind in SAMPLERS), mvhypergeometric_kernel()]
 
 
 def _p(a):
@@ -329,16 +518,19 @@ def draw(kind: str, out, params, key, call) -> None:
     """``out`` (C-contiguous, n elements): kind 'random01' (out float32/64 in [0, 1), no
     params; 16-byte aligned), 'gamma' (out float32/64; params (alpha
     float64, log flag)), 'poisson' (out int64; params (lam float64,)), 'binomial' (out
-    int64; params (n int64, p float64)).  Parameter arrays are C-contiguous with 1 or n
-    elements (1: the same value for all)."""
+    int64; params (n int64, p float64)), a kind of ``SAMPLERS`` (out its type; params
+    its parameter types), 'mvhypergeometric' (out int64 (rows, ncolors); params (colors
+    int64 device array, nsample, sum of colors)).  Parameter arrays are C-contiguous with 1
+    or n elements (1: the same value for all)."""
     n = out._size
     if n == 0:
         return
-    grid = max(1, min((n + BLOCK - 1) // BLOCK, DEV.sm_count() * 16))
+    grid = max(1, min((n + BLOCK - 1) // BLOCK, DEV.sm_count() * GRID_PER_SM))
     k0, k1 = key
     if kind == "random01":  # out 16-byte aligned (a fresh allocation), float32/64
         per = 4 if out.dtype.char == "f" else 2
-        grid = max(1, min((n + BLOCK * per - 1) // (BLOCK * per), DEV.sm_count() * 16))
+        grid = max(1, min((n + BLOCK * per - 1) // (BLOCK * per),
+                          DEV.sm_count() * GRID_PER_SM))
         DEV.launch(random01_kernel(out.dtype.char), grid, BLOCK, [_p(out), n, k0, k1, call])
     elif kind == "gamma":
         alpha, lg = params
@@ -352,5 +544,17 @@ def draw(kind: str, out, params, key, call) -> None:
         nn, pp = params
         DEV.launch(binomial_kernel(), grid, BLOCK,
                    [_p(out), _p(nn), _step(nn, n), _p(pp), _step(pp, n), n, k0, k1, call])
+    elif kind in SAMPLERS:
+        args = [_p(out)]
+        for a in params:
+            args += [_p(a), _step(a, n)]
+        DEV.launch(sampler_kernel(kind), grid, BLOCK, args + [n, k0, k1, call])
+    elif kind == "mvhypergeometric":
+        colors, nsample, total = params
+        rows = n // colors._size
+        grid = max(1, min((rows + BLOCK - 1) // BLOCK, DEV.sm_count() * GRID_PER_SM))
+        DEV.launch(mvhypergeometric_kernel(), grid, BLOCK,
+                   [_p(out), _p(colors), colors._size, int(total), int(nsample), rows,
+                    k0, k1, call])
     else:
         raise ValueError(kind)

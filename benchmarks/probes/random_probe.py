@@ -1,0 +1,355 @@
+"""GPU probe for the Philox sampler kernels of NumPy's remaining distributions
+(cupynum/_backends/cuda/rng.py: hypergeometric, logseries, zipf, vonmises, and the
+multivariate hypergeometric).  Standalone; run from the repo root:
+
+    PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/random_probe.py
+
+1. Checks (PASS/FAIL lines): mean and variance against the exact moments, a chi-square
+   against the exact pmf for the discrete ones (scipy.stats when installed, else closed
+   forms), a two-sample KS against NumPy for von Mises, device-array parameters,
+   reproducibility with a seed, and NumPy's ValueErrors.
+2. Timings (CUDA events, median of REPS after a warm-up) of 2^24 draws beside CuPy where
+   CuPy has the distribution, then a sweep of the launch knobs rng.BLOCK and
+   rng.GRID_PER_SM.  Exit status 1 if any check failed.
+"""
+import math
+import statistics
+import sys
+import traceback
+
+import numpy as np
+
+import cupynum as cn
+from cupynum._backends.cuda import rng
+
+try:
+    import cupy
+except Exception:  # noqa: BLE001
+    cupy = None
+try:
+    from scipy import stats
+except Exception:  # noqa: BLE001
+    stats = None
+
+N = 1_000_000
+M = 1 << 24
+WARM, REPS = 1, 5
+FAILS = []
+
+
+def check(name, fn):
+    try:
+        msg = fn()
+        print(f"PASS {name}" + (f"  ({msg})" if msg else ""))
+    except Exception as e:  # noqa: BLE001
+        FAILS.append(name)
+        print(f"FAIL {name}: {type(e).__name__}: {e}")
+        tb = traceback.format_exc().strip().splitlines()
+        print("     " + " | ".join(tb[-4:-1])[:600])
+
+
+# --- exact pmfs and moments ------------------------------------------------------------------
+def _lchoose(n, k):
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def hyper_pmf(k, good, bad, sample):
+    if stats is not None:
+        return stats.hypergeom.pmf(k, good + bad, good, sample)
+    return np.array([math.exp(_lchoose(good, j) + _lchoose(bad, sample - j) -
+                              _lchoose(good + bad, sample))
+                     if max(0, sample - bad) <= j <= min(good, sample) else 0.0 for j in k])
+
+
+def logser_pmf(k, p):
+    k = np.asarray(k, np.float64)
+    return np.where(k >= 1, -np.power(p, k) / (np.maximum(k, 1) * math.log1p(-p)), 0.0)
+
+
+def zipf_pmf(k, a):
+    big = 10_000  # zeta(a) by Euler-Maclaurin after `big` terms
+    zeta = (np.sum(np.arange(1, big + 1, dtype=np.float64) ** -a) + big ** (1 - a) / (a - 1)
+            - big ** -a / 2 + a * big ** (-a - 1) / 12)
+    k = np.asarray(k, np.float64)
+    return np.where(k >= 1, np.maximum(k, 1) ** -a / zeta, 0.0)
+
+
+def chi2(x, pmf, kmax):
+    """Chi-square of x against pmf over 0..kmax (the rest in one bin), bins merged to an
+    expected count >= 5; returns (statistic, dof, 99.99% limit by Wilson-Hilferty)."""
+    n = x.size
+    counts = np.bincount(np.minimum(x, kmax + 1), minlength=kmax + 2).astype(np.float64)
+    expect = n * np.asarray(pmf(np.arange(kmax + 1)), np.float64)
+    expect = np.append(expect, max(n - expect.sum(), 0.0))
+    ob, ex, o, e = [], [], 0.0, 0.0
+    for ci, ei in zip(counts, expect):
+        o, e = o + ci, e + ei
+        if e >= 5:
+            ob.append(o), ex.append(e)
+            o = e = 0.0
+    ob[-1] += o
+    ex[-1] += e
+    ob, ex = np.array(ob), np.array(ex)
+    stat, dof = float(np.sum((ob - ex) ** 2 / ex)), max(len(ex) - 1, 1)
+    limit = dof * (1 - 2 / (9 * dof) + 3.72 * math.sqrt(2 / (9 * dof))) ** 3 + 3
+    return stat, dof, limit
+
+
+def ks2(x, y):
+    x, y = np.sort(np.asarray(x, np.float64).ravel()), np.sort(np.asarray(y, np.float64).ravel())
+    g = np.concatenate([x, y])
+    return np.abs(np.searchsorted(x, g, "right") / x.size -
+                  np.searchsorted(y, g, "right") / y.size).max()
+
+
+def moments_and_chi2(x, mean, var, pmf, kmax, lo=0):
+    assert x.dtype == np.int64, x.dtype
+    dm = abs(x.mean() - mean)
+    assert dm <= 6 * math.sqrt(var / x.size) + 1e-12, f"mean {x.mean()} vs {mean}"
+    if var > 0:
+        dv = abs(x.var() / var - 1)
+        assert dv < 0.02 + 4 / math.sqrt(x.size * var), f"var {x.var()} vs {var}"
+    stat, dof, limit = chi2(x - lo, lambda k: pmf(k + lo), kmax - lo)
+    assert stat < limit, f"chi2 {stat:.1f} on {dof} dof > {limit:.1f}"
+    return f"mean {x.mean():.5g}/{mean:.5g}, chi2 {stat:.0f}/{dof}"
+
+
+def hyper_case(good, bad, sample):
+    def run():
+        x = np.asarray(cn.random.default_rng(1).hypergeometric(good, bad, sample, size=N))
+        tot = good + bad
+        mean = sample * good / tot
+        var = mean * bad / tot * (tot - sample) / max(tot - 1, 1)
+        lo = int(max(0, mean - 12 * math.sqrt(var) - 1))
+        return moments_and_chi2(x, mean, var, lambda k: hyper_pmf(k, good, bad, sample),
+                                int(min(good, sample)), lo)
+    return run
+
+
+def logser_case(p):
+    def run():
+        x = np.asarray(cn.random.default_rng(2).logseries(p, size=N))
+        lq = math.log1p(-p)
+        mean = -p / ((1 - p) * lq)
+        var = -p * (p + lq) / ((1 - p) ** 2 * lq ** 2)
+        return moments_and_chi2(x, mean, var, lambda k: logser_pmf(k, p), 400)
+    return run
+
+
+def zipf_case(a):
+    def run():
+        x = np.asarray(cn.random.default_rng(3).zipf(a, size=N))
+        assert x.dtype == np.int64 and x.min() >= 1
+        stat, dof, limit = chi2(x, lambda k: zipf_pmf(k, a), 400)
+        assert stat < limit, f"chi2 {stat:.1f} on {dof} dof > {limit:.1f}"
+        return f"chi2 {stat:.0f}/{dof}"
+    return run
+
+
+def vonmises_case(mu, kappa):
+    def run():
+        x = np.asarray(cn.random.default_rng(4).vonmises(mu, kappa, size=N))
+        ref = np.random.default_rng(4).vonmises(mu, kappa, N)
+        assert x.dtype == np.float64 and (np.abs(x) <= np.pi).all()
+        d = ks2(x, ref)
+        assert d < 1.95 * math.sqrt(2 / N), f"KS {d:.4f}"
+        dc = abs(np.cos(x - mu).mean() - np.cos(ref - mu).mean())
+        assert dc < 8 / math.sqrt(N), f"E cos off by {dc:.2e}"
+        return f"KS {d:.4f}"
+    return run
+
+
+for args in ((5, 3, 2), (50, 30, 40), (1000, 10, 995), (10**6, 10**6, 5000),
+             (999_999_999, 3, 10**6), (30, 10**8, 200)):
+    check(f"hypergeometric{args}", hyper_case(*args))
+for p in (0.1, 0.6, 0.99):
+    check(f"logseries({p})", logser_case(p))
+for a in (1.2, 2.0, 4.5):
+    check(f"zipf({a})", zipf_case(a))
+for mu, kappa in ((0.5, 4.0), (-2.0, 1e-6), (1.0, 1e7), (3.0, 0.5)):
+    check(f"vonmises({mu}, {kappa})", vonmises_case(mu, kappa))
+
+
+def mvhyper():
+    colors = [16, 8, 0, 40, 1]
+    tot = sum(colors)
+    out = []
+    for method in ("marginals", "count"):
+        for nsample in (10, 50):
+            x = np.asarray(cn.random.default_rng(5).multivariate_hypergeometric(
+                colors, nsample, size=N // 4, method=method))
+            assert x.shape == (N // 4, 5) and x.dtype == np.int64
+            assert (x.sum(axis=1) == nsample).all() and (x <= colors).all() and (x >= 0).all()
+            for j, c in enumerate(colors):
+                if 0 < c < tot:
+                    stat, dof, limit = chi2(x[:, j], lambda k: hyper_pmf(k, c, tot - c,
+                                                                          nsample),
+                                            min(c, nsample))
+                    assert stat < limit, f"{method} n={nsample} color {j}: chi2 {stat:.1f}"
+            out.append(f"{method}/{nsample} ok")
+    return ", ".join(out)
+
+
+check("multivariate_hypergeometric marginals", mvhyper)
+
+
+def device_params():
+    g = cn.random.default_rng(6)
+    good = cn.asarray(np.array([5, 500, 0, 40]))
+    bad = cn.asarray(np.array([5, 300, 9, 0]))
+    samp = cn.asarray(np.array([3, 400, 4, 17]))
+    m = np.asarray(g.hypergeometric(good, bad, samp, size=(N // 4, 4))).mean(axis=0)
+    assert np.allclose(m, [1.5, 250, 0, 17], atol=0.05), m
+    v = np.asarray(g.vonmises(cn.asarray(np.array([0.0, 2.0, np.nan])),
+                              cn.asarray(np.array([10.0, 1.0, 1.0])), size=(N // 4, 3)))
+    assert np.isnan(v[:, 2]).all()
+    ang = np.angle(np.exp(1j * v[:, :2]).mean(axis=0))
+    assert np.allclose(ang, [0, 2], atol=0.02), ang
+    lp = np.asarray(g.logseries(cn.asarray(np.array([0.0, 0.5])), size=(N // 4, 2)))
+    assert (lp[:, 0] == 1).all() and abs(lp[:, 1].mean() - 1 / math.log(2)) < 0.01
+    z = np.asarray(g.zipf(cn.asarray(np.array([2.0, 3000.0])), size=(N // 4, 2)))
+    assert (z[:, 1] == 1).all() and z[:, 0].min() >= 1
+
+
+check("device-array parameters", device_params)
+
+
+def reproducible():
+    for name, args in (("hypergeometric", (50, 30, 40, 1000)), ("logseries", (0.7, 1000)),
+                       ("zipf", (1.5, 1000)), ("vonmises", (1.0, 2.0, 1000)),
+                       ("multivariate_hypergeometric", ([4, 9, 2], 7, 100))):
+        a = np.asarray(getattr(cn.random.default_rng(9), name)(*args))
+        b = np.asarray(getattr(cn.random.default_rng(9), name)(*args))
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+        g = cn.random.default_rng(9)
+        getattr(g, name)(*args)
+        assert not np.array_equal(a, np.asarray(getattr(g, name)(*args))), name + " repeats"
+
+
+check("reproducible with a seed; the stream advances", reproducible)
+
+
+def errors():
+    for name, args in (("hypergeometric", (1, 3, 5)), ("hypergeometric", (-1, 3, 2)),
+                       ("hypergeometric", (10**9, 3, 5)), ("logseries", (1.0,)),
+                       ("zipf", (1.0,)), ("vonmises", (0.0, -1.0)),
+                       ("multivariate_hypergeometric", ([3, 4], 8))):
+        for gen in (np.random.default_rng(0), cn.random.default_rng(0)):
+            try:
+                getattr(gen, name)(*args)
+            except ValueError:
+                continue
+            raise AssertionError(f"{name}{args}: no ValueError from {type(gen).__module__}")
+        dev = [cn.asarray(np.asarray(a)) for a in args] if name != \
+            "multivariate_hypergeometric" else args
+        try:
+            getattr(cn.random.default_rng(0), name)(*dev)
+            raise AssertionError(f"{name}{args}: no ValueError for device parameters")
+        except ValueError:
+            pass
+
+
+check("ValueErrors as NumPy", errors)
+
+
+# --- timings ---------------------------------------------------------------------------------
+def t_cn(fn):
+    for _ in range(WARM):
+        fn()
+    cn.cuda.synchronize()
+    s = []
+    for _ in range(REPS):
+        a, b = cn.cuda.Event(), cn.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        s.append(cn.cuda.get_elapsed_time(a, b))
+    return statistics.median(s)
+
+
+def t_cp(fn):
+    for _ in range(WARM):
+        fn()
+    cupy.cuda.runtime.deviceSynchronize()
+    s = []
+    for _ in range(REPS):
+        a, b = cupy.cuda.Event(), cupy.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        s.append(cupy.cuda.get_elapsed_time(a, b))
+    return statistics.median(s)
+
+
+def cupy_fn(name, args, size):
+    """CuPy's sampler of ``name``: its Generator's where it has one, else its legacy
+    RandomState (cupy.random.<name>); None where CuPy has neither."""
+    if cupy is None:
+        return None, ""
+    gen = cupy.random.default_rng(0)
+    if hasattr(gen, name):
+        return (lambda: getattr(gen, name)(*args, size=size)), "Generator"
+    rs = cupy.random.RandomState(0)
+    if hasattr(rs, name):
+        return (lambda: getattr(rs, name)(*args, size=size)), "RandomState"
+    return None, ""
+
+
+CASES = [("hypergeometric", (5, 3, 2)), ("hypergeometric", (50, 30, 40)),
+         ("hypergeometric", (10**6, 10**6, 5000)), ("logseries", (0.6,)),
+         ("logseries", (0.99,)), ("zipf", (1.2,)), ("zipf", (3.0,)),
+         ("vonmises", (0.5, 4.0)), ("vonmises", (0.5, 0.01))]
+print(f"\n{'op (2^24 draws)':40s} {'cupynum ms':>11s} {'cupy ms':>9s}  cupy via")
+for name, args in CASES:
+    g = cn.random.default_rng(0)
+    label = f"{name}{args}"
+    try:
+        tc = f"{t_cn(lambda: getattr(g, name)(*args, size=M)):11.2f}"
+    except Exception as e:  # noqa: BLE001
+        tc = f"{'ERR':>11s}"
+        FAILS.append("time " + label)
+        print(f"  cupynum {label}: {type(e).__name__}: {e}")
+    fp, via = cupy_fn(name, args, M)
+    tp = "n/a"
+    if fp is not None:
+        try:
+            tp = f"{t_cp(fp):9.2f}"
+        except Exception as e:  # noqa: BLE001
+            tp, via = "err", f"{type(e).__name__}: {str(e)[:60]}"
+    print(f"{label:40s} {tc} {tp:>9s}  {via}")
+
+# arrays of parameters (one per draw) and the multivariate hypergeometric
+hp = [cn.asarray(np.random.default_rng(0).integers(lo, hi, M)) for lo, hi in
+      ((100, 1000), (100, 1000), (0, 200))]
+kp = cn.asarray(np.random.default_rng(1).uniform(0, 20, M))
+g = cn.random.default_rng(0)
+for label, fn in (("hypergeometric(array params)", lambda: g.hypergeometric(*hp)),
+                  ("vonmises(0, kappa array)", lambda: g.vonmises(0.0, kp)),
+                  ("mv_hypergeometric 5 colors, 2^22 rows",
+                   lambda: g.multivariate_hypergeometric([16, 8, 100, 40, 1], 50, size=M // 4))):
+    try:
+        print(f"{label:40s} {t_cn(fn):11.2f}")
+    except Exception as e:  # noqa: BLE001
+        FAILS.append("time " + label)
+        print(f"  cupynum {label}: {type(e).__name__}: {e}")
+
+# the launch knobs (module constants of rng.py; the kernels do not depend on them)
+print(f"\n{'knobs: BLOCK x GRID_PER_SM':40s} " +
+      " ".join(f"{f'{n}{a}':>22s}" for n, a in CASES[2:3] + CASES[5:6] + CASES[7:8]))
+default = (rng.BLOCK, rng.GRID_PER_SM)
+for block in (128, 256, 512):
+    for per_sm in (4, 16, 64):
+        rng.BLOCK, rng.GRID_PER_SM = block, per_sm
+        g = cn.random.default_rng(0)
+        ts = []
+        for name, args in CASES[2:3] + CASES[5:6] + CASES[7:8]:
+            try:
+                ts.append(f"{t_cn(lambda: getattr(g, name)(*args, size=M)):22.2f}")
+            except Exception as e:  # noqa: BLE001
+                ts.append(f"{'ERR ' + type(e).__name__:>22s}")
+        print(f"{f'{block} x {per_sm}':40s} " + " ".join(ts))
+rng.BLOCK, rng.GRID_PER_SM = default
+
+print(f"\n{len(FAILS)} failed" + (": " + ", ".join(FAILS) if FAILS else ""))
+sys.exit(1 if FAILS else 0)
