@@ -258,11 +258,13 @@ def ops_section(cp, ctx, calls):
     entry = cp.add._fast[key]
     try:
         for mode in ("bindings", "ctypes"):
-            cp.add._fast[key] = (entry[0], _launcher(cp, ew, runtime, mode), entry[2])
+            cp.add._fast[key] = (entry[0], _launcher(cp, ew, runtime, mode), *entry[2:])
+            cp.add._forget_hot()
             row("f", f"cupynum a + b, launcher built with CUPYNUM_LAUNCH={mode}",
                 per_call(lambda: a + b, sync, calls))
     finally:
         cp.add._fast[key] = entry
+        cp.add._forget_hot()
     # the memcpy under slice assignment, alone
     dst, src, nb = x._buf.ptr + 4, y._buf.ptr + 4, 998 * 4
     row("f", "(piece) memory.memcpy_dtod of 3992 bytes",

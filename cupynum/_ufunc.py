@@ -4,10 +4,15 @@ Type resolution is NumPy's own (``numpy.ufunc.resolve_dtypes``, NEP 50 weak Pyth
 scalars), cached per (dtypes, scalar kinds), so its answers and errors are NumPy's.
 
 The hot path (DESIGN.md principle 6): operands that are C-contiguous arrays of one shape
-and Python scalars, no keywords -> one dict lookup, one allocation, one launch through a
-launcher the backend prepared for that key.
+and Python scalars, no keywords -> a lookup by dtypes and scalar types (two small dicts,
+see ``_hot_binary``), then one call into a launcher the backend prepared for that key,
+which allocates the output and launches; Python scalars are packed as they are where that
+gives NumPy's conversion (``_RAW_SCALAR_LOOPS``).  The ndarray operators are these hot
+functions themselves.  ``benchmarks/probes/percall_probe.py --fake`` times it without a GPU.
 """
 from __future__ import annotations
+
+import struct
 
 import numpy as np
 
@@ -23,11 +28,20 @@ _SCALAR_TYPES = frozenset(_PY_SCALARS)
 _BOOL = np.dtype(np.bool_)  # a Python bool is not weak in NEP 50: it resolves as numpy.bool
 _COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
                           "greater_equal"})
+_INT_CHARS = "bhilqBHILQ"
+# Loop chars whose parameter slot a Python scalar may be packed into as it is (the CUDA
+# launcher's struct.pack_into), giving the bits NumPy's conversion to the loop dtype gives:
+# float -> float32/64 is one C cast, ints into integer slots are exact or refused
+# (struct.error, then NumPy's own conversion raises NumPy's error), int -> float64 is
+# PyLong_AsDouble in both.  Anything else (int -> float32 or float16) is converted by NumPy.
+_RAW_SCALAR_LOOPS = {float: "fdFD", int: _INT_CHARS + "d", bool: "?" + _INT_CHARS,
+                     complex: "FD"}
+_PACK_ERRORS = (struct.error, OverflowError)  # the packer refused a Python scalar
 
 
 def _launch_new(entry, args, x):
     """Allocate the outputs (C-contiguous, x's shape) and launch the prepared kernel."""
-    out_dtypes, launch, _ = entry
+    out_dtypes, launch = entry[0], entry[1]
     backend = _backends._backend
     outs = []
     for dt in out_dtypes:
@@ -48,6 +62,136 @@ def _launch_new(entry, args, x):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+def _hot_binary(uf, fallback):
+    """``binary(a, b)``: the hot path of a two-input call of ``uf`` (DESIGN.md principle 6),
+    as a closure so that a call reads its caches and helpers from cells, not attributes.
+    C-contiguous arrays of one shape and Python scalars: two dict lookups keyed by dtypes
+    and scalar types (no key tuple: a NumPy dtype hashes in ~50 ns, a tuple of them costs
+    more than the two lookups), one call that allocates the output and launches
+    (``launch.new``), one result object; everything else goes to ``fallback(a, b)``.
+    The ndarray operators are such closures themselves (one Python frame less)."""
+    by_arrays, by_array_scalar, by_scalar_array = uf._hot
+    record = uf._hot_record
+    scalar_types = _SCALAR_TYPES
+
+    def binary(a, b):
+        if type(a) is ndarray:
+            tb = type(b)
+            if tb is ndarray:
+                if not (a._c_contig and b._c_contig) or b._shape != a._shape:
+                    return fallback(a, b)
+                k0, k1, index = a.dtype, b.dtype, by_arrays
+            elif tb in scalar_types and a._c_contig:
+                k0, k1, index = a.dtype, tb, by_array_scalar
+            else:
+                return fallback(a, b)
+            x = a
+        elif type(b) is ndarray and type(a) in scalar_types and b._c_contig:
+            k0, k1, index = b.dtype, type(a), by_scalar_array
+            x = b
+        else:
+            return fallback(a, b)
+        inner = index.get(k0)
+        rec = None if inner is None else inner.get(k1)
+        if rec is None:
+            rec = record(index, k0, k1)
+        if rec is False:
+            return fallback(a, b)
+        run, itemsize, same_strides, conv, raw_ok, dt = rec
+        if conv is not None and not raw_ok:  # scalars become NumPy scalars of the loop dtype
+            c0, c1 = conv
+            if c0 is not None:
+                a = c0(a)
+            if c1 is not None:
+                b = c1(b)
+        if run is None:  # several outputs
+            return _launch_new(uf._fast[_key(index, uf._hot, k0, k1)], (a, b), x)
+        n = x._size
+        out = _new(ndarray)  # the result object, its slots set directly (no __init__ frame)
+        out._offset = 0
+        out._shape = x._shape
+        out._strides = x._strides if same_strides else _c_strides(x._shape, itemsize)
+        out.dtype = dt
+        out._size = n
+        out._c_contig = True
+        out._f_contig = x._f_contig
+        out._base = None
+        if raw_ok:
+            try:
+                run(a, b, out, n, n * itemsize)  # the Python scalar is packed as it is
+            except _PACK_ERRORS:  # out of the slot's range: NumPy converts (or raises)
+                a, b = _converted(conv, a, b)
+                run(a, b, out, n, n * itemsize)
+        else:
+            run(a, b, out, n, n * itemsize)  # sets out._buf, then launches
+        return out
+
+    return binary
+
+
+def _key(index, hot, k0, k1):
+    """The ``ufunc._fast`` key of ``index[k0][k1]`` (see ``_hot_binary``)."""
+    return (k1, k0, 1) if index is hot[2] else (k0, k1, 0)
+
+
+def _hot_one(uf):
+    """``unary(x)``: the hot path of a one-input call of ``uf`` (a C-contiguous array, no
+    keywords), a closure like ``_hot_binary``'s; the unary operators are this function."""
+    index = uf._hot_unary
+    record = uf._hot_unary_record
+    fast = uf._fast
+    call = uf._call
+
+    def unary(x):
+        if type(x) is ndarray and x._c_contig:
+            rec = index.get(x.dtype)
+            if rec is None:
+                rec = record(x.dtype)
+            if rec is not False:
+                run, itemsize, same_strides, dt = rec
+                if run is None:  # several outputs
+                    return _launch_new(fast[(x.dtype, 0)], (x,), x)
+                n = x._size
+                out = _new(ndarray)  # the result object, its slots set directly
+                out._offset = 0
+                out._shape = x._shape
+                out._strides = x._strides if same_strides else _c_strides(x._shape, itemsize)
+                out.dtype = dt
+                out._size = n
+                out._c_contig = True
+                out._f_contig = x._f_contig
+                out._base = None
+                run(x, out, n, n * itemsize)  # sets out._buf, then launches
+                return out
+        return call((x,), {})
+
+    return unary
+
+
+def _allocating(launch, nin=2):
+    """``run(a, b, out, n, nbytes)`` or ``run(x, out, n, nbytes)`` (as ``launch.new``) for
+    a backend launcher without ``new``."""
+    def run2(a, b, out, n, nbytes):
+        out._buf = _backends._backend.alloc(nbytes)
+        if n:
+            launch((a, b), (out,), n)
+
+    def run1(x, out, n, nbytes):
+        out._buf = _backends._backend.alloc(nbytes)
+        if n:
+            launch((x,), (out,), n)
+
+    return run2 if nin == 2 else run1
+
+
+def _converted(conv, a, b):
+    c0, c1 = conv
+    return (a if c0 is None else c0(a)), (b if c1 is None else c1(b))
+
+
+_new = object.__new__
+
+
 class ufunc:
     """A NumPy-compatible universal function running on the current backend."""
 
@@ -63,8 +207,19 @@ class ufunc:
         loops = type_loops(row.name)
         self.types = [("".join(lp[: self.nin]) + "->" + "".join(lp[self.nin:])) for lp in loops]
         self.ntypes = len(self.types)
-        self._fast = {}  # hot-path cache: key -> (out dtypes, launcher, scalar converters)
+        # hot-path cache: key -> (out dtypes, launcher, scalar converters, raw scalars ok)
+        self._fast = {}
         self._ops = {}  # loop chars -> ElementwiseOp
+        # The two-input hot path's index of _fast: [array dtype][array dtype],
+        # [array dtype][scalar type], [second operand's dtype][first (scalar) operand's
+        # type] -> record (see _hot_record), and the closure that reads it.
+        self._hot = ({}, {}, {})
+        self._hot_unary = {}  # the one-input hot path's index: dtype -> record
+        self._unary = _hot_one(self)
+        self._binary = _hot_binary(self, self._binary_fallback)
+
+    def _binary_fallback(self, a, b):
+        return self._call((a, b), {})
 
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
@@ -76,66 +231,28 @@ class ufunc:
         if self.nin == 2:
             return self._binary(args[0], args[1])
         if self.nin == 1:
-            x = args[0]
-            if type(x) is ndarray and x._c_contig:
-                entry = self._fast.get((x.dtype, 0))
-                if entry is None:
-                    entry = self._fast_entry((x.dtype, 0))
-                if entry is not False:
-                    return _launch_new(entry, args, x)
+            return self._unary(args[0])
         return self._call(args, kwargs)
 
-    def _binary(self, a, b):
-        """The hot path of a two-input call (operators come here directly): one key, one
-        dict lookup, one allocation, one prepared launch.  Written out flat on purpose."""
-        if type(a) is ndarray:
-            if not a._c_contig:
-                return self._call((a, b), {})
-            tb = type(b)
-            if tb is ndarray:
-                if not b._c_contig or b._shape != a._shape:
-                    return self._call((a, b), {})
-                key = (a.dtype, b.dtype, 0)
-            elif tb in _SCALAR_TYPES:
-                key = (a.dtype, tb, 0)
-            else:
-                return self._call((a, b), {})
-            x = a
-        elif type(b) is ndarray and type(a) in _SCALAR_TYPES and b._c_contig:
-            key = (type(a), b.dtype, 1)
-            x = b
-        else:
-            return self._call((a, b), {})
+    def _hot_unary_record(self, dtype):
+        """``_hot_unary[dtype]`` filled from ``_fast``: False for the general path, else
+        ``(run, out itemsize, out strides equal the operand's, out dtype)`` (see
+        ``_hot_record``)."""
+        key = (dtype, 0)
         entry = self._fast.get(key)
         if entry is None:
             entry = self._fast_entry(key)
         if entry is False:
-            return self._call((a, b), {})
-        conv = entry[2]
-        if conv is not None:  # a Python scalar operand becomes a scalar of the loop dtype
-            c0, c1 = conv
-            if c0 is not None:
-                a = c0(a)
-            if c1 is not None:
-                b = c1(b)
-        out_dtypes = entry[0]
-        if len(out_dtypes) != 1:
-            return _launch_new(entry, (a, b), x)
-        dt = out_dtypes[0]  # one output: allocated inline (a call here costs ~0.1 us)
-        out = object.__new__(ndarray)
-        out._buf = _backends._backend.alloc(x._size * dt.itemsize)
-        out._offset = 0
-        out._shape = x._shape
-        out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
-            x._shape, dt.itemsize)
-        out.dtype = dt
-        out._size = x._size
-        out._c_contig = True
-        out._f_contig = x._f_contig
-        out._base = None
-        if x._size:
-            entry[1]((a, b), (out,), x._size)
-        return out
+            rec = False
+        else:
+            out_dtypes, launch = entry[0], entry[1]
+            dt = out_dtypes[0]
+            run = None
+            if len(out_dtypes) == 1:
+                run = getattr(launch, "new", None) or _allocating(launch, 1)
+            rec = (run, dt.itemsize, dt.itemsize == dtype.itemsize, dt)
+        self._hot_unary[dtype] = rec
+        return rec
 
     def _fast_entry(self, key):
         """Resolve a hot-path key once; False marks keys that must take the general path."""
@@ -151,17 +268,48 @@ class ufunc:
         operand_dtypes = tuple(t if isinstance(t, np.dtype) else None for t in arg_types)
         launch = _backends.get().contiguous_launcher(op, operand_dtypes)
         conv = None
+        raw_ok = False
         if any(d is None for d in operand_dtypes):
             conv = tuple(normalize(loop[i]).type if d is None else None
                          for i, d in enumerate(operand_dtypes))
+            raw_ok = getattr(launch, "packs_python_scalars", False) and all(
+                d is not None or chars[i] in _RAW_SCALAR_LOOPS[t]
+                for i, (t, d) in enumerate(zip(arg_types, operand_dtypes)))
         if self.__name__ in _COMPARISONS and conv is not None:
             entry = False  # out-of-range Python ints compare by value: general path
         elif self.__name__ == "power" and chars[1] in "bhil":
             entry = False  # negative integer exponents must raise: general path checks
         else:
-            entry = (tuple(normalize(d) for d in loop[self.nin:]), launch, conv)
+            entry = (tuple(normalize(d) for d in loop[self.nin:]), launch, conv, raw_ok)
         self._fast[key] = entry
         return entry
+
+    def _hot_record(self, index, k0, k1):
+        """``index[k0][k1]`` filled from ``_fast``: False for the general path, else
+        ``(run, out itemsize, out strides equal the operand's, conv, raw_ok, out dtype)``
+        with ``run(a, b, out, n, nbytes)`` allocating ``out._buf`` and launching (None for
+        several outputs)."""
+        key = _key(index, self._hot, k0, k1)
+        entry = self._fast.get(key)
+        if entry is None:
+            entry = self._fast_entry(key)
+        if entry is False:
+            rec = False
+        else:
+            out_dtypes, launch, conv, raw_ok = entry
+            dt = out_dtypes[0]
+            run = None
+            if len(out_dtypes) == 1:
+                run = getattr(launch, "new", None) or _allocating(launch)
+            rec = (run, dt.itemsize, dt.itemsize == k0.itemsize, conv, raw_ok, dt)
+        index.setdefault(k0, {})[k1] = rec
+        return rec
+
+    def _forget_hot(self):
+        """Drop the hot path's index (after ``_fast`` entries were replaced by hand)."""
+        for index in self._hot:
+            index.clear()
+        self._hot_unary.clear()
 
     def _op(self, chars):
         op = self._ops.get(chars)
@@ -469,11 +617,14 @@ def _defers(other) -> bool:
 
 def _binary(uf):
     binary = uf._binary
+    call = uf._call
 
-    def forward(self, other):
+    def forward_fallback(self, other):
         if type(other) in _OPERAND_TYPES or not _defers(other):
-            return binary(self, other)
+            return call((self, other), {})
         return NotImplemented
+
+    forward = _hot_binary(uf, forward_fallback)  # the hot path is the operator itself
 
     def reflected(self, other):
         if type(other) in _OPERAND_TYPES or not _defers(other):
@@ -489,10 +640,7 @@ def _binary(uf):
 
 
 def _unary(uf):
-    def op(self):
-        return uf(self)
-
-    return op
+    return uf._unary  # a plain function: the operator's frame is the hot path's
 
 
 def _install_operators():

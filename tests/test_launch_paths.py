@@ -3,7 +3,7 @@
 1. The strided kernels' one-dimensional branch (STRIDED_ILP elements per thread) and their
    general branch, compiled for the CPU with the shim of test_elementwise_host.py, for each
    STRIDED_ILP, against NumPy.
-2. Both ways of calling cuLaunchKernel (``CUPYNUM_LAUNCH=bindings|ctypes``), the memory
+2. Every way of calling cuLaunchKernel (``CUPYNUM_LAUNCH=bindings|ctypes|v2``), the memory
    pool's fast path, the stream bookkeeping and every host transfer strategy, run against a
    fake ``libcuda.so.1`` (built here; "device" memory is host memory, copies are memcpy,
    launches are recorded, kernels do not run) in a subprocess.  What reaches the driver is
@@ -253,6 +253,45 @@ for _ in range(3):
 d = a * 2.0
 assert params(4)[::2] == [a._buf.ptr, d._buf.ptr]
 assert ctypes.c_float.from_address((ctypes.c_uint64 * 4).from_address(last[9])[1]).value == 2
+
+def scalar_slot(fmt):  # the by-value scalar of the last launch (slot 1 of a, s, out, n)
+    ptrs = (ctypes.c_uint64 * 4).from_address(last[9])
+    return getattr(ctypes, fmt).from_address(ptrs[1]).value
+
+# Python scalars are packed as they are where that gives NumPy's conversion, else NumPy
+# converts them (and raises where NumPy raises)
+import warnings
+for x, scalar, fmt in [(a, 0.1, "c_float"), (a, 3, "c_float"), (a, 2**70, "c_float"),
+                       (cp.asarray(np.arange(9.0)), 2**70 + 1, "c_double"),
+                       (cp.asarray(np.arange(9.0)), 0.1, "c_double"),
+                       (cp.asarray(np.arange(9, dtype=np.int8)), -128, "c_int8"),
+                       (cp.asarray(np.arange(9, dtype=np.uint16)), 65535, "c_uint16"),
+                       (cp.asarray(np.arange(9, dtype=np.int64)), True, "c_int64"),
+                       (cp.asarray(np.ones(9, np.bool_)), True, "c_bool"),
+                       (a, 1e300, "c_float")]:
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        want = (x.get() * scalar).dtype.type(scalar)
+        r = x * scalar
+    assert r.dtype == (x.get() * scalar).dtype, (r.dtype, scalar)
+    got = scalar_slot(fmt)
+    assert got == want or (np.isinf(want) and got == want), (scalar, fmt, got, want)
+c = cp.asarray(np.arange(4, dtype=np.complex64)) * 0.1  # complex slots: (real, imag)
+parts = (ctypes.c_float * 2).from_address((ctypes.c_uint64 * 4).from_address(last[9])[1])
+assert c.dtype == np.complex64 and list(parts) == [np.float32(0.1), 0.0], list(parts)
+for x, scalar in [(cp.asarray(np.arange(9, dtype=np.int8)), 300),
+                  (cp.asarray(np.arange(9, dtype=np.uint8)), -1),
+                  (cp.asarray(np.arange(9, dtype=np.int64)), 2**63)]:
+    try:
+        x + scalar
+    except OverflowError:
+        pass
+    else:
+        raise AssertionError(f"{x.dtype} + {scalar} did not raise OverflowError")
+buf = (a + b)._buf  # the launcher's inline allocation gives what the pool's malloc gives
+ref = memory.get_pool().malloc(a.nbytes)
+assert (type(buf), buf.nbytes, buf.stream, buf.stream_owner, buf._pool, buf._size, buf._home) == (
+    type(ref), ref.nbytes, ref.stream, ref.stream_owner, ref._pool, ref._size, ref._home)
 big = cp.empty(1 << 20, np.float32)
 e = big + big
 from cupynum._backends.cuda import elementwise as ew
@@ -268,6 +307,8 @@ assert runtime.nondefault_streams == 0
 e = a + b
 assert last[8] == 0
 launch = cp.add._fast[(a.dtype, b.dtype, 0)][1]
+if runtime.LAUNCH == "v2":  # (cuda-bindings 13.x has it; elsewhere 'bindings' stands in)
+    assert launch.__globals__["raw"] is runtime.v2_launch() is not None
 out = cp.empty(1000, np.float32)
 bare = launch.bare((a, b), (out,), 1000)
 n0 = count.value
@@ -333,7 +374,7 @@ def fake_driver(tmp_path_factory):
     return d
 
 
-@pytest.mark.parametrize("mode", ["bindings", "ctypes"])
+@pytest.mark.parametrize("mode", ["bindings", "ctypes", "v2"])
 def test_launch_paths_against_a_fake_driver(fake_driver, mode, tmp_path_factory):
     env = dict(os.environ, LD_LIBRARY_PATH=f"{fake_driver}:{os.environ.get('LD_LIBRARY_PATH', '')}",
                CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, PYTHONPATH=str(ROOT),

@@ -488,8 +488,11 @@ def _call(p: Prepared, params, addr: int, n: int) -> None:
     cap = _grid_cap()
     if g > cap:
         g = cap
-    err = raw(func, g, 1, 1, BLOCK, 1, 1, 0, conv(stream()) if runtime.nondefault_streams
-              else s0, params, extra)
+    try:
+        err = raw(func, g, 1, 1, BLOCK, 1, 1, 0, conv(stream()) if runtime.nondefault_streams
+                  else s0, params, extra)
+    except Exception:  # noqa: BLE001 - the 'v2' entry raises instead of returning
+        err = (True,) if tup else True
     if tup:
         err = err[0]
     if err:  # retry (a fresh thread) or raise
@@ -499,12 +502,14 @@ def _call(p: Prepared, params, addr: int, n: int) -> None:
 def _launch_kit(kernel, addr):
     """``(raw, func, params, s0, extra, returns_tuple, stream_conv)``: how launches of
     ``kernel`` with the parameter block at ``addr`` call the driver.  With the real
-    driver: cuda.bindings with a prebuilt ``CUfunction`` and ``CUstream(0)``, or ctypes with
-    ``c_void_p`` handles (``runtime.LAUNCH``).  A stand-in ``_drv`` (the CPU tests) gets
+    driver: cuda.bindings with a prebuilt ``CUfunction`` and ``CUstream(0)``, ctypes with
+    ``c_void_p`` handles, or the second-generation bindings with ints (``runtime.LAUNCH``).  A stand-in ``_drv`` (the CPU tests) gets
     the kernel, the int address and int streams, as ``runtime.launch`` would."""
     raw = _driver()[0]
     if raw is not runtime.bindings_launch():
         return raw, kernel, addr, 0, 0, True, int
+    if runtime.LAUNCH == "v2" and runtime.v2_launch() is not None:  # plain ints throughout
+        return (runtime.v2_launch(), runtime.kernel_function(kernel), addr, 0, 0, False, int)
     if runtime.LAUNCH == "ctypes":
         vp = ctypes.c_void_p
         return (runtime.ctypes_launch(), vp(runtime.kernel_function(kernel)), vp(addr or None),
@@ -640,38 +645,60 @@ def launch_elementwise(op: ElementwiseOp, ins, outs) -> None:
 
 # --- the hot path --------------------------------------------------------------------------
 
-_FAST_TEMPLATE = """\
-def launch(ins, outs, n):
-{unpack}
+_LAUNCH_BODY = """\
     try:
         take()  # the parameter block is ours (see Prepared)
     except IndexError:
         return alone(({values}, n), n)
     try:
-        pack(buf, 0, {values}, n)
+        pack(pbuf, 0, {values}, n)
         g = (n + {chunk_m1}) // {chunk}
-        err = raw(func, g if g < cap else cap, 1, 1, {block}, 1, 1, 0,
-                  conv(stream()) if rt.nondefault_streams else s0, params, extra){index}
+        try:
+            err = raw(func, g if g < cap else cap, 1, 1, {block}, 1, 1, 0,
+                      conv(stream()) if rt.nondefault_streams else s0, params, extra){index}
+        except Exception:  # noqa: BLE001 - the 'v2' entry raises instead of returning
+            err = True
         if err:
             slow(kernel, g if g < cap else cap, {block}, 0, stream(), addr)  # retry or raise
     finally:
         give(True)
+"""
 
+_FAST_TEMPLATE = """\
+def launch(ins, outs, n):
+{unpack}
+{body}
 
 def values(ins, outs, n):
 {unpack}
     return ({values}, n)
 """
 
+# One output, allocated here: the pool's fast path inline (memory.MemoryPool.inline_malloc)
+_NEW_TEMPLATE = """\
+
+
+def launch_new({xs_in}out, n, nbytes):
+{alloc}    out._buf = buf
+    if not n:
+        return
+{body}
+"""
+
 
 def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     """``launch(ins, outs, n)`` for C-contiguous arrays of ``n`` elements and by-value
     scalars (``None`` in ``operand_dtypes``; the caller passes NumPy scalars of the loop
-    dtype).  Outputs are arrays of the loop's output dtypes.  Per call: one
-    ``struct.pack_into`` into the prepared parameter block and one ``cuLaunchKernel``
-    with arguments built once (``_launch_kit``); the stream is read only while some
-    thread uses a non-default one.  ``launch.bare(ins, outs, n)`` returns a no-argument
-    callable that only repeats the launch, parameters packed once (the benchmarks' floor)."""
+    dtype, or Python scalars where ``launch.packs_python_scalars`` says so).  Outputs are
+    arrays of the loop's output dtypes.  Per call: one ``struct.pack_into`` into the
+    prepared parameter block and one ``cuLaunchKernel`` with arguments built once
+    (``_launch_kit``); the stream is read only while some thread uses a non-default one.
+
+    For one output, ``launch.new(x0, .., out, n, nbytes)`` also allocates: it sets
+    ``out._buf`` to a new buffer of ``nbytes`` (the pool's fast path inline) and launches
+    into it (the frontend's hot path: one Python frame for allocation and launch).
+    ``launch.bare(ins, outs, n)`` returns a no-argument callable that only repeats the
+    launch, parameters packed once (the benchmarks' floor)."""
     nin = op.nin
     operands = tuple(("s", canonical_char(op.loop[i])) if dt is None else ("a", _char(dt))
                      for i, dt in enumerate(operand_dtypes))
@@ -680,31 +707,52 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     if exprs is None:
         exprs = _op_exprs[op] = op_exprs(op)
     p = prepared(KernelSpec(exprs, operands, nin, "contig"))
-    values = []
-    for i, (kind, c) in enumerate(operands):
-        if kind == "s":
-            values += [f"x{i}.real", f"x{i}.imag"] if _is_complex(c) else [f"x{i}"]
-        else:
-            values.append(f"x{i}._buf.ptr + x{i}._offset")
+    raw, func, params, s0, extra, tup, conv = p.kit
+    common = dict(chunk_m1=p.chunk - 1, chunk=p.chunk, block=BLOCK, index="[0]" if tup else "")
     xs_in = "".join(f"x{i}, " for i in range(nin))
     xs_out = "".join(f"x{i}, " for i in range(nin, len(operands)))
-    unpack = f"    {xs_in}= ins\n    {xs_out}= outs"
-    raw, func, params, s0, extra, tup, conv = p.kit
-    code = _FAST_TEMPLATE.format(chunk_m1=p.chunk - 1, chunk=p.chunk, unpack=unpack,
-                                 values=", ".join(values), block=BLOCK,
-                                 index="[0]" if tup else "")
+    values = ", ".join(_operand_values(operands))
+    code = _FAST_TEMPLATE.format(unpack=f"    {xs_in}= ins\n    {xs_out}= outs", values=values,
+                                 body=_LAUNCH_BODY.format(values=values, **common))
+    from . import memory
+
     _, slow, stream = _driver()
     ns = {"cap": _grid_cap(), "take": p.token.pop, "give": p.token.append, "rt": runtime,
-          "alone": p.launch_alone, "pack": p.pack, "buf": p.buf, "raw": raw, "func": func,
+          "alone": p.launch_alone, "pack": p.pack, "pbuf": p.buf, "raw": raw, "func": func,
           "params": params, "s0": s0, "extra": extra, "conv": conv, "stream": stream,
           "kernel": p.func, "addr": p.addr, "slow": slow}
+    if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
+        alloc, alloc_ns = memory.get_pool().inline_malloc()
+        values_new = ", ".join(_operand_values(operands, out="buf.ptr"))
+        code += _NEW_TEMPLATE.format(xs_in=xs_in, alloc=alloc, body=_LAUNCH_BODY.format(
+            values=values_new, **common))
+        ns.update(alloc_ns)
     # The file name sits inside this package, so profilers and tracebacks place the
     # launcher in the backend (tests/test_hot_path.py counts frontend calls by file).
     fname = __file__.rsplit(".", 1)[0] + f"<launcher {kernel_name(p.spec)}>"
     exec(compile(code, fname, "exec"), ns)
     launch = ns["launch"]
     launch.bare = functools.partial(_bare, p.spec, ns["values"])
+    launch.new = ns.get("launch_new")
+    # Scalar slots are packed by struct.pack_into, which also takes Python scalars (the
+    # frontend passes those where the bits equal NumPy's conversion, see _ufunc.py, and
+    # converts through NumPy when packing raises struct.error / OverflowError).
+    launch.packs_python_scalars = True
     return launch
+
+
+def _operand_values(operands, out=None):
+    """The expressions a launcher packs per operand ``x<i>``: a pointer per array (``out``
+    for the single output when given), ``.real``/``.imag`` for complex scalars."""
+    values = []
+    for i, (kind, c) in enumerate(operands):
+        if kind == "s":
+            values += [f"x{i}.real", f"x{i}.imag"] if _is_complex(c) else [f"x{i}"]
+        elif out is not None and i == len(operands) - 1:
+            values.append(out)
+        else:
+            values.append(f"x{i}._buf.ptr + x{i}._offset")
+    return values
 
 
 def _bare(spec, values, ins, outs, n):

@@ -213,6 +213,15 @@ class MemoryPool:
                         return b
         return self._malloc(nbytes, stream, stream_owner)
 
+    def inline_malloc(self):
+        """``(code, namespace)``: ``malloc``'s fast path as source lines that leave a
+        ``DeviceBuffer`` for ``nbytes`` bytes on the current stream in ``buf``, for
+        generated hot launchers to inline (one Python frame less per allocation).  The
+        lines mirror ``malloc`` above: change both together."""
+        return _INLINE_MALLOC, {"pool_fast": self._fast.get, "malloc": self.malloc,
+                                "new_buffer": _new, "DeviceBuffer": DeviceBuffer,
+                                "pool": self, "rt": runtime}
+
     def _malloc(self, nbytes, stream, stream_owner) -> DeviceBuffer:
         if nbytes.__class__ is not int:  # NumPy integers lack bit_length
             nbytes = operator.index(nbytes)
@@ -337,6 +346,27 @@ class MemoryPool:
         return sum(len(v) for v in list(self._free.values()))
 
 
+_INLINE_MALLOC = """\
+    hit = None if rt.nondefault_streams else pool_fast(nbytes)
+    home = None if hit is None else hit[2]
+    if home:
+        try:
+            ptr = home.pop()
+        except IndexError:  # another thread took the last block
+            buf = malloc(nbytes)
+        else:
+            buf = new_buffer(DeviceBuffer)
+            buf.ptr = ptr
+            buf.nbytes = hit[0]
+            buf.stream = 0
+            buf.stream_owner = None
+            buf._pool = pool
+            buf._size = hit[1]
+            buf._home = home
+    else:
+        buf = malloc(nbytes)
+"""
+
 _pool: MemoryPool | None = None
 _pool_lock = threading.Lock()
 
@@ -429,7 +459,10 @@ def memcpy_dtod(dst_ptr: int, src_ptr: int, nbytes: int, stream: int | None = No
     if nbytes <= 0:
         return
     f = runtime._d.cuMemcpyDtoDAsync
-    s = _stream(stream)
+    if stream is None:  # _stream(None), inline: slice assignment's hot path comes here
+        s = runtime._tls.stream if runtime.nondefault_streams else runtime.DEFAULT_STREAM
+    else:
+        s = stream
     (err,) = f(dst_ptr, src_ptr, nbytes, s)
     if err:
         _failed(err, f, "cuMemcpyDtoDAsync", dst_ptr, src_ptr, nbytes, s)

@@ -30,7 +30,9 @@ objects built once (``function_object``, ``DEFAULT_STREAM``).  ``CUPYNUM_LAUNCH=
 calls libcuda's ``cuLaunchKernel`` through ctypes instead (no argtypes: ctypes converts
 ints and prebuilt ``c_void_p`` objects in C, while argtypes cost a Python-level
 ``from_param`` per argument); which is faster depends on the host and the bindings
-version, so benchmarks/launch_micro.py measures both.
+version, so benchmarks/launch_micro.py measures both.  ``CUPYNUM_LAUNCH=v2`` calls the
+second-generation bindings' ``launch_kernel`` with plain ints (``v2_launch``);
+benchmarks/probes/percall_probe.py times all three.
 """
 from __future__ import annotations
 
@@ -50,7 +52,8 @@ _ready = False
 _init_lock = threading.Lock()
 _cuLaunchKernel = None
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY
-# How the elementwise launchers call cuLaunchKernel: 'bindings' or 'ctypes' (see above).
+# How the elementwise launchers call cuLaunchKernel: 'bindings', 'ctypes' or 'v2' (see
+# above and ``v2_launch``).
 LAUNCH = os.environ.get("CUPYNUM_LAUNCH", "bindings").strip().lower()
 nondefault_streams = 0  # threads whose current stream is not 0 (see the module docstring)
 _stream_count_lock = threading.Lock()
@@ -370,6 +373,27 @@ def function_object(kernel):
     """``kernel_function(kernel)`` as a ``CUfunction`` object, for cuda.bindings' launch
     (which would otherwise build a ``CUfunction`` from a ``CUkernel`` on every call)."""
     return _d.CUfunction(kernel_function(kernel))
+
+
+_v2_launch = False  # not looked up yet
+
+
+def v2_launch():
+    """``cuda.bindings._v2.driver.launch_kernel`` (``CUPYNUM_LAUNCH=v2``), or None where this
+    cuda-bindings lacks it.  The second-generation bindings (private in 13.x) take plain
+    ints for the function, the stream and the ``void**`` address, return None, and raise
+    ``DriverError`` on failure: no handle objects to build or check per call and no
+    ``CUresult`` enum to look up (a Python-level ``FastEnum.__new__`` per call in the
+    first-generation ``cuLaunchKernel``)."""
+    global _v2_launch
+    if _v2_launch is False:
+        init()
+        try:
+            from cuda.bindings._v2.driver import launch_kernel
+        except Exception:  # noqa: BLE001 - older or newer bindings: the 'bindings' mode
+            launch_kernel = None
+        _v2_launch = launch_kernel
+    return _v2_launch
 
 
 _ctypes_launch = None
