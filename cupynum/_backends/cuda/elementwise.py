@@ -730,7 +730,9 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     # The file name sits inside this package, so profilers and tracebacks place the
     # launcher in the backend (tests/test_hot_path.py counts frontend calls by file).
     fname = __file__.rsplit(".", 1)[0] + f"<launcher {kernel_name(p.spec)}>"
-    exec(compile(code, fname, "exec"), ns)
+    from . import compiler
+
+    exec(compiler.default_cache().python_code(code, fname), ns)
     launch = ns["launch"]
     launch.bare = functools.partial(_bare, p.spec, ns["values"])
     launch.new = ns.get("launch_new")
