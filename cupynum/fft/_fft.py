@@ -87,7 +87,8 @@ def _run(x, axes, kind, forward, out_dtype, last_n=None):
     nd = x.ndim
     rest = [i for i in range(nd) if i not in axes]
     perm = rest + list(axes)
-    xt = x.transpose(perm)
+    identity = perm == list(range(nd))  # the common case: the last axes, in order
+    xt = x if identity else x.transpose(perm)
     if not xt._c_contig:
         xt = xt.copy()
     shape = list(xt._shape)
@@ -98,6 +99,8 @@ def _run(x, axes, kind, forward, out_dtype, last_n=None):
     res = empty_array(tuple(shape), out_dtype)
     if res._size:
         _backends.get().fft(xt, res, kind, len(axes), forward)
+    if identity:
+        return res
     inv = [0] * nd
     for i, p in enumerate(perm):
         inv[p] = i
