@@ -9,6 +9,10 @@ see ``_hot_binary``), then one call into a launcher the backend prepared for tha
 which allocates the output and launches; Python scalars are packed as they are where that
 gives NumPy's conversion (``_RAW_SCALAR_LOOPS``).  The ndarray operators are these hot
 functions themselves.  ``benchmarks/probes/percall_probe.py --fake`` times it without a GPU.
+
+The general path without keywords (``ufunc._plain_call``: strided or broadcast arrays, the
+operators' fallback) caches NumPy's resolution per operand kinds too and skips
+broadcasting for operands of one shape; calls with keywords take ``_call``'s full path.
 """
 from __future__ import annotations
 
@@ -37,6 +41,12 @@ _INT_CHARS = "bhilqBHILQ"
 _RAW_SCALAR_LOOPS = {float: "fdFD", int: _INT_CHARS + "d", bool: "?" + _INT_CHARS,
                      complex: "FD"}
 _PACK_ERRORS = (struct.error, OverflowError)  # the packer refused a Python scalar
+# Loop chars a Python scalar converts to with ``dtype.type(x)`` alone on the general path:
+# exact, or OverflowError (never a float overflow to inf that errstate would silence).
+_PLAIN_CONVERSIONS = {float: "dD", complex: "D", int: _INT_CHARS + "d",
+                      bool: "?" + _INT_CHARS + "efdFD"}
+_BROADCAST_CACHE_SIZE = 256
+_broadcast_cache = {}
 
 
 def _launch_new(entry, args, x):
@@ -215,11 +225,16 @@ class ufunc:
         # type] -> record (see _hot_record), and the closure that reads it.
         self._hot = ({}, {}, {})
         self._hot_unary = {}  # the one-input hot path's index: dtype -> record
+        # The keyword-free general path's plans (see _plain_call): operand kinds (array
+        # dtypes, Python scalar types) -> (loop dtypes, op, scalar converters, check
+        # exponents), or False where NumPy's resolution raised (_call raises it again).
+        self._plans = {}
         self._unary = _hot_one(self)
         self._binary = _hot_binary(self, self._binary_fallback)
 
     def _binary_fallback(self, a, b):
-        return self._call((a, b), {})
+        out = self._plain_call((a, b))
+        return self._call((a, b), {}) if out is None else out
 
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
@@ -319,7 +334,95 @@ class ufunc:
         return op
 
     # the general path --------------------------------------------------------------------
+    def _plain_call(self, ins):
+        """A keyword-free call whose operands are ndarrays of any layout (at least one) and
+        Python scalars, as ``_call`` computes it with the per-call work that depends only
+        on operand kinds cached (``_plan``) and broadcasting skipped for equal shapes;
+        None for everything else, which ``_call`` handles."""
+        if len(ins) != self.nin:
+            return None
+        kinds = []
+        shape = None
+        same_shapes = True
+        for x in ins:
+            t = type(x)
+            if t is ndarray:
+                kinds.append(x.dtype)
+                if shape is None:
+                    shape = x._shape
+                elif x._shape != shape:
+                    same_shapes = False
+            elif t in _SCALAR_TYPES:
+                kinds.append(t)
+            else:
+                return None
+        if shape is None:
+            return None  # scalars only: _call
+        key = tuple(kinds)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(key)
+        if plan is False:
+            return None  # NumPy's resolution raises: _call raises the same error
+        loop, op, scalar_convs, check_exponent = plan
+        if check_exponent:
+            _check_integer_exponent(ins[1])
+        if not same_shapes:
+            try:
+                shape = _broadcast_shapes(tuple(x._shape for x in ins if type(x) is ndarray))
+            except ValueError:
+                raise ValueError(_broadcast_error(ins)) from None
+        operands = []
+        f_order = True
+        for x, dt, conv in zip(ins, loop, scalar_convs):
+            if type(x) is ndarray:
+                operands.append(x if x._shape == shape else broadcast_view(x, shape))
+                f_order = f_order and x._f_contig and not x._c_contig
+                continue
+            value = _HOST
+            if conv is not None:
+                try:
+                    value = conv(x)
+                except OverflowError:
+                    pass  # _scalar_operand raises NumPy's error, or sends comparisons to NumPy
+            if value is _HOST:
+                value = _scalar_operand(self, x, dt, ins)
+                if value is _HOST:
+                    return self._host_call(ins, None, True, "same_kind", None)
+            operands.append(value)
+        order = "F" if f_order else "C"
+        if self.nout == 1:
+            results = [empty_array(shape, loop[-1], order)]
+        else:
+            results = [empty_array(shape, dt, order) for dt in loop[self.nin:]]
+        if _prod(shape):
+            (_backends._backend or _backends.get()).elementwise(op, operands, results)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _plan(self, key):
+        """``_plans[key]``: what ``_call`` derives from the operand kinds alone."""
+        in_types = tuple(_BOOL if t is bool else t for t in key)
+        try:
+            loop = self._np.resolve_dtypes(in_types + (None,) * self.nout, casting="same_kind")
+        except Exception:
+            self._plans[key] = False
+            return False
+        loop = tuple(normalize(d) for d in loop)
+        # Python scalars whose conversion to the loop dtype cannot overflow to inf (so
+        # needs no errstate); OverflowError still goes through _scalar_operand.
+        scalar_convs = tuple(
+            loop[i].type if not isinstance(t, np.dtype) and loop[i].char in _PLAIN_CONVERSIONS[t]
+            else None for i, t in enumerate(key))
+        plan = (loop, self._op(tuple(d.char for d in loop)), scalar_convs,
+                self.__name__ == "power" and loop[1].kind == "i")
+        self._plans[key] = plan
+        return plan
+
     def _call(self, args, kwargs):
+        if not kwargs:
+            result = self._plain_call(args)
+            if result is not None:
+                return result
         out = kwargs.pop("out", None)
         where = kwargs.pop("where", True)
         casting = kwargs.pop("casting", "same_kind")
@@ -510,6 +613,25 @@ def _check_integer_exponent(b):
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 
+def _broadcast_shapes(shapes):
+    """``numpy.broadcast_shapes(*shapes)``, remembered for the last few distinct shapes."""
+    shape = _broadcast_cache.get(shapes)
+    if shape is None:
+        shape = np.broadcast_shapes(*shapes)  # raises NumPy's error (not cached)
+        if len(_broadcast_cache) >= _BROADCAST_CACHE_SIZE:
+            _broadcast_cache.clear()
+        _broadcast_cache[shapes] = shape
+    return shape
+
+
+def _broadcast_error(operands):
+    """NumPy's message for operands (arrays and scalars) that do not broadcast."""
+    shapes = [x._shape if type(x) is ndarray else () for x in operands]
+    text = " ".join(f"({s[0]},)" if len(s) == 1 else "(" + ",".join(map(str, s)) + ")"
+                    for s in shapes)
+    return f"operands could not be broadcast together with shapes {text} "
+
+
 def _prod(shape):
     n = 1
     for d in shape:
@@ -617,11 +739,11 @@ def _defers(other) -> bool:
 
 def _binary(uf):
     binary = uf._binary
-    call = uf._call
+    general = uf._binary_fallback  # the keyword-free general path, then _call
 
     def forward_fallback(self, other):
         if type(other) in _OPERAND_TYPES or not _defers(other):
-            return call((self, other), {})
+            return general(self, other)
         return NotImplemented
 
     forward = _hot_binary(uf, forward_fallback)  # the hot path is the operator itself

@@ -1,0 +1,153 @@
+"""The keyword-free general ufunc path (``ufunc._plain_call``): non-contiguous arrays,
+broadcasting and Python scalars, with NumPy's resolution cached per operand kinds.
+
+Every case runs twice, so the second call reads the cached plan (and a cached failure
+must raise NumPy's error again)."""
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import cupynum as cp
+
+DTYPES = ["bool", "int8", "uint8", "int32", "int64", "float16", "float32", "float64",
+          "complex64", "complex128"]
+SCALARS = [True, 3, -1, 300, 2**70, 2.5, 1e300, 1 - 2j]
+OPS = ["add", "subtract", "multiply", "true_divide", "less", "equal", "power", "maximum",
+       "divmod", "bitwise_and"]
+
+
+def strided(dtype, transpose=False):
+    """A non-contiguous 2-D view (and its NumPy twin), F-contiguous when transposed."""
+    base = (np.arange(48).reshape(6, 8) % 7 + 1).astype(dtype)
+    view = base[::2, 1:6]
+    dev = cp.asarray(base)[::2, 1:6]
+    return (view.T, dev.T) if transpose else (view, dev)
+
+
+def outcome(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn()
+        except Exception as e:  # the error itself must match NumPy's
+            return e
+
+
+def assert_same(expected, got):
+    if isinstance(expected, Exception):
+        assert type(got) is type(expected), (expected, got)
+        assert str(got) == str(expected)
+        return
+    assert not isinstance(got, Exception), got
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for e, g in zip(expected, got):
+            assert_same(e, g)
+        return
+    host = np.asarray(got)
+    assert host.dtype == expected.dtype
+    assert host.shape == expected.shape
+    np.testing.assert_array_equal(host, expected)
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_strided_array_and_python_scalar(name, dtype):
+    view, dev = strided(dtype)
+    nf, cf = getattr(np, name), getattr(cp, name)
+    for s in SCALARS:
+        for _ in range(2):
+            assert_same(outcome(lambda: nf(view, s)), outcome(lambda: cf(dev, s)))
+            assert_same(outcome(lambda: nf(s, view)), outcome(lambda: cf(s, dev)))
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("int8", "uint8"),
+                                    ("float32", "int64"), ("bool", "complex64"),
+                                    ("uint8", "float16")])
+def test_strided_arrays(name, dtypes):
+    (va, da), (vb, db) = strided(dtypes[0]), strided(dtypes[1], transpose=True)
+    vb, db = vb.T, db.T  # same shape, other strides
+    nf, cf = getattr(np, name), getattr(cp, name)
+    for _ in range(2):
+        assert_same(outcome(lambda: nf(va, vb)), outcome(lambda: cf(da, db)))
+
+
+def test_operators_on_slices_match_numpy():
+    host = np.arange(100.0).reshape(10, 10)
+    u = cp.asarray(host)
+    for _ in range(2):
+        expected = host[1:-1, 1:-1] + 0.2 * (host[2:, 1:-1] + host[:-2, 1:-1]
+                                             - 4 * host[1:-1, 1:-1])
+        got = u[1:-1, 1:-1] + 0.2 * (u[2:, 1:-1] + u[:-2, 1:-1] - 4 * u[1:-1, 1:-1])
+        np.testing.assert_array_equal(np.asarray(got), expected)
+        np.testing.assert_array_equal(np.asarray(-u[::2]), -host[::2])
+        np.testing.assert_array_equal(np.asarray(u[::3] ** 2), host[::3] ** 2)
+
+
+def test_broadcasting_and_errors():
+    a, da = strided("float64")  # (3, 5)
+    col, dcol = a[:, :1], da[:, :1]
+    row = np.arange(5.0)[::-1]
+    drow = cp.asarray(np.arange(5.0))[::-1]
+    for _ in range(2):
+        assert_same(col + row, dcol + drow)
+        assert_same(a * row, da * drow)
+        assert_same(outcome(lambda: a + a[:2]), outcome(lambda: da + da[:2]))
+        assert_same(outcome(lambda: np.add(a, a[:, :4])), outcome(lambda: cp.add(da, da[:, :4])))
+
+
+def test_layout_of_results_follows_numpy():
+    view = np.arange(12, dtype=np.float32).reshape(3, 4).T  # F-contiguous, not C
+    dev = cp.asarray(view.T).T
+    got = dev + dev
+    expected = view + view
+    assert got.flags.f_contiguous == expected.flags.f_contiguous
+    assert got.flags.c_contiguous == expected.flags.c_contiguous
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    half, dhalf = strided("float32")
+    assert (dhalf + 1.5).flags.c_contiguous
+
+
+def test_negative_integer_exponent_is_refused_each_time():
+    view, dev = strided("int64")
+    for _ in range(2):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            dev ** -1
+        with pytest.raises(ValueError, match="negative integer powers"):
+            cp.power(dev, -dev)
+    np.testing.assert_array_equal(np.asarray(dev ** 2), view ** 2)
+
+
+def test_out_of_range_comparisons_go_to_numpy():
+    view, dev = strided("uint8")
+    for _ in range(2):
+        assert_same(view < -1, dev < -1)
+        assert_same(view == 2**70, dev == 2**70)
+        assert_same(outcome(lambda: view + 300), outcome(lambda: dev + 300))
+
+
+def test_strided_call_makes_no_numpy_calls_after_warm_up():
+    u = cp.asarray(np.arange(100.0).reshape(10, 10))
+    a, b = u[1:-1, 1:-1], u[2:, 1:-1]
+    cases = [lambda: a + b, lambda: 0.2 * a, lambda: a - 4, lambda: -a, lambda: cp.add(a, b)]
+    for case in cases:
+        case()  # warm-up: resolves the loop once
+        called = []
+
+        def hook(frame, event, arg):
+            if event == "call":
+                called.append(frame.f_code.co_name)
+            elif event == "c_call":
+                called.append(getattr(arg, "__name__", ""))
+
+        keep = []
+        sys.setprofile(hook)
+        try:
+            keep.append(case())
+        finally:
+            sys.setprofile(None)
+        for name in ("resolve_dtypes", "broadcast_shapes", "_broadcast_shape", "errstate"):
+            assert name not in called, (name, called)
