@@ -23,25 +23,21 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+# this folder, for _probe_util: importing it puts the repository root on sys.path
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import (bits_equal, event_median_ms, import_cupy, log,  # noqa: E402
+                         past_budget, record_kernel_times, sort_sample)
 import cupynum as cn  # noqa: E402
 from cupynum._backends.cuda import cub_sort as cb  # noqa: E402
 from cupynum._backends.cuda import sorting as cs  # noqa: E402
 
-try:
-    import cupy
-except Exception:  # pragma: no cover
-    cupy = None
+cupy = import_cupy()
 
 T0 = time.perf_counter()
 rng = np.random.default_rng(0)
 REPS, WARM = 10, 2
 DTYPES = (np.float32, np.float64, np.int32, np.int64, np.uint8, np.float16, np.int16,
           np.uint64, np.bool_)
-
-
-def log(*a):
-    print(*a, flush=True)
 
 
 def kinds_for(dt):
@@ -73,32 +69,12 @@ def prepare_all():
     return not errors
 
 
-def sample(n, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "b":
-        return rng.random(n) < 0.5
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
-    x = (rng.standard_normal(n) * 100).astype(dt)
-    for v in (np.nan, np.inf, -np.inf, 0.0, -0.0):
-        x[rng.random(n) < 0.02] = v
-    x[rng.random(n) < 0.01] = -np.nan
-    return x
-
-
-def bits_equal(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and (
-        np.array_equal(a.view(f"u{a.dtype.itemsize}"), b.view(f"u{b.dtype.itemsize}"))
-        if a.dtype.kind == "f" else np.array_equal(a, b))
-
-
 def check_engine(engine):
     cs.SORT_ENGINE = engine
     ok = True
     for dt in DTYPES:
         for n in (1, 7, 7297, 100_003, 1 << 20):
-            x = sample(n, dt)
+            x = sort_sample(rng, n, dt)
             d = cn.asarray(x)
             try:
                 r = [np.array_equal(cn.sort(d).get(), np.sort(x),
@@ -125,73 +101,25 @@ def check_engine(engine):
 
 
 def t_cn(fn):
-    for _ in range(WARM):
-        fn()
-    cn.cuda.synchronize()
-    s = []
-    for _ in range(REPS):
-        a, b = cn.cuda.Event(), cn.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        s.append(cn.cuda.get_elapsed_time(a, b))
-    return statistics.median(s)
+    return event_median_ms(cn, fn, REPS, WARM)
 
 
 def t_cp(fn):
-    for _ in range(WARM):
-        fn()
-    cupy.cuda.runtime.deviceSynchronize()
-    s = []
-    for _ in range(REPS):
-        a, b = cupy.cuda.Event(), cupy.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        s.append(cupy.cuda.get_elapsed_time(a, b))
-    return statistics.median(s)
-
-
-class TimedDev:
-    """Stands in for cub_sort's DEV: an event pair around each launch and memset."""
-
-    def __init__(self, dev):
-        self.dev, self.rec = dev, []
-
-    def __getattr__(self, a):
-        return getattr(self.dev, a)
-
-    def _timed(self, label, f, *a):
-        e0, e1 = cn.cuda.Event(), cn.cuda.Event()
-        e0.record()
-        f(*a)
-        e1.record()
-        self.rec.append((label, e0, e1))
-
-    def launch(self, kernel, grid, block, values, shmem=0):
-        self._timed(f"{kernel.name.replace('cpn_cub_', '')}[{grid}x{block}]", self.dev.launch,
-                    kernel, grid, block, values, shmem)
-
-    def memset(self, ptr, value, nbytes):
-        self._timed(f"memset({nbytes / 2**20:.1f}MB)", self.dev.memset, ptr, value, nbytes)
+    return event_median_ms(cupy, fn, REPS, WARM)
 
 
 def kernel_times(name, fn, runs=5):
     fn()
-    real, per = cb.DEV, []
-    try:
-        for _ in range(runs):
-            cb.DEV = td = TimedDev(real)
-            fn()
-            cn.cuda.synchronize()
-            per.append([(lb, cn.cuda.get_elapsed_time(a, b)) for lb, a, b in td.rec])
-    finally:
-        cb.DEV = real
+    per = record_kernel_times(cb, fn, launch_label, runs)
     labels = [lb for lb, _ in per[0]]
     med = [statistics.median(r[i][1] for r in per) for i in range(len(labels))]
     log(f"  kernels cub {name}: sum {sum(med):.3f} | " +
         " | ".join(f"{lb} {t:.3f}" for lb, t in zip(labels, med)))
+
+
+def launch_label(kernel, grid, block):
+    """A launch's label in the per-kernel lines: kernel[grid x block], no cpn_cub_ prefix."""
+    return f"{kernel.name.replace('cpn_cub_', '')}[{grid}x{block}]"
 
 
 def cases():
@@ -290,7 +218,7 @@ def main():
             list(ex.map(compile_one, sources))
         log(f"compiled {len(sources)} sweep programs in {time.perf_counter() - t:.1f} s")
         for label, knobs, onesweep in variants:
-            if time.perf_counter() - T0 > 80:
+            if past_budget(T0, 80):
                 log("sweep stopped: time budget")
                 break
             apply(knobs, onesweep)

@@ -23,7 +23,8 @@ Times: median over rounds of CUDA-event time per call (several calls per round, 
 The header prints the cuBLAS/cuFFT versions each library loaded: if CuPy's differ from ours,
 the kernels differ and no knob closes the gap.
 """
-import statistics
+import functools
+import os
 import sys
 import time
 import traceback
@@ -34,57 +35,23 @@ import cupynum as cpn
 from cupynum._backends import get as get_backend
 from cupynum._backends.cuda import blas, fft as cfft
 
-try:
-    import cupy
-except Exception:  # noqa: BLE001
-    cupy = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import Knobs, event_median_ms, finish, import_cupy, run_check  # noqa: E402
+
+cupy = import_cupy()
 
 FAILS = []
 T0 = time.perf_counter()
-
-
-def check(name, fn):
-    """Run one check; print PASS/FAIL, never raise."""
-    try:
-        msg = fn()
-        print(f"PASS {name}" + (f"  ({msg})" if msg else ""), flush=True)
-        return True
-    except Exception as e:  # noqa: BLE001
-        FAILS.append(name)
-        print(f"FAIL {name}: {type(e).__name__}: {e}")
-        tb = traceback.format_exc().strip().splitlines()
-        print("     " + " | ".join(tb[-4:-1])[:600], flush=True)
-        return False
+check = functools.partial(run_check, fails=FAILS)
 
 
 def t_cpn(fn, calls=3, rounds=5):
     """Median CUDA-event milliseconds per call of fn (cupynum's events, current stream)."""
-    fn()
-    cpn.cuda.synchronize()
-    res = []
-    for _ in range(rounds):
-        a, b = cpn.cuda.Event(), cpn.cuda.Event()
-        a.record()
-        for _ in range(calls):
-            fn()
-        b.record()
-        res.append(cpn.cuda.get_elapsed_time(a, b) / calls)
-    return statistics.median(res)
+    return event_median_ms(cpn, fn, rounds, calls=calls)
 
 
 def t_cupy(fn, calls=3, rounds=5):
-    fn()
-    cupy.cuda.Device().synchronize()
-    res = []
-    for _ in range(rounds):
-        a, b = cupy.cuda.Event(), cupy.cuda.Event()
-        a.record()
-        for _ in range(calls):
-            fn()
-        b.record()
-        b.synchronize()
-        res.append(cupy.cuda.get_elapsed_time(a, b) / calls)
-    return statistics.median(res)
+    return event_median_ms(cupy, fn, rounds, calls=calls)
 
 
 def line(label, ms, ref_ms, unit="ms"):
@@ -118,24 +85,6 @@ def versions():
 
 
 # --- GEMM --------------------------------------------------------------------------------------
-
-class Knobs:
-    """Set module constants for a block, restore them after (and drop the cached handle
-    state so the next call re-applies them)."""
-
-    def __init__(self, module, **values):
-        self.module, self.values, self.saved = module, values, {}
-
-    def __enter__(self):
-        for k, v in self.values.items():
-            self.saved[k] = getattr(self.module, k)
-            setattr(self.module, k, v)
-        return self
-
-    def __exit__(self, *exc):
-        for k, v in self.saved.items():
-            setattr(self.module, k, v)
-
 
 MIB = 1 << 20
 GEMM_N = 8192
@@ -416,23 +365,16 @@ def fft_section():
 def main():
     which = sys.argv[1:] or ["gemm", "fft"]
     versions()
-    if "gemm" in which:
+    for name, section in (("gemm", gemm_section), ("fft", fft_section)):
+        if name not in which:
+            continue
         try:
-            gemm_section()
+            section()
         except Exception as e:  # noqa: BLE001
-            FAILS.append("gemm section")
-            print(f"FAIL gemm section: {type(e).__name__}: {e}")
+            FAILS.append(f"{name} section")
+            print(f"FAIL {name} section: {type(e).__name__}: {e}")
             traceback.print_exc()
-    if "fft" in which:
-        try:
-            fft_section()
-        except Exception as e:  # noqa: BLE001
-            FAILS.append("fft section")
-            print(f"FAIL fft section: {type(e).__name__}: {e}")
-            traceback.print_exc()
-    print(f"\n{len(FAILS)} failed checks{': ' + ', '.join(FAILS) if FAILS else ''}; "
-          f"{time.perf_counter() - T0:.1f} s")
-    return 1 if FAILS else 0
+    return finish(FAILS, T0)
 
 
 if __name__ == "__main__":

@@ -21,43 +21,33 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+# this folder, for _probe_util: importing it puts the repository root on sys.path
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import event_median_ms, import_cupy  # noqa: E402
 
 import cupynum as cpn  # noqa: E402
 from cupynum import _backends  # noqa: E402
 from cupynum._backends.cuda import indexing as cix  # noqa: E402
 
-try:
-    import cupy
-    cupy.cuda.runtime.getDeviceCount()
-except Exception as e:  # noqa: BLE001
-    print(f"note: CuPy skipped ({type(e).__name__}: {e})")
-    cupy = None
+cupy = import_cupy(need_device=True)
 
 REPS = 20
 T0 = time.perf_counter()
 
 
 def timed(lib, fn, reps=None, warm=2):
-    reps = reps or REPS
-    for _ in range(warm):
-        fn()
-    lib.cuda.Stream.null.synchronize() if lib is cupy else _backends.get().synchronize()
-    out = []
-    for _ in range(reps):
-        e0, e1 = lib.cuda.Event(), lib.cuda.Event()
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        out.append(lib.cuda.get_elapsed_time(e0, e1))
-    return statistics.median(out)
+    """CUDA-event median ms of fn on lib's current stream; the warm-up waits for CuPy's null
+    stream or cupynum's current stream only (not the whole device)."""
+    if lib is cupy:
+        sync = lambda: cupy.cuda.Stream.null.synchronize()  # noqa: E731
+    else:
+        sync = lambda: _backends.get().synchronize()  # noqa: E731
+    return event_median_ms(lib, fn, reps or REPS, warm, sync=sync)
 
 
 def line(name, ms, nbytes, ref=None):

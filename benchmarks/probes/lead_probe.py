@@ -4,11 +4,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import wall_median  # noqa: E402
 
 
 def fresh(code, env=None):
@@ -57,17 +58,9 @@ B = _backends.get()
 
 
 def tdev(xp, fn, reps=30):
-    fn(); fn()
-    if xp is cp:
-        B.synchronize()
-    else:
-        cupy.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter(); fn()
-        (B.synchronize() if xp is cp else cupy.cuda.Device().synchronize())
-        ts.append(time.perf_counter() - t)
-    return np.median(ts) * 1e6
+    """Median wall-clock microseconds of one call closed by a sync (two warm-up calls)."""
+    sync = B.synchronize if xp is cp else (lambda: cupy.cuda.Device().synchronize())
+    return wall_median(fn, sync, reps, warm=2) * 1e6
 
 
 rng = np.random.default_rng(0)

@@ -15,7 +15,8 @@ First every op x path is checked against NumPy (PASS/FAIL), including a singular
 median milliseconds per call (CUDA events around the call, which includes the info read-back
 that every decomposition does) and CuPy's time for the same call.
 """
-import statistics
+import functools
+import os
 import sys
 import time
 import traceback
@@ -25,44 +26,25 @@ import numpy as np
 import cupynum as cpn
 from cupynum._backends.cuda import solver
 
-try:
-    import cupy
-except Exception:  # noqa: BLE001
-    cupy = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import (Knobs, event_median_ms, finish, import_cupy,  # noqa: E402
+                         past_budget, random_array, run_check)
+
+cupy = import_cupy()
 
 FAILS = []
 T0 = time.perf_counter()
 BIG = 10**6
-
-
-def check(name, fn):
-    try:
-        msg = fn()
-        print(f"PASS {name}" + (f"  ({msg})" if msg else ""), flush=True)
-        return True
-    except Exception as e:  # noqa: BLE001
-        FAILS.append(name)
-        print(f"FAIL {name}: {type(e).__name__}: {e}")
-        tb = traceback.format_exc().strip().splitlines()
-        print("     " + " | ".join(tb[-4:-1])[:600], flush=True)
-        return False
-
-
-def rand(shape, dt, seed=0):
-    r = np.random.default_rng(seed)
-    x = r.standard_normal(shape)
-    if np.dtype(dt).kind == "c":
-        x = x + 1j * r.standard_normal(shape)
-    return x.astype(dt)
+check = functools.partial(run_check, fails=FAILS)
 
 
 def well(shape, dt):
     n = shape[-1]
-    return (rand(shape, dt) + n * np.eye(n)).astype(dt)
+    return (random_array(shape, dt) + n * np.eye(n)).astype(dt)
 
 
 def hpd(shape, dt):
-    a = rand(shape, dt)
+    a = random_array(shape, dt)
     return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dt)
 
 
@@ -74,20 +56,6 @@ PATHS = {
                     SVD_BATCHED_MAX_N=32),
     "xsyev": dict(BATCHED=True, EIGH_BATCHED="xsyev", EIGH_BATCHED_MAX_N=BIG),
 }
-
-
-class Knobs:
-    def __init__(self, **values):
-        self.values, self.saved = values, {}
-
-    def __enter__(self):
-        for k, v in self.values.items():
-            self.saved[k] = getattr(solver, k)
-            setattr(solver, k, v)
-
-    def __exit__(self, *exc):
-        for k, v in self.saved.items():
-            setattr(solver, k, v)
 
 
 TOL = {np.float32: 2e-3, np.float64: 1e-9, np.complex64: 2e-3, np.complex128: 1e-9}
@@ -132,11 +100,12 @@ def _ops():
         "eigvalsh": (hpd, lambda m, a: m.linalg.eigvalsh(a),
                      lambda a, got, tol: cmp_vals(got, np.linalg.eigvalsh(a), tol * 10)),
         "eigh": (hpd, lambda m, a: m.linalg.eigh(a), lambda a, got, tol: eigh_check(a, got, tol * 10)),
-        "svdvals": (rand, lambda m, a: m.linalg.svd(a, compute_uv=False),
+        "svdvals": (random_array, lambda m, a: m.linalg.svd(a, compute_uv=False),
                     lambda a, got, tol: cmp_vals(got, np.linalg.svd(a, compute_uv=False), tol * 10)),
-        "svd": (rand, lambda m, a: m.linalg.svd(a, full_matrices=False),
+        "svd": (random_array, lambda m, a: m.linalg.svd(a, full_matrices=False),
                 lambda a, got, tol: svd_check(a, got, tol * 10)),
-        "qr": (rand, lambda m, a: m.linalg.qr(a), lambda a, got, tol: qr_check(a, got, tol)),
+        "qr": (random_array, lambda m, a: m.linalg.qr(a),
+               lambda a, got, tol: qr_check(a, got, tol)),
     }
 
 
@@ -155,7 +124,7 @@ def checks():
                 for shape in CHECK_SHAPES:
                     def run(make=make, call=call, ref=ref, dt=dt, shape=shape, knobs=knobs):
                         a = make(shape, dt)
-                        with Knobs(**knobs):
+                        with Knobs(solver, **knobs):
                             got = call(cpn, cpn.asarray(a))
                         err = ref(a, got, TOL[dt] * shape[-1])
                         return f"err {err:.1e}"
@@ -182,7 +151,7 @@ def _raises_case(knobs, dt, op):
         else:
             a = well((6, 8, 8), dt)
             a[4, 2] = 0
-        with Knobs(**knobs):
+        with Knobs(solver, **knobs):
             x = cpn.asarray(a)
             try:
                 if op == "solve":
@@ -201,39 +170,18 @@ def _det_zero_case(knobs, dt):
     def run():
         a = well((6, 8, 8), dt)
         a[4, 2] = 0
-        with Knobs(**knobs):
+        with Knobs(solver, **knobs):
             d = np.asarray(cpn.linalg.det(cpn.asarray(a)))
         assert d[4] == 0 and (d[[0, 1, 2, 3, 5]] != 0).all(), d
     return run
 
 
 def t_cpn(fn, calls, rounds=5):
-    fn()
-    cpn.cuda.synchronize()
-    res = []
-    for _ in range(rounds):
-        a, b = cpn.cuda.Event(), cpn.cuda.Event()
-        a.record()
-        for _ in range(calls):
-            fn()
-        b.record()
-        res.append(cpn.cuda.get_elapsed_time(a, b) / calls)
-    return statistics.median(res)
+    return event_median_ms(cpn, fn, rounds, calls=calls)
 
 
 def t_cupy(fn, calls, rounds=5):
-    fn()
-    cupy.cuda.Device().synchronize()
-    res = []
-    for _ in range(rounds):
-        a, b = cupy.cuda.Event(), cupy.cuda.Event()
-        a.record()
-        for _ in range(calls):
-            fn()
-        b.record()
-        b.synchronize()
-        res.append(cupy.cuda.get_elapsed_time(a, b) / calls)
-    return statistics.median(res)
+    return event_median_ms(cupy, fn, rounds, calls=calls)
 
 
 def timings(budget_s=50):
@@ -244,7 +192,7 @@ def timings(budget_s=50):
     for name, (make, call, _) in _ops().items():
         for dt in (np.float64, np.complex64):
             for shape in SHAPES:
-                if time.perf_counter() - start > budget_s:
+                if past_budget(start, budget_s):
                     print("  (time budget reached: remaining rows skipped)")
                     return
                 a = make(shape, dt)
@@ -256,7 +204,7 @@ def timings(budget_s=50):
                         continue
                     calls = 1 if path == "loop" else 3
                     try:
-                        with Knobs(**knobs):
+                        with Knobs(solver, **knobs):
                             cols[path] = t_cpn(lambda: call(cpn, x), calls, rounds=3)
                     except Exception as e:  # noqa: BLE001
                         cols[path] = None
@@ -287,9 +235,7 @@ def main():
     except Exception as e:  # noqa: BLE001
         print(f"timings stopped: {type(e).__name__}: {e}")
         traceback.print_exc()
-    print(f"\n{len(FAILS)} failed checks{': ' + ', '.join(FAILS) if FAILS else ''}; "
-          f"{time.perf_counter() - T0:.1f} s")
-    return 1 if FAILS else 0
+    return finish(FAILS, T0)
 
 
 if __name__ == "__main__":

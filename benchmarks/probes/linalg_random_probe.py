@@ -6,56 +6,33 @@
 Checks (PASS/FAIL lines), then timings for cupynum and CuPy side by side (median of 5
 after warm-up, synchronize + perf_counter).  Exit status 1 if any check failed.
 """
+import functools
 import math
+import os
 import sys
 import time
-import traceback
 
 import numpy as np
 
 import cupynum as cpn
 
-try:
-    import cupy
-except Exception:  # noqa: BLE001
-    cupy = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import (import_cupy, ks_two_sample, random_array,  # noqa: E402
+                         run_check, wall_median)
+
+cupy = import_cupy()
 
 FAILS = []
-
-
-def check(name, fn):
-    try:
-        msg = fn()
-        print(f"PASS {name}" + (f"  ({msg})" if msg else ""))
-    except Exception as e:  # noqa: BLE001
-        FAILS.append(name)
-        print(f"FAIL {name}: {type(e).__name__}: {e}")
-        tb = traceback.format_exc().strip().splitlines()
-        print("     " + " | ".join(tb[-4:-1])[:600])
-
-
-def ks2(x, y):
-    x, y = np.sort(np.asarray(x, np.float64).ravel()), np.sort(np.asarray(y, np.float64).ravel())
-    g = np.concatenate([x, y])
-    return np.abs(np.searchsorted(x, g, "right") / x.size -
-                  np.searchsorted(y, g, "right") / y.size).max()
+check = functools.partial(run_check, fails=FAILS)
 
 
 # --- eig -------------------------------------------------------------------------------------
 TOL = {np.float32: 2e-3, np.float64: 1e-9, np.complex64: 2e-3, np.complex128: 1e-9}
 
 
-def rand(shape, dt, seed=0):
-    r = np.random.default_rng(seed)
-    x = r.standard_normal(shape)
-    if np.dtype(dt).kind == "c":
-        x = x + 1j * r.standard_normal(shape)
-    return x.astype(dt)
-
-
 def eig_case(dt, shape):
     def run():
-        a = rand(shape, dt)
+        a = random_array(shape, dt)
         ew = np.linalg.eigvals(a)
         w = np.asarray(cpn.linalg.eigvals(cpn.asarray(a)))
         assert w.dtype == ew.dtype and w.shape == ew.shape, (w.dtype, ew.dtype, w.shape)
@@ -80,7 +57,7 @@ check("eig complex64 stacked (4,8,8)", eig_case(np.complex64, (4, 8, 8)))
 
 
 def eig_real_spectrum():
-    a = np.triu(rand((20, 20), np.float64)) + np.diag(np.arange(20.0))
+    a = np.triu(random_array((20, 20), np.float64)) + np.diag(np.arange(20.0))
     w, v = cpn.linalg.eig(cpn.asarray(a))
     assert w.dtype == np.float64 and v.dtype == np.float64, (w.dtype, v.dtype)
     assert np.allclose(np.sort(np.asarray(w)), np.sort(np.linalg.eigvals(a)))
@@ -114,7 +91,7 @@ def dist_case(name, args):
         tol = 6 * ref.std() / math.sqrt(N) + 1e-3 * abs(ref.mean())
         dm = abs(xh.mean() - ref.mean())
         assert dm < tol, f"mean {xh.mean()} vs {ref.mean()}"
-        d = ks2(xh, ref)
+        d = ks_two_sample(xh, ref)
         assert d < 1.95 * math.sqrt(2 / N), f"KS {d:.4f}"
         y = np.asarray(getattr(cpn.random.default_rng(123), name)(*args, size=N))
         assert np.array_equal(xh, y), "not reproducible"
@@ -168,15 +145,8 @@ check("device-array parameters", params_arrays)
 
 
 def timeit(fn, sync, reps=5):
-    fn()
-    sync()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t)
-    return sorted(ts)[len(ts) // 2] * 1e3
+    """Median wall-clock milliseconds of one call closed by ``sync`` (one warm-up call)."""
+    return wall_median(fn, sync, reps) * 1e3
 
 
 def sync_cpn():
@@ -191,7 +161,7 @@ def sync_cupy():
 
 M = 1 << 24
 print(f"\n{'op':34s} {'cupynum ms':>11s} {'cupy ms':>9s}")
-a512 = rand((512, 512), np.float64, 1)
+a512 = random_array((512, 512), np.float64, 1)
 ga, gc = cpn.random.default_rng(0), (cupy.random.default_rng(0) if cupy else None)
 rows = [
     ("eig 512x512 float64", lambda: cpn.linalg.eig(A_c),

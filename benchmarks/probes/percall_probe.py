@@ -25,17 +25,17 @@ import cProfile
 import ctypes
 import os
 import pstats
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import timeit
 
 import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import import_cupy, wall_median  # noqa: E402
 
 N = 1000  # elements per array
 CALLS = 20_000  # calls per timed case
@@ -46,18 +46,8 @@ FAKE_ENV = "CUPYNUM_PERCALL_FAKE"
 
 def per_call(fn, sync, calls=CALLS, rounds=ROUNDS):
     """Median over rounds of the wall time per call (a warm-up first; sync closes a round)."""
-    for _ in range(min(2000, calls // 4)):
-        fn()
-    sync()
-    per = max(1, calls // rounds)
-    samples = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(per):
-            fn()
-        sync()
-        samples.append((time.perf_counter() - t0) / per)
-    return statistics.median(samples)
+    return wall_median(fn, sync, rounds, warm=min(2000, calls // 4),
+                       calls=max(1, calls // rounds))
 
 
 def line(name, seconds, note=""):
@@ -203,10 +193,7 @@ def real_gpu():
 
     check(cp)
     sync = runtime.synchronize
-    try:
-        import cupy
-    except Exception:  # noqa: BLE001
-        cupy = None
+    cupy = import_cupy()
     print(f"per call, {N} float32 elements, {CALLS} calls (median of {ROUNDS} rounds)")
     ours = cases(cp)
     theirs = cases(cupy) if cupy is not None else {}

@@ -12,20 +12,20 @@ multivariate hypergeometric).  Standalone; run from the repo root:
    CuPy has the distribution, then a sweep of the launch knobs rng.BLOCK and
    rng.GRID_PER_SM.  Exit status 1 if any check failed.
 """
+import functools
 import math
-import statistics
+import os
 import sys
-import traceback
 
 import numpy as np
 
 import cupynum as cn
 from cupynum._backends.cuda import rng
 
-try:
-    import cupy
-except Exception:  # noqa: BLE001
-    cupy = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import event_median_ms, import_cupy, ks_two_sample, run_check  # noqa: E402
+
+cupy = import_cupy()
 try:
     from scipy import stats
 except Exception:  # noqa: BLE001
@@ -35,17 +35,7 @@ N = 1_000_000
 M = 1 << 24
 WARM, REPS = 1, 5
 FAILS = []
-
-
-def check(name, fn):
-    try:
-        msg = fn()
-        print(f"PASS {name}" + (f"  ({msg})" if msg else ""))
-    except Exception as e:  # noqa: BLE001
-        FAILS.append(name)
-        print(f"FAIL {name}: {type(e).__name__}: {e}")
-        tb = traceback.format_exc().strip().splitlines()
-        print("     " + " | ".join(tb[-4:-1])[:600])
+check = functools.partial(run_check, fails=FAILS)
 
 
 # --- exact pmfs and moments ------------------------------------------------------------------
@@ -93,13 +83,6 @@ def chi2(x, pmf, kmax):
     stat, dof = float(np.sum((ob - ex) ** 2 / ex)), max(len(ex) - 1, 1)
     limit = dof * (1 - 2 / (9 * dof) + 3.72 * math.sqrt(2 / (9 * dof))) ** 3 + 3
     return stat, dof, limit
-
-
-def ks2(x, y):
-    x, y = np.sort(np.asarray(x, np.float64).ravel()), np.sort(np.asarray(y, np.float64).ravel())
-    g = np.concatenate([x, y])
-    return np.abs(np.searchsorted(x, g, "right") / x.size -
-                  np.searchsorted(y, g, "right") / y.size).max()
 
 
 def moments_and_chi2(x, mean, var, pmf, kmax, lo=0):
@@ -151,7 +134,7 @@ def vonmises_case(mu, kappa):
         x = np.asarray(cn.random.default_rng(4).vonmises(mu, kappa, size=N))
         ref = np.random.default_rng(4).vonmises(mu, kappa, N)
         assert x.dtype == np.float64 and (np.abs(x) <= np.pi).all()
-        d = ks2(x, ref)
+        d = ks_two_sample(x, ref)
         assert d < 1.95 * math.sqrt(2 / N), f"KS {d:.4f}"
         dc = abs(np.cos(x - mu).mean() - np.cos(ref - mu).mean())
         assert dc < 8 / math.sqrt(N), f"E cos off by {dc:.2e}"
@@ -254,32 +237,11 @@ check("ValueErrors as NumPy", errors)
 
 # --- timings ---------------------------------------------------------------------------------
 def t_cn(fn):
-    for _ in range(WARM):
-        fn()
-    cn.cuda.synchronize()
-    s = []
-    for _ in range(REPS):
-        a, b = cn.cuda.Event(), cn.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        s.append(cn.cuda.get_elapsed_time(a, b))
-    return statistics.median(s)
+    return event_median_ms(cn, fn, REPS, WARM)
 
 
 def t_cp(fn):
-    for _ in range(WARM):
-        fn()
-    cupy.cuda.runtime.deviceSynchronize()
-    s = []
-    for _ in range(REPS):
-        a, b = cupy.cuda.Event(), cupy.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        s.append(cupy.cuda.get_elapsed_time(a, b))
-    return statistics.median(s)
+    return event_median_ms(cupy, fn, REPS, WARM)
 
 
 def cupy_fn(name, args, size):

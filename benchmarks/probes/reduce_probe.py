@@ -21,6 +21,7 @@ folds left whatever the timing).  Compact lines; about a minute of GPU time.
 """
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -29,10 +30,10 @@ import cupynum as cp
 from cupynum._backends.cuda import reduction as red
 from cupynum._backends.cuda import runtime as rt
 
-try:
-    import cupy
-except Exception:  # noqa: BLE001
-    cupy = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import import_cupy, wall_median  # noqa: E402
+
+cupy = import_cupy()
 
 rng = np.random.default_rng(0)
 fails = []
@@ -194,14 +195,7 @@ def timed(sync, fn, reps=15, inner=3, budget=0.4):
     one = time.perf_counter() - t0
     inner = max(1, min(inner, int(budget / max(one, 1e-6) / reps)))
     reps = max(1, min(reps, int(budget / max(one * inner, 1e-6))))
-    s = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        sync()
-        s.append((time.perf_counter() - t0) / inner)
-    return statistics.median(s) * 1e6
+    return wall_median(fn, sync, reps, warm=0, calls=inner) * 1e6
 
 
 class Steps:

@@ -21,43 +21,21 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+# this folder, for _probe_util: importing it puts the repository root on sys.path
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import (bits_equal, event_median_ms, import_cupy, log,  # noqa: E402
+                         past_budget, record_kernel_times, sort_sample)
 import cupynum as cn  # noqa: E402
 from cupynum._backends.cuda import sorting as cs  # noqa: E402
 
-try:
-    import cupy
-except Exception:  # pragma: no cover
-    cupy = None
+cupy = import_cupy()
 
 T0 = time.perf_counter()
 rng = np.random.default_rng(0)
 REPS, WARM = 20, 3
 
 
-def log(*a):
-    print(*a, flush=True)
-
-
 # --- correctness -----------------------------------------------------------------------------
-def sample(n, dt):
-    dt = np.dtype(dt)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
-    x = (rng.standard_normal(n) * 100).astype(dt)
-    for v in (np.nan, np.inf, -np.inf, 0.0, -0.0):
-        x[rng.random(n) < 0.02] = v
-    x[rng.random(n) < 0.01] = -np.nan
-    return x
-
-
-def same(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and (
-        np.array_equal(a.view(f"u{a.dtype.itemsize}"), b.view(f"u{b.dtype.itemsize}"))
-        if a.dtype.kind == "f" else np.array_equal(a, b))
-
-
 def sorted_equal(got, exp):  # values: -0.0/+0.0 may tie either way in the unstable sort
     return got.shape == exp.shape and np.array_equal(got, exp, equal_nan=exp.dtype.kind in "fc")
 
@@ -100,11 +78,11 @@ def check_all():
     for dt in (np.float32, np.float64, np.int32, np.int64, np.uint8, np.float16, np.int16,
                np.uint64, np.bool_):
         for n in sizes:
-            x = sample(n, dt) if dt is not np.bool_ else rng.random(n) < 0.5
+            x = sort_sample(rng, n, dt)
             d = cn.asarray(x)
             r = []
             r.append(sorted_equal(cn.sort(d).get(), np.sort(x)))
-            r.append(same(cn.sort(d, kind="stable").get(), np.sort(x, kind="stable")))
+            r.append(bits_equal(cn.sort(d, kind="stable").get(), np.sort(x, kind="stable")))
             p = cn.argsort(d).get()
             r.append(valid_stable_perm(x, p) and np.array_equal(p, np.argsort(x, kind="stable")))
             if n <= 100_003 or dt in (np.int64, np.float32):
@@ -117,17 +95,17 @@ def check_all():
               rng.integers(-3, 3, 500_000).astype(np.int32), np.zeros(70_000, np.float32),
               rng.integers(0, 1 << 20, 1 << 20).astype(np.float64)):
         d = cn.asarray(x)
-        r = [same(cn.sort(d).get(), np.sort(x)),
+        r = [bits_equal(cn.sort(d).get(), np.sort(x)),
              np.array_equal(cn.argsort(d).get(), np.argsort(x, kind="stable")),
-             same(cn.unique(d).get(), np.unique(x))]
+             bits_equal(cn.unique(d).get(), np.unique(x))]
         if not all(r):
             ok = False
             log(f"FAIL special {x.dtype} n={x.size} {r}")
     for dt, shape in ((np.float32, (300, 1001)), (np.int64, (1000, 37)), (np.uint8, (5, 70_000)),
                       (np.complex64, (40, 333)), (np.float16, (7, 5000))):
-        x = sample(int(np.prod(shape)), np.float32).reshape(shape)
+        x = sort_sample(rng, int(np.prod(shape)), np.float32).reshape(shape)
         with np.errstate(all="ignore"):
-            x = (x + 1j * sample(x.size, np.float32).reshape(shape)).astype(dt) \
+            x = (x + 1j * sort_sample(rng, x.size, np.float32).reshape(shape)).astype(dt) \
                 if np.dtype(dt).kind == "c" else \
                 (np.nan_to_num(x).astype(dt) if np.dtype(dt).kind in "iu" else x.astype(dt))
         d = cn.asarray(x)
@@ -138,7 +116,7 @@ def check_all():
             if not all(r):
                 ok = False
                 log(f"FAIL axis={ax} {np.dtype(dt).name} {shape} [sort, argsort]={r}")
-    x = sample(1 << 18, np.float64)
+    x = sort_sample(rng, 1 << 18, np.float64)
     u = cn.unique(cn.asarray(x), return_index=True, return_inverse=True, return_counts=True)
     e = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
     if not all(np.array_equal(a.get(), b, equal_nan=True) for a, b in zip(u, e)):
@@ -150,57 +128,17 @@ def check_all():
 
 # --- timing ----------------------------------------------------------------------------------
 def t_cn(fn):
-    for _ in range(WARM):
-        fn()
-    cn.cuda.synchronize()
-    s = []
-    for _ in range(REPS):
-        a, b = cn.cuda.Event(), cn.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        s.append(cn.cuda.get_elapsed_time(a, b))
-    return statistics.median(s)
+    return event_median_ms(cn, fn, REPS, WARM)
 
 
 def t_cp(fn):
-    for _ in range(WARM):
-        fn()
-    cupy.cuda.runtime.deviceSynchronize()
-    s = []
-    for _ in range(REPS):
-        a, b = cupy.cuda.Event(), cupy.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        s.append(cupy.cuda.get_elapsed_time(a, b))
-    return statistics.median(s)
+    return event_median_ms(cupy, fn, REPS, WARM)
 
 
 # --- per-kernel times ------------------------------------------------------------------------
-class TimedDev:
-    """Stands in for the sort module's DEV: an event pair around each launch and memset."""
-
-    def __init__(self, dev):
-        self.dev, self.rec = dev, []
-
-    def __getattr__(self, a):
-        return getattr(self.dev, a)
-
-    def _timed(self, label, f, *a, **k):
-        e0, e1 = cn.cuda.Event(), cn.cuda.Event()
-        e0.record()
-        f(*a, **k)
-        e1.record()
-        self.rec.append((label, e0, e1))
-
-    def launch(self, kernel, grid, block, values, shmem=0):
-        g = grid if isinstance(grid, int) else grid[0]
-        self._timed(f"{kernel.name}[{g}]", self.dev.launch, kernel, grid, block, values, shmem)
-
-    def memset(self, ptr, value, nbytes):
-        self._timed(f"memset({nbytes / 2**20:.1f}MB)", self.dev.memset, ptr, value, nbytes)
+def launch_label(kernel, grid, block):
+    """A launch's label in the per-kernel lines: kernel[blocks]."""
+    return f"{kernel.name}[{grid if isinstance(grid, int) else grid[0]}]"
 
 
 def short(label):
@@ -214,17 +152,7 @@ def kernel_times(name, fn, runs=5):
     """Median time of each kernel (by position) of ``fn`` over ``runs`` calls: one line."""
     fn()
     cn.cuda.synchronize()
-    real = cs.DEV
-    per = []
-    try:
-        for _ in range(runs):
-            td = TimedDev(real)
-            cs.DEV = td
-            fn()
-            cn.cuda.synchronize()
-            per.append([(lb, cn.cuda.get_elapsed_time(a, b)) for lb, a, b in td.rec])
-    finally:
-        cs.DEV = real
+    per = record_kernel_times(cs, fn, launch_label, runs)
     labels = [lb for lb, _ in per[0]]
     med = [statistics.median(r[i][1] for r in per if len(r) == len(labels))
            for i in range(len(labels))]
@@ -235,18 +163,9 @@ def kernel_times(name, fn, runs=5):
 
 def hist_time(fn, runs=5):
     """Median CUDA-event time of the histogram kernel within ``fn`` (a sort)."""
-    real = cs.DEV
     ts = []
-    try:
-        for _ in range(runs):
-            td = TimedDev(real)
-            cs.DEV = td
-            fn()
-            cn.cuda.synchronize()
-            ts += [cn.cuda.get_elapsed_time(a, b) for lb, a, b in td.rec
-                   if lb.startswith("cpn_rx_hist_")][:1]
-    finally:
-        cs.DEV = real
+    for times in record_kernel_times(cs, fn, launch_label, runs):
+        ts += [t for lb, t in times if lb.startswith("cpn_rx_hist_")][:1]
     return statistics.median(ts) if ts else float("nan")
 
 
@@ -342,7 +261,7 @@ def main():
         ("hist items 4 (scalar)", {"HIST_IMPL": "scalar", "HIST_ITEMS": 4}, (4,)),
     ]
     for label, knobs, widths in variants:
-        if time.perf_counter() - T0 > budget:
+        if past_budget(T0, budget):
             log("sweep stopped: time budget")
             break
         reset()
