@@ -413,3 +413,34 @@ def test_weighted_quantile_errors(func):
         x2[1] = np.nan  # an all-NaN row: NaN and a warning for nanquantile
         compare(lambda xp, a, ww: getattr(xp, func)(a, 0.4, axis=1, method="inverted_cdf",
                                                     weights=ww), x2, w)
+
+
+@pytest.mark.parametrize("func", ["quantile", "percentile"])
+@pytest.mark.parametrize("method", ["linear", "median_unbiased", "inverted_cdf", "nearest",
+                                    "midpoint"])
+@pytest.mark.parametrize("dtype", ["i", "f", "d"])
+def test_quantile_axis_tuples_out_and_device_q_native(func, method, dtype, monkeypatch):
+    """Axis tuples, out= and a q given as a device array take the device path (no host
+    call) and give NumPy's values bit for bit (the interpolation takes b - a in the data's
+    dtype, as NumPy's _lerp does), dtypes and shapes, keepdims included."""
+    from cupynum._api import statistics
+
+    def no_host(name, *args, **kwargs):
+        raise AssertionError(f"{name} ran on the host")
+
+    monkeypatch.setattr(statistics, "_host", no_host)
+    x = data(dtype, (4, 5, 6))
+    scale = 100 if func == "percentile" else 1
+    q = np.array([0.1, 0.5, 0.95]) * scale
+    for axis in [(0, 2), (2, 0), (0, 1, 2), (-1, 1)]:
+        for keepdims in (False, True):
+            compare(lambda xp, a: getattr(xp, func)(a, q, axis=axis, method=method,
+                                                    keepdims=keepdims), x)
+    expected = getattr(np, func)(x, q, axis=(0, 2), method=method)
+    out = cp.empty(expected.shape, expected.dtype)
+    got = getattr(cp, func)(cp.asarray(x), cp.asarray(q), axis=(0, 2), method=method, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out.get(), expected)
+    got = getattr(cp, func)(cp.asarray(x), cp.asarray(q), axis=1, method=method)
+    assert got.dtype == getattr(np, func)(x, q, axis=1, method=method).dtype
+    np.testing.assert_array_equal(got.get(), getattr(np, func)(x, q, axis=1, method=method))

@@ -335,7 +335,8 @@ def _quantile(a, q, axis, method, keepdims, res_dt):
         p, nx, g = int(prev.flat[i]), int(nxt.flat[i]), gamma.flat[i]
         lo = srt[p].astype(res_dt)
         hi = srt[nx].astype(res_dt)
-        d = _uf("subtract")(hi, lo)
+        # NumPy's _lerp takes b - a in the data's dtype, then works in the result's
+        d = _uf("subtract")(srt[nx], srt[p]).astype(res_dt)
         gv = res_dt.type(g)
         r = _uf("add")(lo, _uf("multiply")(d, gv))
         if g >= 0.5:
@@ -403,17 +404,33 @@ def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, na
         if res is not None:
             return res
     if (weights is None and interpolation is None and a.dtype.kind in "fiu"
-            and qh.dtype.kind == "f" and np.all((qh >= 0) & (qh <= 1)) and out is None
-            and not isinstance(axis, tuple) and not isinstance(q, ndarray)):
+            and qh.dtype.kind == "f" and np.all((qh >= 0) & (qh <= 1))
+            and (out is None or isinstance(out, ndarray)) and axis != ()):
+        qp = q.get() if isinstance(q, ndarray) else q  # (qh read a device q once already)
         # validate with NumPy on a tiny array first (errors, result dtype)
-        probe = getattr(np, name)(np.zeros(_r._pattern(a._shape), a.dtype), q,
+        probe = getattr(np, name)(np.zeros(_r._pattern(a._shape), a.dtype), qp,
                                   axis=axis, method=method, keepdims=keepdims)
         pd = normalize(np.asarray(probe).dtype)
         with np.errstate(all="ignore"):
-            res = _quantile(a, qh, axis, method, keepdims, pd)
+            if isinstance(axis, tuple):
+                res = _quantile_over_axes(a, qh, axis, method, keepdims, pd)
+            else:
+                res = _quantile(a, qh, axis, method, keepdims, pd)
         if res is not None:
-            return res
+            return _to_out(res, out)
     return _host(name, a, q, **kw)
+
+
+def _quantile_over_axes(a, qh, axis, method, keepdims, res_dt):
+    """``_quantile`` over a tuple of axes: those axes moved last and merged into one."""
+    axes = _r._normalize_axes(axis, a.ndim)
+    kept = [i for i in range(a.ndim) if i not in axes]
+    merged = a.transpose(kept + sorted(axes)).reshape(
+        tuple(a._shape[i] for i in kept) + (-1,))
+    res = _quantile(merged, qh, -1, method, False, res_dt)
+    if res is None or not keepdims:
+        return res
+    return res.reshape(qh.shape + tuple(1 if i in axes else m for i, m in enumerate(a._shape)))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
