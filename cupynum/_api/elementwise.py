@@ -9,7 +9,8 @@ from .._backends.base import ElementwiseOp
 from .._ufunc import _as_operand
 
 __all__ = ["where", "clip", "nan_to_num", "real", "imag", "angle", "around", "round",
-           "fix", "sinc", "i0", "isclose", "isreal", "iscomplex", "real_if_close"]
+           "fix", "sinc", "i0", "isclose", "isreal", "iscomplex", "real_if_close", "astype",
+           "isposinf", "isneginf"]
 
 
 def _weak(x):
@@ -257,3 +258,37 @@ def i0(x):
                                                  tables[1])),
                            u("sqrt")(x))
     return where(u("less_equal")(x, 8.0), small, big)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``numpy.astype`` (the array API function): ``x.astype(dtype, copy=copy)``."""
+    if not isinstance(x, ndarray):
+        if np.isscalar(x):  # NumPy's own answer for a scalar (a NumPy scalar, or its error)
+            return np.astype(x, dtype, copy=copy)
+        raise TypeError(f"Input should be a cupynum array or scalar. It is a {type(x)} instead.")
+    if device is not None and device != x.device and str(device) != str(x.device):
+        raise ValueError(f"Device not understood: cupynum arrays live on {x.device!r}, "
+                         f"not {device!r}")
+    return x.astype(dtype, copy=copy)
+
+
+def _signed_inf(x, out, positive):
+    x = x if isinstance(x, ndarray) else _arr(x)
+    try:
+        sign_ok = _uf("signbit")(x)
+    except TypeError as e:
+        raise TypeError(f"This operation is not supported for {x.dtype} values because it "
+                        "would be ambiguous.") from e
+    if positive:
+        sign_ok = _uf("logical_not")(sign_ok)
+    return _uf("logical_and")(_uf("isinf")(x), sign_ok, out)
+
+
+def isposinf(x, out=None):
+    """True where x is +inf (NumPy's isinf and not signbit)."""
+    return _signed_inf(x, out, True)
+
+
+def isneginf(x, out=None):
+    """True where x is -inf (NumPy's isinf and signbit)."""
+    return _signed_inf(x, out, False)
