@@ -31,6 +31,7 @@ from ._api.manipulation import *  # noqa: E402,F401,F403
 from ._api.sorting import *  # noqa: E402,F401,F403
 from ._api.windows import *  # noqa: E402,F401,F403
 from ._api.interpolate import *  # noqa: E402,F401,F403
+from ._api.polynomials import *  # noqa: E402,F401,F403
 from ._api.sets import *  # noqa: E402,F401,F403
 
 __version__ = "0.1.0"
