@@ -19,7 +19,8 @@ __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarra
            "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
            "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity",
            "tri", "tril", "triu", "diag", "diagflat", "meshgrid", "indices", "frombuffer",
-           "fromfile", "load", "save", "asnumpy", "from_dlpack", "fromiter", "fromstring"]
+           "fromfile", "load", "save", "asnumpy", "from_dlpack", "fromiter", "fromstring",
+           "fromfunction", "asarray_chkfinite", "isfortran"]
 
 
 def _order(order):
@@ -368,3 +369,28 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
 
 def save(file, arr, allow_pickle=True, fix_imports=True):
     np.save(file, arr.get() if isinstance(arr, ndarray) else arr, allow_pickle=allow_pickle)
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function(*indices(shape, dtype), **kwargs)``, the index grids on the device."""
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``asarray``, raising ValueError when a float or complex result holds inf or NaN (one
+    read back: a sync point)."""
+    a = asarray(a, dtype=dtype, order=order)
+    if a.dtype.char in np.typecodes["AllFloat"]:
+        from .._ufunc import UFUNCS
+        from .reductions import all as _all
+
+        if not bool(_all(UFUNCS["isfinite"](a))):
+            raise ValueError("array must not contain infs or NaNs")
+    return a
+
+
+def isfortran(a):
+    """True when a is Fortran-contiguous and not C-contiguous (NumPy's ``flags.fnc``)."""
+    if not isinstance(a, ndarray):
+        return np.isfortran(a)
+    return a._f_contig and not a._c_contig
