@@ -391,7 +391,8 @@ def _q_array(q, scale):
 
 def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, nan, scale,
            interpolation=None):
-    qh = _q_array(q, scale)
+    qp = q.get() if isinstance(q, ndarray) else q  # a device q is read once (a sync point)
+    qh = _q_array(qp, scale)
     kw = dict(axis=axis, out=out, overwrite_input=overwrite_input, method=method,
               keepdims=keepdims)
     if weights is not None:
@@ -400,13 +401,12 @@ def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, na
         kw["interpolation"] = interpolation
     a = _asarray(a)
     if weights is not None and interpolation is None:
-        res = _weighted_qfunc(name, a, q, qh, axis, out, method, keepdims, weights, False)
+        res = _weighted_qfunc(name, a, qp, qh, axis, out, method, keepdims, weights, False)
         if res is not None:
             return res
     if (weights is None and interpolation is None and a.dtype.kind in "fiu"
             and qh.dtype.kind == "f" and np.all((qh >= 0) & (qh <= 1))
             and (out is None or isinstance(out, ndarray)) and axis != ()):
-        qp = q.get() if isinstance(q, ndarray) else q  # (qh read a device q once already)
         # validate with NumPy on a tiny array first (errors, result dtype)
         probe = getattr(np, name)(np.zeros(_r._pattern(a._shape), a.dtype), qp,
                                   axis=axis, method=method, keepdims=keepdims)
@@ -418,7 +418,7 @@ def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, na
                 res = _quantile(a, qh, axis, method, keepdims, pd)
         if res is not None:
             return _to_out(res, out)
-    return _host(name, a, q, **kw)
+    return _host(name, a, qp, **kw)
 
 
 def _quantile_over_axes(a, qh, axis, method, keepdims, res_dt):
@@ -475,17 +475,17 @@ def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
     if keepdims is not _NoValue:
         kw["keepdims"] = keepdims
     a = _asarray(a)
+    qp = q.get() if isinstance(q, ndarray) else q  # a device q is read once (a sync point)
     if weights is not None and interpolation is None:
-        res = _weighted_qfunc(name, a, q, _q_array(q, scale), axis, out, method,
+        res = _weighted_qfunc(name, a, qp, _q_array(qp, scale), axis, out, method,
                               _r._kd(keepdims), weights, True)
         if res is not None:
             return res
     if (weights is None and interpolation is None and a._size
             and (out is None or isinstance(out, ndarray))):
         if a.dtype.kind in "iu":  # no NaN possible: NumPy's nanquantile is quantile here
-            return _qfunc(name[3:], a, q, axis, out, overwrite_input, method, _r._kd(keepdims),
+            return _qfunc(name[3:], a, qp, axis, out, overwrite_input, method, _r._kd(keepdims),
                           None, False, scale)
-        qp = q.get() if isinstance(q, ndarray) else q  # one read of a device q
         qh = _q_array(qp, scale)
         if qh.dtype.kind in "iu" and method in _DISCRETE:
             qh = qh.astype(np.float64)  # integer q (0 or 1): the same order statistic
@@ -500,7 +500,7 @@ def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
             with np.errstate(all="ignore"):
                 res = _nanquantile(a, qh, weak, axis, method, _r._kd(keepdims), pd)
             return _to_out(res, out)
-    return _host(name, a, q, **kw)
+    return _host(name, a, qp, **kw)
 
 
 def _weighted_qfunc(name, a, q, qh, axis, out, method, keepdims, weights, nan):
