@@ -19,6 +19,7 @@ argmax the fast path on or off (ARG_FAST), loads in flight (ARG_LOADS), a regist
 (ARG_MINB).  Every variant of the same tile size must give the same bits (the look-back
 folds left whatever the timing).  Compact lines; about a minute of GPU time.
 """
+import ast
 import os
 import statistics
 import sys
@@ -328,6 +329,8 @@ def main():
                 [dict(CHAIN_GROUP=g) for g in (8, 16, 32)] +
                 [dict(CHAIN_GROUP=16, CHAIN_PERSIST=3, CHAIN_ITEMS=small8),
                  dict(CHAIN_GROUP=32, CHAIN_PERSIST=4, CHAIN_ITEMS=small8)])
+    if os.environ.get("PROBE_VARIANTS"):  # a list of knob dicts instead (a Python literal)
+        variants = ast.literal_eval(os.environ["PROBE_VARIANTS"])
     for var in variants:
         red.configure(**dict(base, **var))
         try:
@@ -346,6 +349,10 @@ def main():
                   f"f64 {r[1]:.1f} us  16k^2 ax1 {r[2]:.1f} us{same}")
         except Exception as e:  # noqa: BLE001
             print(f"variant {var}: ERROR {type(e).__name__}: {str(e)[:300]}")
+    if os.environ.get("PROBE_SCAN_ONLY"):  # the chained-scan variants alone
+        red.configure(**base)
+        print(f"done: {'OK' if not fails else 'FAIL ' + ', '.join(fails)}")
+        return
     # column scans (axis 0): scan_blocks knobs; bits must not depend on COL_UNROLL
     col_ref = None
     chk_sq = sq[:4096, :4096]

@@ -60,8 +60,11 @@ BLOCK = 256
 ITEMS = 8  # RED_ITEMS: elements per thread per scan tile (scan_rows)
 # Tuning of the single-pass scan (``configure`` changes them and drops the compiled kernels):
 CHAIN = True  # reorderable scans along a line take ``scan_chain`` (else the 3-phase scan)
-CHAIN_ITEMS = 16  # elements per thread of a scan_chain tile (capped: 32 KiB of states a tile;
-# an int, or a dict {state bytes: items}, 16 where a size is missing)
+# Elements per thread of a scan_chain tile (capped: 32 KiB of states a tile): an int, or a
+# dict {state bytes: items}, 16 where a size is missing.  H200, cumsum 2^28 float32: 32 items
+# (8192-element tiles, 32768 of them) and 4 blocks an SM take 709 us (3.03 TB/s), 16 items
+# (65536 tiles, the look-back walk bounding it) 950 us; float64 is the same at 16 and 32.
+CHAIN_ITEMS = {4: 32, 8: 16, 16: 8}
 CHAIN_WINDOW = 2  # RED_LB_P: predecessors polled per lane per look-back window (32 * this)
 CHAIN_KEEP = 4  # RED_LB_NB: look-back windows kept in shared memory for the fold
 CHAIN_SLEEP = 0  # RED_LB_SLEEP: ns between polls of a predecessor not yet published
@@ -76,11 +79,11 @@ CHAIN_GROUP = 0
 ARG_FAST = True  # RED_ARG_FAST: arg-reductions of contiguous rows track (value, vector index)
 ARG_LOADS = 4  # RED_ARG_LOADS: 16-byte loads in flight per thread on that path
 # __launch_bounds__ minimum blocks per SM (0: none), to cap registers: scan_chain (a dict
-# {state bytes: blocks} or an int for all; NVRTC sm_90 with the defaults: 47 registers for
-# float32, 64 for float64, no spills; only with CHAIN_TRANSPOSE, whose tile keeps the
-# elements for the end, so that they are not held in registers across the look-back) and
-# the arg-reductions' rows kernels
-CHAIN_MINB = {1: 5, 2: 5, 4: 5, 8: 4}
+# {state bytes: blocks} or an int for all; NVRTC sm_90 with the defaults: 57 registers for
+# float32 (32 items; 5 blocks an SM spilled), 64 for float64, no spills; only with
+# CHAIN_TRANSPOSE, whose tile keeps the elements for the end, so that they are not held in
+# registers across the look-back) and the arg-reductions' rows kernels
+CHAIN_MINB = {1: 5, 2: 5, 4: 4, 8: 4}
 # Scans of lines whose kept positions are innermost (column scans: axis 0 of a C-contiguous
 # matrix) take ``scan_blocks`` (a thread a line, coalesced rows, the lines cut into chunks
 # with a chunk-prefix pass) when COLS and there are COL_MIN_LINES lines or more:

@@ -1,0 +1,214 @@
+"""Where the last few per cent go: fft/rfft, solve and gather beside CuPy, piece by piece.
+
+    PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/lib_gap_probe.py [--quick]
+
+Each library-bound row of side_by_side.py that trails CuPy by 1-5% is timed here several
+ways, cupynum and CuPy alternating (cupynum, CuPy, cupynum, CuPy), so that order, clocks
+and measuring method can be told apart from a real difference:
+
+* ``wall``: side_by_side.py's method (median of 20 rounds of 5 calls closed by a sync);
+* ``event``: CUDA events around the same rounds (device time of the queue);
+* ``host``: wall time of 5 calls without the sync, per call (what the host spends).
+
+fft/rfft: also the cuFFT knobs of ``fft.py`` (PLAN_API, WORK_AREA).  solve: the pieces
+(column-major copies, getrf, getrs) and the 64-bit ``cusolverDnXgetrf`` with each of its
+algorithms, beside the legacy ``Dgetrf`` that ``solver.solve`` calls.  gather: ``a[idx]``
+under each ``CU_LIMIT_MAX_L2_FETCH_GRANULARITY`` (a context-wide limit: both libraries feel
+it), and the cost of setting that limit.  Values are checked against NumPy first.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import device_sync, event_median_ms, import_cupy, log  # noqa: E402
+
+import cupynum as cpn  # noqa: E402
+
+cupy = import_cupy(need_device=True)
+QUICK = "--quick" in sys.argv
+fails: list[str] = []
+
+
+def check(name, got, want, rtol):
+    got = got.get() if hasattr(got, "get") else cpn.asnumpy(got)
+    try:
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())
+        log(f"PASS {name}")
+    except AssertionError as e:
+        fails.append(name)
+        log(f"FAIL {name}: {str(e)[:300]}")
+
+
+def ways(lib, fn):
+    """(wall, event, host) microseconds per call, the bench's shape of 20 rounds x 5 calls."""
+    sync = device_sync(lib)
+    fn()
+    sync()
+    walls, hosts = [], []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        for _ in range(5):
+            fn()
+        t1 = time.perf_counter()
+        sync()
+        walls.append((time.perf_counter() - t0) / 5)
+        hosts.append((t1 - t0) / 5)
+    ev = event_median_ms(lib, fn, 20, warm=1, calls=5)
+    return statistics.median(walls) * 1e6, ev * 1e3, statistics.median(hosts) * 1e6
+
+
+def side_by_side(name, fn_n, fn_c):
+    rows = []
+    for lib, fn in ((cpn, fn_n), (cupy, fn_c), (cpn, fn_n), (cupy, fn_c)):
+        if lib is None:
+            continue
+        rows.append((lib.__name__, ways(lib, fn)))
+    cells = "  ".join(f"{n[:5]} wall {w:8.1f} ev {e:8.1f} host {h:6.1f}" for n, (w, e, h) in rows)
+    log(f"{name:26s} {cells}")
+
+
+def fft_section():
+    from cupynum._backends.cuda import fft as cfft
+
+    rng = np.random.default_rng(0)
+    n = 2**20 if QUICK else 2**24
+    h = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    r = rng.standard_normal(2 * n).astype(np.float32)
+    x, xr = cpn.asarray(h), cpn.asarray(r)
+    check("fft c64", cpn.fft.fft(x), np.fft.fft(h), 1e-4)
+    check("rfft f32", cpn.fft.rfft(xr), np.fft.rfft(r), 1e-4)
+    kx = cupy.asarray(h) if cupy else None
+    kr = cupy.asarray(r) if cupy else None
+    fc = (lambda: cupy.fft.fft(kx)) if cupy else None
+    frc = (lambda: cupy.fft.rfft(kr)) if cupy else None
+    base = (cfft.PLAN_API, cfft.WORK_AREA)
+    for api, work in ((base[0], base[1]), ("many", "pool"), ("many64", "auto"), ("many", "auto")):
+        cfft.PLAN_API, cfft.WORK_AREA = api, work
+        side_by_side(f"fft {api}/{work}", lambda: cpn.fft.fft(x), fc)
+        side_by_side(f"rfft {api}/{work}", lambda: cpn.fft.rfft(xr), frc)
+    cfft.PLAN_API, cfft.WORK_AREA = base
+    # the backend call alone (no frontend), into a preallocated result
+    out = cpn.empty(n, np.complex64)
+    be = cpn._backends.get()
+    side_by_side("fft backend only", lambda: cfft.fft(be, x, out, "c2c", 1, True), fc)
+
+
+def solve_section():
+    from cupynum._backends.cuda import memory, solver
+
+    rng = np.random.default_rng(1)
+    n = 1024 if QUICK else 4096
+    m = rng.standard_normal((n, n)) + n * np.eye(n)
+    b = rng.standard_normal((n, 1))
+    a, bb = cpn.asarray(m), cpn.asarray(b)
+    check("solve f64", cpn.linalg.solve(a, bb), np.linalg.solve(m, b), 1e-8)
+    ka, kb = (cupy.asarray(m), cupy.asarray(b)) if cupy else (None, None)
+    side_by_side("solve", lambda: cpn.linalg.solve(a, bb),
+                 (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
+    # pieces, CUDA events each (cupynum)
+    be = cpn._backends.get()
+    a3 = a.reshape((1, n, n))
+    lib, h = solver.lib(), solver.handle()
+    af = solver.colmajor_copy(be, a3)
+    ipiv = memory.alloc(n * 8)
+    info = memory.alloc(8)
+    lwork = lib.dgetrf_buffer_size(h, n, n, af.ptr, n)
+    work = memory.alloc(max(lwork, 1) * 8)
+    fresh = solver.colmajor_copy(be, a3)
+
+    def refresh():
+        memory.memcpy_dtod(af.ptr, fresh.ptr, n * n * 8)
+
+    def ev(fn, reps=5):
+        return event_median_ms(cpn, fn, reps, warm=1) * 1e3
+
+    t_copy = ev(lambda: solver.colmajor_copy(be, a3))
+    t_ref = ev(refresh)
+    t_getrf = ev(lambda: (refresh(), lib.dgetrf(h, n, n, af.ptr, n, work.ptr, ipiv.ptr,
+                                                info.ptr))) - t_ref
+    log(f"solve pieces (events, us): colmajor copy {t_copy:.1f}  Dgetrf {t_getrf:.1f}")
+    prm = solver.params()
+    for algo in (0, 1):
+        try:
+            lib.set_adv_options(prm, 0, algo)  # CUSOLVERDN_GETRF, CUSOLVER_ALG_<algo>
+            dsz, hsz = lib.xgetrf_buffer_size(h, prm, n, n, 1, af.ptr, n, 1)  # CUDA_R_64F
+            wd = memory.alloc(max(int(dsz), 1))
+            wh = np.empty(max(int(hsz), 1), np.uint8)
+            t = ev(lambda: (refresh(), lib.xgetrf(h, prm, n, n, 1, af.ptr, n, ipiv.ptr, 1,
+                                                   wd.ptr, int(dsz), wh.ctypes.data, int(hsz),
+                                                   info.ptr))) - t_ref
+            log(f"solve Xgetrf ALG_{algo}: {t:.1f} us")
+        except Exception as e:  # noqa: BLE001
+            log(f"solve Xgetrf ALG_{algo}: ERROR {type(e).__name__}: {str(e)[:200]}")
+    lib.set_adv_options(prm, 0, 0)
+    if cupy:
+        from cupy_backends.cuda.libs import cusolver as kcs
+        from cupy.cuda import device as kdev
+
+        kh = kdev.get_cusolver_handle()
+        kaf = cupy.asfortranarray(ka)
+        kf = kaf.copy(order="F")
+        kw = cupy.empty(kcs.dgetrf_bufferSize(kh, n, n, kaf.data.ptr, n), np.float64)
+        kp = cupy.empty(n, np.int32)
+        ki = cupy.empty(1, np.int32)
+
+        def krefresh():
+            kaf[...] = kf
+
+        tk_ref = event_median_ms(cupy, krefresh, 5) * 1e3
+        tk = event_median_ms(cupy, lambda: (krefresh(), kcs.dgetrf(
+            kh, n, n, kaf.data.ptr, n, kw.data.ptr, kp.data.ptr, ki.data.ptr)), 5) * 1e3 - tk_ref
+        log(f"solve CuPy's Dgetrf alone: {tk:.1f} us")
+
+
+def gather_section():
+    from cupynum._backends.cuda import runtime as rt
+
+    rng = np.random.default_rng(2)
+    n = 2**24 if QUICK else 2**28
+    h = rng.standard_normal(n, dtype=np.float32)
+    ix = rng.integers(0, n, n // 4)
+    a, i = cpn.asarray(h), cpn.asarray(ix)
+    check("gather", a[i], h[ix], 0)
+    ka, ki = (cupy.asarray(h), cupy.asarray(ix)) if cupy else (None, None)
+    d = rt._d
+    limit = d.CUlimit.CU_LIMIT_MAX_L2_FETCH_GRANULARITY
+    err, dflt = d.cuCtxGetLimit(limit)
+    log(f"L2 fetch granularity: default {dflt} (err {err})")
+    for g in (dflt, 32, 64, 128):
+        (err,) = d.cuCtxSetLimit(limit, g)
+        err2, now = d.cuCtxGetLimit(limit)
+        side_by_side(f"gather L2 gran {g} (now {now})", lambda: a[i],
+                     (lambda: ka[ki]) if cupy else None)
+        b = cpn.asarray(h)
+        side_by_side(f"  a+b 2^28 L2 gran {g}", lambda: a + b,
+                     (lambda: ka + ka) if cupy else None)
+    d.cuCtxSetLimit(limit, dflt)
+    t0 = time.perf_counter()
+    for _ in range(1000):
+        d.cuCtxSetLimit(limit, dflt)
+    log(f"cuCtxSetLimit: {(time.perf_counter() - t0) * 1e3:.2f} us a call")
+
+
+def main():
+    start = time.perf_counter()
+    for sec in (gather_section, fft_section, solve_section):
+        try:
+            sec()
+        except Exception as e:  # noqa: BLE001 - one section failing never ends the probe
+            import traceback
+
+            fails.append(sec.__name__)
+            log(f"FAIL {sec.__name__}: {type(e).__name__}: {e}")
+            traceback.print_exc(limit=4)
+    log(f"{len(fails)} failed: {fails}; {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
