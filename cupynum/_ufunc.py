@@ -775,6 +775,7 @@ def _install_operators():
         setattr(ndarray, f"__{short}__", forward)
         setattr(ndarray, f"__r{short}__", reflected)
         setattr(ndarray, f"__i{short}__", inplace)
+    _fast_scalar_power()
     dm_forward, dm_reflected, _ = _binary(UFUNCS["divmod"])
     ndarray.__divmod__, ndarray.__rdivmod__ = dm_forward, dm_reflected
     for short, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
@@ -784,6 +785,37 @@ def _install_operators():
                         "invert": "invert"}.items():
         setattr(ndarray, f"__{short}__", _unary(UFUNCS[name]))
     ndarray.__hash__ = None
+
+
+def _fast_scalar_power():
+    """NumPy's ``fast_scalar_power``: ``x ** 2``, ``x ** -1`` (Python ints) and ``x ** 0.5``
+    (a Python float) of a float or complex array are ``square``, ``reciprocal`` and
+    ``sqrt`` (so ``(-0.0) ** 0.5`` is -0.0, as ``sqrt`` gives); in place for ``**=``."""
+    power, ipower = ndarray.__pow__, ndarray.__ipow__
+    by_int = {2: UFUNCS["square"], -1: UFUNCS["reciprocal"]}
+    sqrt = UFUNCS["sqrt"]
+
+    def fast(self, other):
+        t = type(other)
+        if t is int:
+            uf = by_int.get(other)
+        elif t is float and other == 0.5:
+            uf = sqrt
+        else:
+            return None
+        if uf is None or self.dtype.kind not in "fc":
+            return None
+        return uf
+
+    def pow_(self, other):
+        uf = fast(self, other)
+        return power(self, other) if uf is None else uf(self)
+
+    def ipow(self, other):
+        uf = fast(self, other)
+        return ipower(self, other) if uf is None else uf(self, out=self)
+
+    ndarray.__pow__, ndarray.__ipow__ = pow_, ipow
 
 
 def _matmul_ops():

@@ -35,7 +35,10 @@ def outcome(fn):
             return e
 
 
-def assert_same(expected, got):
+def assert_same(expected, got, ulps=0):
+    """Same error, or same dtype, shape and values; ``ulps``: float and complex values
+    within that many units of their dtype's epsilon, relative (a transcendental's
+    tolerance: the GPU's pow is not the C library's)."""
     if isinstance(expected, Exception):
         assert type(got) is type(expected), (expected, got)
         assert str(got) == str(expected)
@@ -44,12 +47,16 @@ def assert_same(expected, got):
     if isinstance(expected, tuple):
         assert isinstance(got, tuple) and len(got) == len(expected)
         for e, g in zip(expected, got):
-            assert_same(e, g)
+            assert_same(e, g, ulps)
         return
     host = np.asarray(got)
     assert host.dtype == expected.dtype
     assert host.shape == expected.shape
-    np.testing.assert_array_equal(host, expected)
+    if ulps and expected.dtype.kind in "fc":
+        np.testing.assert_allclose(host, expected, rtol=ulps * np.finfo(expected.dtype).eps,
+                                   atol=0)
+    else:
+        np.testing.assert_array_equal(host, expected)
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -57,10 +64,11 @@ def assert_same(expected, got):
 def test_strided_array_and_python_scalar(name, dtype):
     view, dev = strided(dtype)
     nf, cf = getattr(np, name), getattr(cp, name)
+    ulps = 4 if name == "power" else 0
     for s in SCALARS:
         for _ in range(2):
-            assert_same(outcome(lambda: nf(view, s)), outcome(lambda: cf(dev, s)))
-            assert_same(outcome(lambda: nf(s, view)), outcome(lambda: cf(s, dev)))
+            assert_same(outcome(lambda: nf(view, s)), outcome(lambda: cf(dev, s)), ulps)
+            assert_same(outcome(lambda: nf(s, view)), outcome(lambda: cf(s, dev)), ulps)
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -72,7 +80,8 @@ def test_strided_arrays(name, dtypes):
     vb, db = vb.T, db.T  # same shape, other strides
     nf, cf = getattr(np, name), getattr(cp, name)
     for _ in range(2):
-        assert_same(outcome(lambda: nf(va, vb)), outcome(lambda: cf(da, db)))
+        assert_same(outcome(lambda: nf(va, vb)), outcome(lambda: cf(da, db)),
+                    4 if name == "power" else 0)
 
 
 def test_operators_on_slices_match_numpy():
@@ -151,3 +160,25 @@ def test_strided_call_makes_no_numpy_calls_after_warm_up():
             sys.setprofile(None)
         for name in ("resolve_dtypes", "broadcast_shapes", "_broadcast_shape", "errstate"):
             assert name not in called, (name, called)
+
+
+def test_fast_scalar_power_as_numpy():
+    """``x ** 2``, ``x ** -1`` and ``x ** 0.5`` of float and complex arrays are square,
+    reciprocal and sqrt, as NumPy's operator makes them (exact; sqrt keeps -0.0)."""
+    host = np.array([-0.0, 0.0, 2.0, 3.0, -np.inf, np.nan, 1e200])
+    for dt in ("float16", "float32", "float64", "complex64", "complex128"):
+        h = host.astype(dt)
+        for e in (2, -1, 0.5):
+            with np.errstate(all="ignore"):
+                expected = h ** e
+                got = cp.asarray(h) ** e
+                assert_same(expected, got)
+                if expected.dtype.kind == "f":
+                    assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(expected))
+                x = cp.asarray(h)
+                x **= e
+                assert_same(expected, x)
+    # integers keep the power ufunc (no fast path): -1 raises as NumPy's power does
+    with pytest.raises(ValueError, match="negative integer powers"):
+        cp.arange(1, 4) ** -1
+    np.testing.assert_array_equal(np.asarray(cp.arange(4) ** 2), np.arange(4) ** 2)

@@ -224,6 +224,17 @@ struct fmod {  // C semantics (sign of the dividend); integer x fmod 0 == 0
     }
   }
 };
+namespace detail {
+// pow with the exponents whose correctly rounded result is one operation exact: NumPy's
+// pow (the C library's, correctly rounded) gives a * a for 2, a for 1 and 1 / a for -1,
+// where CUDA's pow may be an ulp off (e.g. pow(3.0, 1.0) = 2.9999999999999996).
+template <class T> CPN_HD T real_pow(T a, T b) {
+  if (b == T(2)) return a * a;
+  if (b == T(1)) return a;
+  if (b == T(-1)) return T(1) / a;
+  return math::pow(a, b);
+}
+}  // namespace detail
 struct power {
   template <class T> CPN_HD T operator()(T a, T b) const {
     if constexpr (tt::is_int_v<T>) {
@@ -241,13 +252,13 @@ struct power {
       }
       return (T)out;
     } else {
-      return math::pow(a, b);
+      return detail::real_pow(a, b);
     }
   }
   CPN_CX_BINARY
 };
 struct float_power {  // 'dd->d' and 'DD->D' only
-  template <class T> CPN_HD T operator()(T a, T b) const { return math::pow(a, b); }
+  template <class T> CPN_HD T operator()(T a, T b) const { return detail::real_pow(a, b); }
   CPN_CX_BINARY
 };
 struct negative {
