@@ -474,6 +474,10 @@ class ndarray:
     def __getitem__(self, key):
         if type(key) is slice and self._shape:  # the common case, written out flat
             return self._slice0(key, self if self._base is None else self._base)
+        if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
+            from ._api import indexing
+
+            return indexing.getitem_advanced(self, key)
         try:
             offset, shape, strides = basic_view(self._offset, self._shape, self._strides, key)
         except AdvancedIndex:

@@ -169,6 +169,7 @@ def kernels(lib, monkeypatch):
     monkeypatch.setattr(csort, "SORT_ENGINE", "own")
     b = _backends.get()
     monkeypatch.setattr(b, "gather", cix.gather, raising=False)
+    monkeypatch.setattr(b, "gather_flat", cix.gather_flat, raising=False)
     monkeypatch.setattr(b, "scatter", cix.scatter, raising=False)
     monkeypatch.setattr(b, "flatnonzero", cix.flatnonzero, raising=False)
     monkeypatch.setattr(b, "mask_select", cix.mask_select, raising=False)
@@ -200,6 +201,28 @@ def test_gather_strided_and_broadcast(kernels):
     compare(lambda xp, a: xp.take(a, xp.asarray([2, 0, 1]), axis=1), a)
     c = (rng.standard_normal(301) + 1j).astype(np.complex128)[1:]  # misaligned: 8-byte units
     compare(lambda xp, c: c[xp.asarray([5, 0, 299])], c)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128])
+def test_gather_flat(kernels, dtype):
+    """``a[idx]`` of a 1-D array by a C-contiguous int64 device array: the streaming kernel
+    without the layout analysis (``gather_flat``), negative indices wrapped, any idx shape,
+    strided sources, and NumPy's IndexError for an index out of bounds."""
+    h = (rng.standard_normal(301) * 50).astype(dtype)
+    ix = np.array([[5, -1, 0], [299, -301, 7]])
+    kernels.launches.clear()
+    compare(lambda xp, h, ix: h[ix], h, ix)
+    compare(lambda xp, h, ix: h[::-3][ix % 100], h, ix)
+    compare(lambda xp, h, ix: h[ix[:, :0]], h, ix)
+    assert any(n.startswith("cpn_gather1") for n in kernels.launches)
+    assert not any(n.startswith("cpn_ix_gather") for n in kernels.launches)
+    d = cp.asarray(h)
+    for bad, value in (([0, 301, 3], 301), ([-302], -302)):
+        compare(lambda xp, h, i: h[i], h, np.array(bad))
+        with pytest.raises(IndexError, match=f"index {value} is out of bounds for axis 0 "
+                                             "with size 301"):
+            d[cp.asarray(bad)]
+    compare(lambda xp, h, ix: h[ix], h, ix)  # the flag was reset by the failed call
 
 
 def test_gather_out_of_bounds(kernels):
@@ -414,6 +437,22 @@ def test_transpose_copy(kernels, dtype, shape):
     assert cix.try_transpose_copy(t, out)
     want = h.T if len(shape) == 2 else h.transpose(0, 2, 1)
     assert np.array_equal(out.get(), want)
+
+
+@pytest.mark.parametrize("dtype,shape", [(np.float64, (70, 50)), (np.float32, (3, 40, 33))])
+def test_transpose_copy_into_column_major(kernels, dtype, shape):
+    """A C-ordered source into column-major matrices (what LAPACK-style routines want:
+    ``blas.colmajor_copy``): the destination's unit-stride axis is not the last one."""
+    from cupynum._backends.cuda import blas
+
+    h = (rng.standard_normal(shape) * 50).astype(dtype)
+    b, m, n = (1,) + shape if len(shape) == 2 else shape
+    s = np.dtype(dtype).itemsize
+    flat = cp.empty(b * m * n, dtype)
+    out = blas.Temp(flat._buf, (b, m, n), dtype, strides=(m * n * s, s, m * s))
+    assert cix.try_transpose_copy(cp.asarray(h.reshape(b, m, n)), out)
+    got = flat.get().reshape(b, n, m).transpose(0, 2, 1)  # each matrix column by column
+    assert np.array_equal(got, h.reshape(b, m, n))
 
 
 def test_transpose_copy_declines_plain_layouts(kernels):

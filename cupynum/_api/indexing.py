@@ -265,6 +265,10 @@ def _gather(plan):
 
 
 def getitem_advanced(a, key):
+    if type(key) is ndarray and key.dtype == _INTP and len(a._shape) == 1 and key._c_contig:
+        res = _gather_flat(a, key)
+        if res is not None:
+            return res
     if (isinstance(key, ndarray) and key.dtype.kind == "b" and key.ndim >= 1
             and key.shape == a.shape):
         res = _mask_select(a, key)
@@ -274,6 +278,23 @@ def getitem_advanced(a, key):
     if plan is None:  # only basic parts after all (e.g. 0-d integer arrays)
         return a[tuple(_basic(k) for k in (key if type(key) is tuple else (key,)))]
     return _gather(plan)
+
+
+def _gather_flat(a, idx):
+    """``a[idx]`` for a 1-D ``a`` and a C-contiguous intp device ``idx`` through the
+    backend's ``gather_flat`` where it has one and takes the layout; else None."""
+    f = getattr(_backends.get(), "gather_flat", None)
+    if f is None:
+        return None
+    out = empty_array(idx._shape, a.dtype)
+    if not out._size:
+        return out
+    bad = f(a, idx, out)
+    if bad is False:
+        return None
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for axis 0 with size {a._shape[0]}")
+    return out
 
 
 def _mask_select(a, mask):

@@ -183,6 +183,11 @@ class CudaBackend:
 
         return indexing.gather(src, indices, axis, out, check)
 
+    def gather_flat(self, src, idx, out):
+        from . import indexing
+
+        return indexing.gather_flat(src, idx, out)
+
     def scatter(self, dst, indices, axis, values, check):
         from . import indexing
 

@@ -24,6 +24,8 @@ variants; benchmarks/probes/index_probe.py times them all.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import kernels_util as ku
@@ -178,6 +180,7 @@ def _st(mode: str, unit: int, ptr: str, val: str) -> str:
     return f"cpn_st_{mode}_u{unit}({ptr}, {val}, pol);"
 
 
+@functools.lru_cache(maxsize=None)  # a call builds the kernel's text: once per variant
 def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 256,
                    i32: bool = False, halves: bool = False, idx_load: str = "ldg",
                    data_load: str = "plain", store: str = "plain") -> Kernel:
@@ -420,6 +423,23 @@ def _backend():
     from .. import get
 
     return get()
+
+
+def gather_flat(src, idx, out):
+    """``out[...] = src[idx]`` for a 1-D ``src`` (any stride) and C-contiguous int64 ``idx``
+    and ``out`` of one shape: ``a[idx]``, the commonest gather, without ``indexed_copy``'s
+    layout analysis (its streaming kernel, checked, then the flag read: the sync point).
+    Returns None, the out-of-bounds value, or False when the layout is not of that kind."""
+    size = src.dtype.itemsize
+    s = src._strides[0]
+    pi = ku.ptr(idx)
+    if pi % 8 or not GATHER_STREAMING:
+        return False
+    if _unit(size, (ku.ptr(src), ku.ptr(out)), (s,)) != size:
+        return False
+    _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, _FLAG.get().ptr)
+    bad = _FLAG.read()
+    return None if bad is None else bad[1]
 
 
 def gather(src, indices, axis, out, check):
@@ -729,7 +749,13 @@ def try_transpose_copy(src, dst, config=None) -> bool:
     nd = len(shape)
     if nd < 2 or nd > 3:
         return False
-    if ds[-1] != size or ss[-1] == size:
+    if ds[-1] != size:  # e.g. a column-major destination: its unit-stride axis goes last
+        k = next((i for i in range(nd - 1) if ds[i] == size), None)
+        if k is None:
+            return False
+        perm = [i for i in range(nd) if i != k] + [k]
+        shape, ss, ds = ([v[i] for i in perm] for v in (shape, ss, ds))
+    if ss[-1] == size:
         return False
     try:
         r = next(i for i in range(nd - 1) if ss[i] == size)
