@@ -20,7 +20,7 @@ __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarra
            "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity",
            "tri", "tril", "triu", "diag", "diagflat", "meshgrid", "indices", "frombuffer",
            "fromfile", "load", "save", "asnumpy", "from_dlpack", "fromiter", "fromstring",
-           "fromfunction", "asarray_chkfinite", "isfortran"]
+           "fromfunction", "asarray_chkfinite", "isfortran", "require"]
 
 
 def _order(order):
@@ -394,3 +394,37 @@ def isfortran(a):
     if not isinstance(a, ndarray):
         return np.isfortran(a)
     return a._f_contig and not a._c_contig
+
+
+# numpy._core._asarray.POSSIBLE_FLAGS: requirement spellings -> one-letter flags
+_REQUIREMENT_FLAGS = {
+    "C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C",
+    "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+    "A": "A", "ALIGNED": "A",
+    "W": "W", "WRITEABLE": "W",
+    "O": "O", "OWNDATA": "O",
+    "E": "E", "ENSUREARRAY": "E",
+}
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """NumPy's algorithm: convert with the wanted order (copying only when needed), then
+    copy once more if a flag is still unmet.  cupynum arrays are always aligned, writeable
+    and of the base class, so 'A', 'W' and 'E' hold by construction; 'O' means not a view."""
+    if not requirements:
+        return asanyarray(a, dtype=dtype)
+    requirements = {_REQUIREMENT_FLAGS[x.upper()] for x in requirements}
+    requirements.discard("E")
+    order = "A"
+    if requirements >= {"C", "F"}:
+        raise ValueError('Cannot specify both "C" and "F" order')
+    if "F" in requirements:
+        order = "F"
+        requirements.remove("F")
+    elif "C" in requirements:
+        order = "C"
+        requirements.remove("C")
+    arr = array(a, dtype=dtype, order=order, copy=None)
+    if "O" in requirements and arr._base is not None:
+        return arr.copy(order)
+    return arr

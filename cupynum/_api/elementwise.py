@@ -10,7 +10,7 @@ from .._ufunc import _as_operand
 
 __all__ = ["where", "clip", "nan_to_num", "real", "imag", "angle", "around", "round",
            "fix", "sinc", "i0", "isclose", "isreal", "iscomplex", "real_if_close", "astype",
-           "isposinf", "isneginf"]
+           "isposinf", "isneginf", "unwrap"]
 
 
 def _weak(x):
@@ -292,3 +292,35 @@ def isposinf(x, out=None):
 def isneginf(x, out=None):
     """True where x is -inf (NumPy's isinf and signbit)."""
     return _signed_inf(x, out, False)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """NumPy's algorithm: differences wrapped into [-period/2, period/2) with ``mod``, the
+    ambiguous boundary fixed with a masked copy, corrections accumulated with ``cumsum``."""
+    import cupynum as cp
+
+    p = _arr(p)
+    nd = p.ndim
+    dd = cp.diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    slice1 = [slice(None, None)] * nd
+    slice1[axis] = slice(1, None)
+    slice1 = tuple(slice1)
+    dtype = np.result_type(dd.dtype, _weak(period))
+    if np.issubdtype(dtype, np.integer):
+        interval_high, rem = divmod(period, 2)
+        boundary_ambiguous = rem == 0
+    else:
+        interval_high = period / 2
+        boundary_ambiguous = True
+    interval_low = -interval_high
+    ddmod = cp.mod(dd - interval_low, period) + interval_low
+    if boundary_ambiguous:
+        # mod sent dd == period/2 to -period/2: give those their sign back
+        cp.copyto(ddmod, interval_high, where=(ddmod == interval_low) & (dd > 0))
+    ph_correct = ddmod - dd
+    cp.copyto(ph_correct, 0, where=abs(dd) < discont)
+    up = cp.array(p, copy=True, dtype=dtype)
+    up[slice1] = p[slice1] + ph_correct.cumsum(axis)
+    return up

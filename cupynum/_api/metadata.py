@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from numpy import iterable  # noqa: F401 - asks only iter(y): a 0-d cupynum array says no
+
 from .._array import may_overlap, ndarray
 
 __all__ = ["shape", "ndim", "size", "result_type", "may_share_memory", "shares_memory",
-           "can_cast", "min_scalar_type", "isscalar", "iscomplexobj", "isrealobj"]
+           "can_cast", "min_scalar_type", "isscalar", "iscomplexobj", "isrealobj", "iterable"]
 
 
 def _meta(x):

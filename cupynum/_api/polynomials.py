@@ -1,10 +1,13 @@
-"""``vander`` and ``polyval``: NumPy's own compositions, written with cupynum's ufuncs so
-they run on the device with NumPy's order of operations."""
+"""``vander``, ``polyval`` and the rest of NumPy's legacy polynomial functions (``poly``,
+``roots``, ``polyadd``/``polysub``/``polymul``/``polydiv``, ``polyder``/``polyint``,
+``polyfit``): NumPy's own compositions, written with cupynum's ufuncs, convolution and
+linalg so they run on the device with NumPy's order of operations."""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["vander", "polyval"]
+__all__ = ["vander", "polyval", "poly", "roots", "polyadd", "polysub", "polymul", "polydiv",
+           "polyder", "polyint", "polyfit"]
 
 
 def vander(x, N=None, increasing=False):
@@ -46,3 +49,250 @@ def polyval(p, x):
     for i in range(p.shape[0]):
         y = add(multiply(y, x), p[i])
     return y
+
+
+# --- the poly family: NumPy's numpy/lib/_polynomial_impl.py, op by op ----------------------
+# A numpy.poly1d argument or an object-dtype array (arbitrary precision coefficients) goes
+# through NumPy on the host: both are host objects by nature.
+
+
+def _host_only(*args):
+    return any(isinstance(a, np.poly1d) or (isinstance(a, np.ndarray) and a.dtype == object)
+               for a in args)
+
+
+def _on_host(np_func, *args, **kwargs):
+    from .._fallback import call_on_host
+
+    return call_on_host(np_func, args, kwargs)
+
+
+def _cp():
+    import cupynum
+
+    return cupynum
+
+
+def _check_iterable(x):
+    """NumPy's ``__array_function__`` dispatchers of poly and roots return their argument
+    as the list of relevant arguments, so a scalar there raises this TypeError."""
+    if np.ndim(x) == 0:
+        raise TypeError("dispatcher for __array_function__ did not return an iterable")
+
+
+def poly(seq_of_zeros):
+    """Coefficients from roots (or from a square matrix's eigenvalues): one length-2
+    convolution per root, as NumPy multiplies the factors."""
+    if _host_only(seq_of_zeros):
+        return _on_host(np.poly, seq_of_zeros)
+    _check_iterable(seq_of_zeros)
+    cp = _cp()
+    zeros = cp.atleast_1d(seq_of_zeros)
+    sh = zeros.shape
+    if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
+        zeros = cp.linalg.eigvals(zeros)
+    elif len(sh) == 1:
+        zeros = zeros.astype(np.mintypecode(zeros.dtype.char))
+    else:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    if len(zeros) == 0:
+        return 1.0
+    dt = zeros.dtype
+    a = cp.ones((1,), dtype=dt)
+    factor = cp.ones((2,), dtype=dt)
+    for i in range(len(zeros)):
+        factor[1:] = -zeros[i:i + 1]  # the factor [1, -zero]
+        a = cp.convolve(a, factor, mode="full")
+    if a.dtype.kind == "c":
+        # if the complex roots are all complex conjugates, the roots are real
+        roots_ = cp.asarray(zeros, complex)
+        if bool(cp.all(cp.sort(roots_) == cp.sort(roots_.conjugate()))):
+            a = a.real.copy()
+    return a
+
+
+def roots(p):
+    """Eigenvalues of the companion matrix (one read: where the nonzero coefficients are)."""
+    if _host_only(p):
+        return _on_host(np.roots, p)
+    _check_iterable(p)
+    cp = _cp()
+    p = cp.atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    non_zero = cp.nonzero(cp.ravel(p))[0].get()
+    if len(non_zero) == 0:
+        return cp.array([])
+    trailing_zeros = len(p) - int(non_zero[-1]) - 1  # roots at 0
+    p = p[int(non_zero[0]):int(non_zero[-1]) + 1]
+    if p.dtype.kind not in "fc":
+        p = p.astype(float)
+    N = len(p)
+    if N > 1:
+        A = cp.diag(cp.ones((N - 2,), p.dtype), -1)
+        A[0, :] = -p[1:] / p[0]
+        found = cp.linalg.eigvals(A)
+    else:
+        found = cp.array([])
+    return cp.hstack((found, cp.zeros(trailing_zeros, found.dtype)))
+
+
+def polyint(p, m=1, k=None):
+    if _host_only(p, k):
+        return _on_host(np.polyint, p, m, k)
+    cp = _cp()
+    m = int(m)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = cp.zeros(m, float) if k is None else cp.atleast_1d(k)
+    if len(k) == 1 and m > 1:
+        k = k[0] * cp.ones(m, float)
+    if len(k) < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    p = cp.asarray(p)
+    for i in range(m):  # NumPy recurses once per order; k[i] is the i-th constant
+        p = cp.concatenate((p / cp.arange(len(p), 0, -1), k[i:i + 1]))
+    return p
+
+
+def polyder(p, m=1):
+    if _host_only(p):
+        return _on_host(np.polyder, p, m)
+    cp = _cp()
+    m = int(m)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    p = cp.asarray(p)
+    for _ in range(m):
+        p = p[:-1] * cp.arange(len(p) - 1, 0, -1)
+    len(p)  # NumPy takes len(p) at order 0 too: a 0-d p raises TypeError as there
+    return p
+
+
+def _pad_front(a, n):
+    cp = _cp()
+    return cp.concatenate((cp.zeros(n, a.dtype), a))
+
+
+def polyadd(a1, a2):
+    if _host_only(a1, a2):
+        return _on_host(np.polyadd, a1, a2)
+    cp = _cp()
+    a1, a2 = cp.atleast_1d(a1), cp.atleast_1d(a2)
+    diff = len(a2) - len(a1)
+    if diff > 0:
+        a1 = _pad_front(a1, diff)
+    elif diff < 0:
+        a2 = _pad_front(a2, -diff)
+    return a1 + a2
+
+
+def polysub(a1, a2):
+    if _host_only(a1, a2):
+        return _on_host(np.polysub, a1, a2)
+    cp = _cp()
+    a1, a2 = cp.atleast_1d(a1), cp.atleast_1d(a2)
+    diff = len(a2) - len(a1)
+    if diff > 0:
+        a1 = _pad_front(a1, diff)
+    elif diff < 0:
+        a2 = _pad_front(a2, -diff)
+    return a1 - a2
+
+
+def _poly1d_coeffs(c):
+    """What ``numpy.poly1d(c).coeffs`` holds: 1-d, leading zeros trimmed, at least [0]."""
+    cp = _cp()
+    c = cp.atleast_1d(c)
+    if c.ndim > 1:
+        raise ValueError("Polynomial must be 1d only.")
+    c = cp.trim_zeros(c, trim="f")
+    return cp.zeros(1, c.dtype) if len(c) == 0 else c
+
+
+def polymul(a1, a2):
+    if _host_only(a1, a2):
+        return _on_host(np.polymul, a1, a2)
+    return _cp().convolve(_poly1d_coeffs(a1), _poly1d_coeffs(a2))
+
+
+def polydiv(u, v):
+    """Long division, one scaled row subtraction per quotient coefficient; the remainder's
+    leading near-zeros are trimmed with one read each, as NumPy does."""
+    if _host_only(u, v):
+        return _on_host(np.polydiv, u, v)
+    cp = _cp()
+    u = cp.atleast_1d(u) + 0.0
+    v = cp.atleast_1d(v) + 0.0
+    w = u[0] + v[0]  # the common type
+    m, n = len(u) - 1, len(v) - 1
+    scale = 1. / v[0]
+    q = cp.zeros((max(m - n + 1, 1),), w.dtype)
+    r = u.astype(w.dtype)
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q[k] = d
+        r[k:k + n + 1] -= d * v
+    while cp.allclose(r[0], 0, rtol=1e-14) and (r.shape[-1] > 1):
+        r = r[1:]
+    return q, r
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Least squares on the column-scaled Vandermonde matrix (cupynum.linalg.lstsq)."""
+    if _host_only(x, y, w):
+        return _on_host(np.polyfit, x, y, deg, rcond=rcond, full=full, w=w, cov=cov)
+    import warnings
+
+    cp = _cp()
+    order = int(deg) + 1
+    x = cp.asarray(x) + 0.0
+    y = cp.asarray(y) + 0.0
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = len(x) * np.finfo(x.dtype).eps
+    lhs = vander(x, order)
+    rhs = y
+    if w is not None:
+        w = cp.asarray(w) + 0.0
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs *= w[:, None]
+        if rhs.ndim == 2:
+            rhs *= w[:, None]
+        else:
+            rhs *= w
+    scale = cp.sqrt((lhs * lhs).sum(axis=0))  # scaling improves the condition number
+    lhs /= scale
+    c, resids, rank, s = cp.linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale).T
+    if rank != order and not full:
+        warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
+                      stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    if cov:
+        Vbase = cp.linalg.inv(cp.dot(lhs.T, lhs))
+        Vbase /= cp.outer(scale, scale)
+        if cov == "unscaled":
+            fac = 1
+        else:
+            if len(x) <= order:
+                raise ValueError("the number of data points must exceed order "
+                                 "to scale the covariance matrix")
+            fac = resids / (len(x) - order)
+        if y.ndim == 1:
+            return c, Vbase * fac
+        return c, Vbase[:, :, None] * fac
+    return c

@@ -17,7 +17,7 @@ from .._dtypes import normalize
 from .._indexing import normalize_axis
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "trace",
-           "matvec", "vecmat", "vecdot"]
+           "matvec", "vecmat", "vecdot", "cross"]
 
 
 def _cp():
@@ -380,3 +380,73 @@ def _contract(x, sx, y, sy, keep, dtype):
     r = _matmul_nd(a, b, dtype)
     return r.reshape(bshape + tuple(size[c] for c in fx) + tuple(size[c] for c in fy)), \
         "".join(batch + fx + fy)
+
+
+# --- cross -----------------------------------------------------------------------------------
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """NumPy's algorithm: the vector axes moved last, then one multiply into each component
+    of the output and one subtraction of a second product, in NumPy's order (2-vectors
+    count as 3-vectors with a zero third component, with NumPy's DeprecationWarning)."""
+    import warnings
+
+    from numpy.lib.array_utils import normalize_axis_index
+
+    cp = _cp()
+    if axis is not None:
+        axisa, axisb, axisc = (axis,) * 3
+    a, b = _arr(a), _arr(b)
+    if a.ndim < 1 or b.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    axisa = normalize_axis_index(axisa, a.ndim, msg_prefix="axisa")
+    axisb = normalize_axis_index(axisb, b.ndim, msg_prefix="axisb")
+    a = cp.moveaxis(a, axisa, -1)
+    b = cp.moveaxis(b, axisb, -1)
+    na, nb = a.shape[-1], b.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+    if na == 2 or nb == 2:
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
+                      "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=2)
+    shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    if na == 3 or nb == 3:
+        shape += (3,)
+        axisc = normalize_axis_index(axisc, len(shape), msg_prefix="axisc")
+    dtype = np.promote_types(a.dtype, b.dtype)
+    out = cp.empty(shape, dtype)
+    a, b = a.astype(dtype), b.astype(dtype)
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    multiply, negative = cp.multiply, cp.negative
+    if na == 2 and nb == 2:
+        multiply(a0, b1, out=out)
+        out -= a1 * b0
+        return out
+    c0, c1, c2 = out[..., 0], out[..., 1], out[..., 2]
+    if na == 2:  # a2 = 0
+        b2 = b[..., 2]
+        multiply(a1, b2, out=c0)
+        multiply(a0, b2, out=c1)
+        negative(c1, out=c1)
+        multiply(a0, b1, out=c2)
+        c2 -= a1 * b0
+    elif nb == 3:
+        a2, b2 = a[..., 2], b[..., 2]
+        multiply(a1, b2, out=c0)
+        tmp = multiply(a2, b1)
+        c0 -= tmp
+        multiply(a2, b0, out=c1)
+        multiply(a0, b2, out=tmp)
+        c1 -= tmp
+        multiply(a0, b1, out=c2)
+        multiply(a1, b0, out=tmp)
+        c2 -= tmp
+    else:  # b2 = 0
+        a2 = a[..., 2]
+        multiply(a2, b1, out=c0)
+        negative(c0, out=c0)
+        multiply(a2, b0, out=c1)
+        multiply(a0, b1, out=c2)
+        c2 -= a1 * b0
+    return cp.moveaxis(out, -1, axisc)
