@@ -105,3 +105,23 @@ def test_helpers():
 
 def test_empty_batch():
     compare(lambda xp, x: xp.fft.fft(x), np.zeros((0, 4), np.complex64))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
+@pytest.mark.parametrize("axis", [-1, 1])
+@pytest.mark.parametrize("norm", [None, "backward"])
+def test_whole_last_axis_calls(dtype, axis, norm):
+    """fft(x) / rfft(x) of C-contiguous arrays along the last axis (the direct path):
+    NumPy's dtypes, shapes and values; a non-contiguous view takes the general path."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 10)).astype(dtype)
+    if x.dtype.kind == "c":
+        x = x + 1j * rng.standard_normal((3, 10)).astype(dtype)
+    tol = 2e-5 if dtype in ("complex64", "float32") else 1e-12
+    names = ["fft"] + (["rfft"] if x.dtype.kind == "f" else [])
+    for name in names:
+        compare(lambda xp, x: getattr(xp.fft, name)(x, axis=axis, norm=norm), x, rtol=tol,
+                atol=tol)
+        compare(lambda xp, x: getattr(xp.fft, name)(x[:, ::2], axis=axis, norm=norm), x,
+                rtol=tol, atol=tol)
+    compare(lambda xp, x: xp.fft.fft(x[:, :0]), x)  # an empty last axis raises as NumPy

@@ -150,7 +150,33 @@ def _axis_n(a, n, axis):
     return ax, (a._shape[ax] if n is None else operator.index(n))
 
 
+# The commonest calls, fft(x) and rfft(x) of a C-contiguous array along its last axis at
+# the default norm, go straight to the backend (no axis moves, resizing or scaling to do).
+_C2C = {np.dtype(np.complex64), np.dtype(np.complex128)}
+_R2C = {np.dtype(np.float32): np.dtype(np.complex64),
+        np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def _whole_last_axis(a, n, axis, norm, out) -> bool:
+    """``a`` is a C-contiguous cupynum array transformed whole along its last axis, at the
+    default norm and without ``out``."""
+    if type(a) is not ndarray or n is not None or out is not None or not a._c_contig:
+        return False
+    shape = a._shape
+    return (bool(shape) and shape[-1] > 0 and norm in (None, "backward")
+            and type(axis) is int and (axis == -1 or axis == len(shape) - 1))
+
+
+def _forward_last(a, shape, dtype, kind):
+    res = empty_array(shape, dtype)
+    if res._size:
+        _backends.get().fft(a, res, kind, 1, True)
+    return res
+
+
 def fft(a, n=None, axis=-1, norm=None, out=None):
+    if _whole_last_axis(a, n, axis, norm, out) and a.dtype in _C2C:
+        return _forward_last(a, a._shape, a.dtype, "c2c")
     a = _arr(a)
     ax, n = _axis_n(a, n, axis)
     return _finish(_c2c(a, [ax], [n], True, norm), out)
@@ -242,6 +268,9 @@ def _irfftn(a, axes, s, norm, last_n):
 
 
 def rfft(a, n=None, axis=-1, norm=None, out=None):
+    if _whole_last_axis(a, n, axis, norm, out) and a.dtype in _R2C:
+        shape = a._shape
+        return _forward_last(a, shape[:-1] + (shape[-1] // 2 + 1,), _R2C[a.dtype], "r2c")
     a = _arr(a)
     ax, n = _axis_n(a, n, axis)
     return _finish(_rfftn(a, [ax], [n], norm), out)
