@@ -132,6 +132,11 @@ def roots(p):
         A = cp.diag(cp.ones((N - 2,), p.dtype), -1)
         A[0, :] = -p[1:] / p[0]
         found = cp.linalg.eigvals(A)
+        # NumPy's roots gives real roots a real dtype (its _to_real_if_imag_zero), whether
+        # or not this NumPy's eigvals already does
+        if found.dtype.kind == "c" and A.dtype.kind != "c" and not bool(
+                cp.any(found.imag != 0)):
+            found = found.real.astype(A.dtype)
     else:
         found = cp.array([])
     return cp.hstack((found, cp.zeros(trailing_zeros, found.dtype)))

@@ -7,6 +7,8 @@ GEMM, or our kernel for integer and bool types and batches of small float matric
 """
 from __future__ import annotations
 
+import functools
+
 import operator
 
 import numpy as np
@@ -384,6 +386,20 @@ def _contract(x, sx, y, sy, keep, dtype):
 
 # --- cross -----------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
+def _numpy_cross_takes_2d() -> bool:
+    """Whether this NumPy's cross still takes 2-vectors (deprecated in 2.0, refused later)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.cross([1.0, 0.0], [0.0, 1.0])
+        except ValueError:
+            return False
+    return True
+
+
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """NumPy's algorithm: the vector axes moved last, then one multiply into each component
     of the output and one subtraction of a second product, in NumPy's order (2-vectors
@@ -393,19 +409,26 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     from numpy.lib.array_utils import normalize_axis_index
 
     cp = _cp()
+    a, b = _arr(a), _arr(b)
+
+    def numpy_error():  # NumPy's own error for these shapes and axes (this NumPy's wording)
+        np.cross(np.broadcast_to(0.0, a.shape), np.broadcast_to(0.0, b.shape), axisa, axisb,
+                 axisc, axis)
+        raise AssertionError("numpy.cross accepted shapes cupynum refused")  # not reached
+
+    if a.ndim < 1 or b.ndim < 1:
+        numpy_error()
     if axis is not None:
         axisa, axisb, axisc = (axis,) * 3
-    a, b = _arr(a), _arr(b)
-    if a.ndim < 1 or b.ndim < 1:
-        raise ValueError("At least one array has zero dimension")
     axisa = normalize_axis_index(axisa, a.ndim, msg_prefix="axisa")
     axisb = normalize_axis_index(axisb, b.ndim, msg_prefix="axisb")
     a = cp.moveaxis(a, axisa, -1)
     b = cp.moveaxis(b, axisb, -1)
     na, nb = a.shape[-1], b.shape[-1]
-    if na not in (2, 3) or nb not in (2, 3):
-        raise ValueError("incompatible dimensions for cross product\n"
-                         "(dimension must be 2 or 3)")
+    if (na != 3 or nb != 3) and (na not in (2, 3) or nb not in (2, 3)
+                                 or not _numpy_cross_takes_2d()):
+        a, b = cp.moveaxis(a, -1, axisa), cp.moveaxis(b, -1, axisb)
+        numpy_error()
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
