@@ -11,7 +11,7 @@ and measuring method can be told apart from a real difference:
 * ``host``: wall time of 5 calls without the sync, per call (what the host spends).
 
 fft/rfft: also the cuFFT knobs of ``fft.py`` (PLAN_API, WORK_AREA).  solve: the pieces
-(column-major copies, getrf, getrs) and the 64-bit ``cusolverDnXgetrf`` with each of its
+(column-major copies, getrf, getrs), each ``solver.SOLVE`` mode, and the 64-bit ``cusolverDnXgetrf`` with each of its
 algorithms, beside the legacy ``Dgetrf`` that ``solver.solve`` calls.  gather: ``a[idx]``
 under each ``CU_LIMIT_MAX_L2_FETCH_GRANULARITY`` (a context-wide limit: both libraries feel
 it; PROBE_L2=1), and the cost of setting that limit.  Values are checked against NumPy first.
@@ -109,8 +109,18 @@ def solve_section():
     a, bb = cpn.asarray(m), cpn.asarray(b)
     check("solve f64", cpn.linalg.solve(a, bb), np.linalg.solve(m, b), 1e-8)
     ka, kb = (cupy.asarray(m), cupy.asarray(b)) if cupy else (None, None)
-    side_by_side("solve", lambda: cpn.linalg.solve(a, bb),
-                 (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
+    want = np.linalg.solve(m, b)
+    base = solver.SOLVE
+    for mode in ("getrf", "getrf_t", "irs"):
+        solver.SOLVE = mode
+        try:
+            got = cpn.asnumpy(cpn.linalg.solve(a, bb))
+            err = np.abs(got - want).max() / np.abs(want).max()
+            side_by_side(f"solve {mode} (err {err:.1e})", lambda: cpn.linalg.solve(a, bb),
+                         (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
+        except Exception as e:  # noqa: BLE001
+            log(f"solve {mode}: ERROR {type(e).__name__}: {str(e)[:200]}")
+    solver.SOLVE = base
     # pieces, CUDA events each (cupynum)
     be = cpn._backends.get()
     a3 = a.reshape((1, n, n))
@@ -191,6 +201,17 @@ def gather_section():
         side_by_side(f"  a+b 2^28 L2 gran {g}", lambda: a + b,
                      (lambda: ka + ka) if cupy else None)
     d.cuCtxSetLimit(limit, dflt)
+    # the kernel alone (no flag read: no sync), checked and not, and the flag read alone
+    from cupynum._backends.cuda import indexing as cix
+
+    out = cpn.empty(ix.size, np.float32)
+    flag = cix._FLAG.get().ptr
+    for checked in (False, True):
+        w, e, hst = ways(cpn, lambda: cix._launch_gather1(checked, 4, a, out, i, ix.size, n, 4,
+                                                          flag))
+        log(f"gather kernel alone, checked={checked}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
+    w, e, hst = ways(cpn, cix._FLAG.read)
+    log(f"gather flag read alone (idle stream): wall {w:.1f} ev {e:.1f} host {hst:.1f}")
     t0 = time.perf_counter()
     for _ in range(1000):
         d.cuCtxSetLimit(limit, dflt)
