@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import cupynum as cp
-from cupynum import _backends
 from helpers import compare
 
 RTOL = {np.float32: 2e-4, np.float64: 1e-10, np.complex64: 2e-4, np.complex128: 1e-10}
@@ -166,25 +165,6 @@ def test_solve_inv_det(dtype, batch):
     compare(lambda xp, a: xp.linalg.inv(a), a, rtol=r, atol=r)
     compare(lambda xp, a: xp.linalg.det(a), a, rtol=r)
     compare(lambda xp, a: xp.linalg.slogdet(a), a, rtol=r, atol=r)
-
-
-@pytest.mark.parametrize("mode", ["getrf", "getrf_t", "irs"])
-def test_solve_modes(mode, monkeypatch):
-    """Every way the CUDA backend can solve one system (solver.SOLVE) gives NumPy's answer
-    and raises LinAlgError for a singular matrix (host backend: NumPy itself)."""
-    if _backends.name() == "cuda":
-        from cupynum._backends.cuda import solver
-
-        monkeypatch.setattr(solver, "SOLVE", mode)
-        monkeypatch.setattr(solver, "IRS_MIN_N", 64)
-    for dtype in FLOATS:
-        r = RTOL[dtype] * 10
-        a = well(80, dtype)
-        b = rand((80, 3), dtype, 1)
-        compare(lambda xp, a, b: xp.linalg.solve(a, b), a, b, rtol=r, atol=r)
-        compare(lambda xp, a, b: xp.linalg.solve(a.T, b[:, 0]), a, b, rtol=r, atol=r)
-    sing = np.ones((80, 80))
-    compare(lambda xp, a: xp.linalg.solve(a, a[:, :2]), sing)  # LinAlgError
 
 
 def test_solve_errors():

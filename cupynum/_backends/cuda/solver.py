@@ -27,7 +27,7 @@ _lib = None
 _tls = threading.local()
 _PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}
 LOWER, UPPER = 0, 1  # cublasFillMode_t
-OP_N, OP_T = 0, 1
+OP_N = 0
 
 # --- knobs: when a stack goes to a batched routine (the probe overrides these) --------------
 BATCHED = True             # False: always loop (today's path), for comparison
@@ -42,14 +42,10 @@ EIGH_BATCHED = "auto"      # "auto" (the rule above), "syevj", "xsyev", "loop"
 EIGH_SYEVJ_MAX_N = 32
 EIGH_BATCHED_MAX_N = 128
 SVD_BATCHED_MAX_N = 32     # gesvdjBatched's own limit is m, n <= 32
-# How an unbatched system is solved (benchmarks/probes/lib_gap_probe.py times each):
-# "getrf": LU of a column-major copy of A (a transposing copy), then getrs;
-# "getrf_t": LU of a plain copy of the C-ordered A, which column-major is A^T, then
-#   getrs(OP_T) (A = (A^T)^T: the same LU algorithm on the transpose, a plain memcpy);
-# "irs": float64 only, n >= IRS_MIN_N: cuSOLVER's DXgesv (LU in TF32, refined to float64
-#   accuracy; it falls back to a float64 LU when the refinement does not converge).
-SOLVE = "getrf"
-IRS_MIN_N = 1024
+# An unbatched system: LU (getrf) of a column-major copy of A, then getrs.  Measured on the
+# H200 at n = 4096 float64 (lib_gap_probe), against 14.08 ms for CuPy: 14.04-14.09 ms; the LU
+# of the plain C-ordered copy (A^T) solved with getrs(OP_T) 14.12-14.16 ms; DXgesv (TF32 LU
+# refined to float64) 13.96 ms, but it returns NaNs for a singular matrix instead of an info.
 
 
 def lib():
@@ -153,16 +149,12 @@ def solve(backend, a, b, x) -> np.ndarray:
     k = b._shape[-1]
     char = a.dtype.char
     h = handle()
+    af = colmajor_copy(backend, a)
     bf = colmajor_copy(backend, b)
     if _use_batched(nb, n, LU_BATCHED_MAX_N):
-        af = colmajor_copy(backend, a)
         info = _solve_batched(af, bf, nb, n, k)
         backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
         return _infos(info, nb)
-    if SOLVE == "irs" and char == "d" and nb == 1 and n >= IRS_MIN_N:
-        return _solve_irs(backend, a, bf, x, n, k)
-    transposed = SOLVE == "getrf_t"
-    af = c_order_copy(backend, a) if transposed else colmajor_copy(backend, a)
     ipiv = memory.alloc(max(nb * n, 1) * 4)
     info = memory.alloc(max(nb, 1) * 4)
     info2 = memory.alloc(4)
@@ -174,33 +166,9 @@ def solve(backend, a, b, x) -> np.ndarray:
         ai = af.ptr + i * n * n * s
         pi = ipiv.ptr + i * n * 4
         getrf(h, n, n, ai, n, work.ptr, pi, info.ptr + 4 * i)
-        getrs(h, OP_T if transposed else OP_N, n, k, ai, n, pi, bf.ptr + i * n * k * s, n,
-              info2.ptr)
+        getrs(h, OP_N, n, k, ai, n, pi, bf.ptr + i * n * k * s, n, info2.ptr)
     backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
     return _infos(info, nb)
-
-
-def c_order_copy(backend, a) -> Temp:
-    """A C-ordered copy of ``a`` (each matrix, read column-major, is its transpose)."""
-    t = Temp(memory.alloc(max(a._size, 1) * a.dtype.itemsize), a._shape, a.dtype)
-    if t._size:
-        backend.copy(a, t)
-    return t
-
-
-def _solve_irs(backend, a, bf: Temp, x, n, k) -> np.ndarray:
-    """One float64 system through DXgesv (see SOLVE); the infos as ``solve``'s."""
-    cs, h = lib(), handle()
-    af = colmajor_copy(backend, a)
-    xf = Temp(memory.alloc(n * k * 8), (1, n, k), a.dtype, strides=(n * k * 8, 8, n * 8))
-    ipiv = memory.alloc(n * 4)
-    info = memory.alloc(4)
-    lwork = cs.dx_gesv_buffer_size(h, n, k, af.ptr, n, ipiv.ptr, bf.ptr, n, xf.ptr, n, 0)
-    work = memory.alloc(max(int(lwork), 1))
-    cs.dx_gesv(h, n, k, af.ptr, n, ipiv.ptr, bf.ptr, n, xf.ptr, n, work.ptr, int(lwork),
-               info.ptr)
-    backend.copy(xf, x)
-    return _infos(info, 1)
 
 
 def slogdet(backend, a):
