@@ -3,8 +3,9 @@
     python benchmarks/side_by_side.py [--quick] [--json out.json] [--out DIR] [--only NAME,...]
 
 Each workload first checks that each library's result matches NumPy's, then times it:
-device workloads by syncing before and after a batch of calls (median over batches),
-per-call workloads as wall time per call over many calls.  Bandwidth counts bytes read
+device workloads with CUDA events around a batch of calls after a warm-up call (median over
+batches; NumPy by the wall clock between syncs), per-call workloads as wall time per call
+over many calls (their cost is host time, which events would not see).  Bandwidth counts bytes read
 plus bytes written, and is also given as a fraction of the device-copy bandwidth measured
 in the same run.  Libraries that are not installed (or no GPU) are skipped with a note.
 
@@ -62,11 +63,38 @@ def to_host(x):
     return np.asarray(x)
 
 
+def _events(xp):
+    """(start, end, elapsed ms) CUDA-event makers of a GPU library, or None (NumPy, or
+    cupynum on its host backend)."""
+    if xp.__name__ == "cupy":
+        return xp.cuda.Event, xp.cuda.get_elapsed_time
+    if xp.__name__ == "cupynum":
+        from cupynum import _backends
+
+        if _backends.name() == "cuda":
+            return xp.cuda.Event, xp.cuda.get_elapsed_time
+    return None
+
+
 def time_device(xp, fn, repeats, inner):
+    """Median seconds a call over ``repeats`` batches of ``inner`` calls, after a warm-up
+    call: CUDA events around each batch on a GPU library's current stream (a call that waits
+    for the device inside, as a bounds check does, is timed with its wait), the wall clock
+    between syncs for NumPy and the host backend."""
     fn()
     sync(xp)
+    ev = _events(xp)
     samples = []
     for _ in range(repeats):
+        if ev is not None:
+            start, end = ev[0](), ev[0]()
+            start.record()
+            for _ in range(inner):
+                fn()
+            end.record()
+            end.synchronize()
+            samples.append(ev[1](start, end) / 1e3 / inner)
+            continue
         t0 = time.perf_counter()
         for _ in range(inner):
             fn()
