@@ -348,6 +348,14 @@ assert b2.ptr == ptr and b2.nbytes == 2500 and b2._size == 4096 and b2.stream ==
 b3 = pool.malloc(np.int64(2500))
 assert b3.nbytes == 2500 and type(b3.nbytes) is int
 assert pool.malloc(0).ptr == 0
+m1 = pool.malloc((3 << 20) + 5)  # a medium block: eight size classes per doubling
+mptr, msize = m1.ptr, m1._size
+assert msize == (3 << 20) + (1 << 18) and m1._home is not None
+del m1
+m2 = pool.malloc((3 << 20) + 100)  # the same class: the cached block, no driver call
+assert m2.ptr == mptr and m2._size == msize
+big = pool.malloc(memory.CACHE_MAX + 1)  # beyond the cache: the driver pool's own block
+assert big._home is None and big._size == memory.CACHE_MAX + 1
 print("ok", runtime.LAUNCH)
 """
 

@@ -745,6 +745,8 @@ def try_transpose_copy(src, dst, config=None) -> bool:
     size = dst.dtype.itemsize
     if size not in (1, 2, 4, 8) or dst._size < TILE * TILE:
         return False
+    if dst._shape[-1] > 1 and src._strides[-1] == size == dst._strides[-1]:
+        return False  # the same unit-stride innermost axis (a slice assignment): no transpose
     shape, (ss, ds) = _collapse(dst._shape, [src._strides, dst._strides])
     nd = len(shape)
     if nd < 2 or nd > 3:

@@ -4,8 +4,9 @@ Two layers:
 1. The driver's stream-ordered pool (``cuMemAllocFromPoolAsync`` on device 0's default pool)
    with ``CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`` at its maximum, so freed memory stays reserved
    and later allocations are served without going back to the OS.
-2. In front of it, a Python free list for small blocks (<= ``SMALL_MAX``), one list per
-   (stream, power-of-two size): allocating a small output is a dict lookup and a
+2. In front of it, a Python free list for blocks up to ``CACHE_MAX``, one list per
+   (stream, size class: a power of two up to ``SMALL_MAX``, then eight classes per
+   doubling): allocating such an output is a dict lookup and a
    ``list.pop``, freeing it a ``list.append`` (atomic under the GIL, so no lock on these
    paths; the statistics are derived from the lists).  A block freed on stream S is handed
    out again directly only for an allocation on the same stream S: work queued later on S is
@@ -50,8 +51,13 @@ import numpy as np
 from . import runtime
 from .driver import check
 
-SMALL_MAX = 1 << 20  # blocks up to 1 MiB go through the Python free list (literal in malloc)
-MIN_BLOCK = 512  # smallest block; sizes round up to a power of two >= this (literal in malloc)
+SMALL_MAX = 1 << 20  # up to 1 MiB: power-of-two blocks (literal in _malloc)
+MIN_BLOCK = 512  # smallest block; sizes round up to a power of two >= this (literal in _malloc)
+# Up to CACHE_MAX: eight size classes per doubling (at most 1/8 unused), also through the
+# Python free lists: a 2-16 MiB temporary (a 512^2 float64 stencil term, a 1M-element
+# float32 array) would otherwise cost a cuMemAllocFromPoolAsync and a cuMemFreeAsync, with
+# their Python wrapping about 10 us a pair.  Larger blocks go to the driver pool.
+CACHE_MAX = 64 << 20
 STAGING_THRESHOLD = 8 << 20  # host copies >= this follow H2D / D2H (None: never)
 STAGING_CHUNK = 16 << 20  # size of each of the two pinned staging buffers
 REGISTER_CHUNK = 64 << 20  # page-locked at a time by the 'register' strategy
@@ -229,8 +235,12 @@ class MemoryPool:
             stream, stream_owner = self._tls.cur
         else:
             self._tls.stream  # binds the context in this thread
-        if 0 < nbytes <= 1048576:  # SMALL_MAX
-            size = 512 if nbytes <= 512 else 1 << (nbytes - 1).bit_length()  # MIN_BLOCK
+        if 0 < nbytes <= CACHE_MAX:
+            if nbytes <= 1048576:  # SMALL_MAX
+                size = 512 if nbytes <= 512 else 1 << (nbytes - 1).bit_length()  # MIN_BLOCK
+            else:
+                step = 1 << ((nbytes - 1).bit_length() - 4)
+                size = -(-nbytes // step) * step
             home = self._free.get((stream, size))
             if home is None:
                 home = self._free.setdefault((stream, size), [])
