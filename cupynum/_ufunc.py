@@ -753,12 +753,58 @@ def _binary(uf):
             return binary(other, self)
         return NotImplemented
 
-    def inplace(self, other):
+    def inplace_general(self, other):
         if type(other) in _OPERAND_TYPES or not _defers(other):
             return uf(self, other, out=self)
         return NotImplemented
 
-    return forward, reflected, inplace
+    return forward, reflected, _hot_inplace(uf, inplace_general)
+
+
+def _hot_inplace(uf, general):
+    """``self op= other`` for a C-contiguous ``self`` and an operand of its shape (a
+    C-contiguous array, exactly ``self`` or not sharing its buffer) or a Python scalar,
+    when the loop's output dtype is ``self``'s: the contiguous launcher writes into
+    ``self`` directly (``_hot_binary``'s records), skipping the keyword call; everything
+    else (casts, overlaps, broadcasting, out-of-range scalars) takes ``general``."""
+    by_arrays, by_array_scalar, _ = hot = uf._hot
+    record = uf._hot_record
+    fast = uf._fast
+    scalar_types = _SCALAR_TYPES
+
+    def inplace(self, other):
+        if type(self) is not ndarray or not self._c_contig:
+            return general(self, other)
+        t = type(other)
+        if t is ndarray:
+            if not other._c_contig or other._shape != self._shape or (
+                    other._buf is self._buf and other._offset != self._offset):
+                return general(self, other)
+            index, k1 = by_arrays, other.dtype
+        elif t in scalar_types:
+            index, k1 = by_array_scalar, t
+        else:
+            return general(self, other)
+        k0 = self.dtype
+        inner = index.get(k0)
+        rec = None if inner is None else inner.get(k1)
+        if rec is None:
+            rec = record(index, k0, k1)
+        if rec is False or rec[0] is None or rec[5] != k0:
+            return general(self, other)
+        conv, raw_ok = rec[3], rec[4]
+        b = other
+        if conv is not None and not raw_ok and conv[1] is not None:
+            b = conv[1](b)
+        n = self._size
+        if n:
+            try:
+                fast[_key(index, hot, k0, k1)][1]((self, b), (self,), n)
+            except _PACK_ERRORS:  # a Python scalar out of the slot's range: NumPy's rules
+                return general(self, other)
+        return self
+
+    return inplace
 
 
 def _unary(uf):

@@ -555,3 +555,21 @@ def test_batched_and_looped_paths_agree(dtype, monkeypatch):
                         np.abs(h(cp.linalg.qr(x, mode="r")))])
     for loop, batch in zip(*results):
         np.testing.assert_allclose(batch, loop, rtol=r, atol=r)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_matmul_vectors_and_matrices(dtype):
+    """1-D and 2-D operands of one float dtype (the direct path): NumPy's shapes, dtypes and
+    values, views and transposes included, and NumPy's errors for mismatched sizes."""
+    r = RTOL[dtype] * 10
+    m = rand((6, 5), dtype)
+    v = rand((5,), dtype, 1)
+    w = rand((6,), dtype, 2)
+    compare(lambda xp, m, v: m @ v, m, v, rtol=r, atol=r)
+    compare(lambda xp, m, w: w @ m, m, w, rtol=r, atol=r)
+    compare(lambda xp, v: v @ v, v, rtol=r, atol=r)
+    compare(lambda xp, m: m.T @ m, m, rtol=r, atol=r)
+    compare(lambda xp, m, v: m[::2, ::-1] @ v[::-1], m, v, rtol=r, atol=r)
+    compare(lambda xp, m: m[:, :0] @ m[:0, :], m)  # k = 0: zeros
+    compare(lambda xp, m, v: m @ m, m, v)  # ValueError: 5 != 6
+    compare(lambda xp, v, w: v @ w, v, w)

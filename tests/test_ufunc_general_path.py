@@ -184,3 +184,35 @@ def test_fast_scalar_power_as_numpy():
     with pytest.raises(ValueError, match="negative integer powers"):
         cp.arange(1, 4) ** -1
     np.testing.assert_array_equal(np.asarray(cp.arange(4) ** 2), np.arange(4) ** 2)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "float32", "float64",
+                                   "complex64"])
+def test_inplace_operators_as_numpy(dtype):
+    """``x op= y`` (the in-place hot path for contiguous operands of x's shape, the general
+    path for the rest): NumPy's values and dtype in x itself, NumPy's errors for casts it
+    refuses and Python scalars out of range, overlapping operands as NumPy computes them."""
+    host = (np.arange(12) % 5).astype(dtype)
+    others = [2, 2.5, True, 1 + 1j, 300, -1, host.copy(), host[::-1].copy()]
+    for name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                 "__iand__", "__ior__", "__imod__"):
+        for other in others:
+            for _ in range(2):  # the second call reads the cached record
+                h, d = host.copy(), cp.asarray(host)
+                o_dev = cp.asarray(other) if isinstance(other, np.ndarray) else other
+                expected = outcome(lambda: getattr(h, name)(other))
+                got = outcome(lambda: getattr(d, name)(o_dev))
+                if isinstance(expected, Exception):
+                    assert type(got) is type(expected), (name, other, expected, got)
+                    continue
+                assert got is d
+                assert_same(h, d)
+    h, d = host.copy(), cp.asarray(host)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        h[1:] += h[:-1]  # overlapping views of one buffer: the general path
+        d[1:] += d[:-1]
+        assert_same(h, d)
+        h += h
+        d += d
+    assert_same(h, d)

@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._array import broadcast_view, empty_array, may_overlap, ndarray
+from .._array import _make, broadcast_view, empty_array, may_overlap, ndarray
 from .._dtypes import normalize
 from .._indexing import normalize_axis
 
@@ -54,8 +54,43 @@ def _matmul_into(a, b, out):
         _backends.get().matmul(a, b, out)
 
 
+_BLAS_CHARS = frozenset("fdFD")
+
+
+def _plain_matmul(a, b):
+    """``a @ b`` for 1-D or 2-D arrays of one float or complex dtype whose inner sizes match
+    (matrix-vector products and dots in a loop): NumPy's resolution is then the operands'
+    dtype and there is no batch, so the views go straight to the backend; None otherwise."""
+    na, nb = len(a._shape), len(b._shape)
+    if not (0 < na <= 2 and 0 < nb <= 2) or a.dtype != b.dtype or a.dtype.char not in \
+            _BLAS_CHARS:
+        return None
+    k = a._shape[-1]
+    if k != b._shape[0]:
+        return None  # the general path raises NumPy's error
+    dt = a.dtype
+    va = a if na == 2 else _make(a._buf, a._offset, (1, k), (a._strides[0] * k,
+                                                          a._strides[0]), dt, a._root())
+    vb = b if nb == 2 else _make(b._buf, b._offset, (k, 1), (b._strides[0],
+                                                          b._strides[0]), dt, b._root())
+    m, n = va._shape[0], vb._shape[1]
+    res = empty_array((m, n), dt)
+    if m and n:
+        _backends.get().matmul(va, vb, res)
+    if na == 2 and nb == 2:
+        return res
+    shape = (m,) if na == 2 else ((n,) if nb == 2 else ())
+    return _make(res._buf, 0, shape, (dt.itemsize,) if shape else (), dt, None)
+
+
 def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True,
            signature=None, axes=None, axis=None):
+    if (type(x1) is ndarray and type(x2) is ndarray and out is None and dtype is None
+            and casting == "same_kind" and axes is None and axis is None
+            and signature is None):
+        res = _plain_matmul(x1, x2)
+        if res is not None:
+            return res
     if axes is not None or axis is not None or signature is not None:
         from .._fallback import fallback_for
 
@@ -241,8 +276,6 @@ def diagonal_view(a, offset=0, axis1=0, axis2=1):
         if length:
             off -= offset * s1
     keep = [i for i in range(a.ndim) if i not in (ax1, ax2)]
-    from .._array import _make
-
     return _make(a._buf, off, tuple(a._shape[i] for i in keep) + (length,),
                  tuple(a._strides[i] for i in keep) + (s1 + s2,), a.dtype, a._root())
 
