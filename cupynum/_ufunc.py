@@ -290,7 +290,7 @@ class ufunc:
             raw_ok = getattr(launch, "packs_python_scalars", False) and all(
                 d is not None or chars[i] in _RAW_SCALAR_LOOPS[t]
                 for i, (t, d) in enumerate(zip(arg_types, operand_dtypes)))
-        if self.__name__ in _COMPARISONS and conv is not None:
+        if self.__name__ in _COMPARISONS and int in arg_types:
             entry = False  # out-of-range Python ints compare by value: general path
         elif self.__name__ == "power" and chars[1] in "bhil":
             entry = False  # negative integer exponents must raise: general path checks

@@ -136,6 +136,14 @@ def test_out_of_range_comparisons_go_to_numpy():
         assert_same(view < -1, dev < -1)
         assert_same(view == 2**70, dev == 2**70)
         assert_same(outcome(lambda: view + 300), outcome(lambda: dev + 300))
+    for dtype in ("uint8", "int64", "float16", "float32", "float64", "complex64"):
+        h = (np.arange(6) - 2).astype(dtype)
+        d = cp.asarray(h)
+        for s in (2.5, -0.5, 1e300, -1e300, float("nan"), float("inf"), True, 1 + 0j):
+            for name in ("less", "equal", "greater_equal", "not_equal"):
+                nf, cf = getattr(np, name), getattr(cp, name)
+                assert_same(outcome(lambda: nf(h, s)), outcome(lambda: cf(d, s)))
+                assert_same(outcome(lambda: nf(s, h)), outcome(lambda: cf(s, d)))
 
 
 def test_strided_call_makes_no_numpy_calls_after_warm_up():
