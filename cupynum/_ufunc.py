@@ -229,6 +229,9 @@ class ufunc:
         # dtypes, Python scalar types) -> (loop dtypes, op, scalar converters, check
         # exponents), or False where NumPy's resolution raised (_call raises it again).
         self._plans = {}
+        # Its launchers for arrays of one shape: (plan key, shape, operand strides) ->
+        # (backend launcher, result dtype, strides, C and F flags, size) or False
+        self._layouts = {}
         self._unary = _hot_one(self)
         self._binary = _hot_binary(self, self._binary_fallback)
 
@@ -343,7 +346,7 @@ class ufunc:
             return None
         kinds = []
         shape = None
-        same_shapes = True
+        same_shapes = arrays_only = True
         for x in ins:
             t = type(x)
             if t is ndarray:
@@ -354,6 +357,7 @@ class ufunc:
                     same_shapes = False
             elif t in _SCALAR_TYPES:
                 kinds.append(t)
+                arrays_only = False
             else:
                 return None
         if shape is None:
@@ -372,6 +376,11 @@ class ufunc:
                 shape = _broadcast_shapes(tuple(x._shape for x in ins if type(x) is ndarray))
             except ValueError:
                 raise ValueError(_broadcast_error(ins)) from None
+        if self.nout == 1:
+            out = self._layout_call(ins, key, shape, same_shapes, arrays_only, loop[-1], op,
+                                    scalar_convs)
+            if out is not None:
+                return out
         operands = []
         f_order = True
         for x, dt, conv in zip(ins, loop, scalar_convs):
@@ -398,6 +407,65 @@ class ufunc:
         if _prod(shape):
             (_backends._backend or _backends.get()).elementwise(op, operands, results)
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _layout_call(self, ins, key, shape, same_shapes, arrays_only, dt, op, convs):
+        """``_plain_call``'s one-output result through a launcher cached per operand layout
+        (``_layouts``: plan key, result shape, each array's strides, and shape when they
+        broadcast): one pack and launch, the result's slots set directly.  None where a
+        Python scalar needs NumPy's conversion checks or the backend has no launcher."""
+        args = ins
+        if not arrays_only:  # Python scalars as NumPy scalars of the loop dtypes
+            args = []
+            for x, conv in zip(ins, convs):
+                if type(x) is not ndarray:
+                    if conv is None:
+                        return None
+                    try:
+                        x = conv(x)
+                    except OverflowError:
+                        return None
+                args.append(x)
+        if same_shapes:
+            lkey = (key, shape, *[x._strides for x in ins if type(x) is ndarray])
+        else:
+            lkey = (key, shape, *[(x._shape, x._strides) for x in ins if type(x) is ndarray])
+        entry = self._layouts.get(lkey)
+        if entry is None:
+            entry = self._layout_entry(lkey, args, shape, dt, op)
+        if entry is False:
+            return None
+        launch, dt, strides, c_contig, f_contig, n = entry
+        out = _new(ndarray)  # the result, its slots set directly (as _hot_binary)
+        out._buf = (_backends._backend or _backends.get()).alloc(n * dt.itemsize)
+        out._offset = 0
+        out._shape = shape
+        out._strides = strides
+        out.dtype = dt
+        out._size = n
+        out._c_contig = c_contig
+        out._f_contig = f_contig
+        out._base = None
+        launch(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
+        return out
+
+    def _layout_entry(self, lkey, args, shape, dt, op):
+        """``_layouts[lkey]``: the backend's launcher for this layout of operands (arrays
+        broadcast to ``shape``) and the result's strides and flags (C order, or F when
+        every array operand is F-contiguous and not C, as the general code decides), or
+        False where the backend has no such launcher or the result is empty."""
+        make = getattr(_backends.get(), "layout_launcher", None)
+        arrays = [x for x in args if type(x) is ndarray]
+        f_order = all(x._f_contig and not x._c_contig for x in arrays)
+        res = empty_array(shape, dt, "F" if f_order else "C")
+        entry = False
+        if make is not None and res._size:
+            views = [broadcast_view(x, shape) if type(x) is ndarray else x for x in args]
+            entry = (make(op, views, (res,)), dt, res._strides, res._c_contig, res._f_contig,
+                     res._size)
+        if len(self._layouts) >= 1024:
+            self._layouts.clear()
+        self._layouts[lkey] = entry
+        return entry
 
     def _plan(self, key):
         """``_plans[key]``: what ``_call`` derives from the operand kinds alone."""

@@ -96,6 +96,28 @@ def _fill(dst: np.ndarray, value):
     return [(dst, want, "bits")]
 
 
+def _layout(op, make):
+    """``layout_launcher(op, views, outs)`` (the frontend's launcher per operand layout),
+    built on broadcast views of ``make()``'s operands, then called with the unbroadcast
+    operands (a broadcast view's pointer is its operand's) of two ``make()`` calls: the
+    same layout in other memory takes the same launcher."""
+    pairs, launch = [], None
+    for _ in range(2):
+        ins = make()
+        shape = np.broadcast_shapes(*[x.shape for x in ins if isinstance(x, np.ndarray)])
+        outs = [np.zeros(shape, np.dtype(c)) for c in op.loop[op.nin:]]
+        if launch is None:
+            views = [HostArray(np.broadcast_to(x, shape)) if isinstance(x, np.ndarray) else x
+                     for x in ins]
+            launch = ew.layout_launcher(op, views, [HostArray(o) for o in outs])
+        launch([HostArray(x) if isinstance(x, np.ndarray) else x for x in ins],
+               [HostArray(o) for o in outs])
+        with np.errstate(all="ignore"):
+            want = getattr(np, op.ufunc)(*ins, signature=tuple(np.dtype(c) for c in op.loop))
+        pairs += list(zip(outs, want if isinstance(want, tuple) else (want,)))
+    return pairs
+
+
 def _hot(op, *ins):
     """The hot path: contiguous_launcher(op, dtypes)(ins, outs, n)."""
     dts = tuple(x.dtype if isinstance(x, np.ndarray) else None for x in ins)
@@ -164,6 +186,12 @@ CASES = {
                                         np.complex64(-0.0 + 1j)),
     "fill-f8-nan-payload": lambda: _fill(np.zeros((7, 9))[:, ::2],
                                          np.uint64(0x7FF8DEADBEEF0001).view(np.float64)),
+    "layout-strided": lambda: _layout(ADD_F, lambda: (_f32(37, 41).T, _f32(41, 37))),
+    "layout-broadcast-0d": lambda: _layout(_op("multiply", "ddd"), lambda: (
+        np.array(2.5), rng.standard_normal((30, 7))[:, ::2])),
+    "layout-scalar-complex": lambda: _layout(_op("subtract", "FFF"), lambda: (
+        np.complex64(1.5 - 2j), (_f32(20, 30) + 1j * _f32(20, 30)).astype(np.complex64)[::-1])),
+    "layout-row-col": lambda: _layout(ADD_F, lambda: (_f32(33, 1), _f32(1, 47))),
     "hot-path": lambda: _hot(ADD_F, _f32(2049), np.float32(0.5)),
     "hot-path-divmod": lambda: _hot(_op("divmod", "ffff"), _f32(100), _f32(100)),
     "hot-path-complex-scalar": lambda: _hot(_op("subtract", "FFF"), np.complex64(1.5 - 2j),

@@ -79,6 +79,17 @@ class HostBackend:
             launch.new = new
         return launch
 
+    def layout_launcher(self, op: ElementwiseOp, ins, outs):
+        """``launch(ins, outs)`` for operands of these layouts (see the CUDA backend's):
+        NumPy broadcasts the unbroadcast operands the frontend passes."""
+        shape = outs[0]._shape
+
+        def launch(ins, outs):
+            args = [np.broadcast_to(view(x), shape) if hasattr(x, "_buf") else x for x in ins]
+            _run_ufunc(op, args, [view(o) for o in outs])
+
+        return launch
+
     def ufunc_at(self, op: ElementwiseOp, row, a, positions, values) -> None:
         """NumPy's own ``ufunc.at`` on the flat view of C-contiguous ``a``; ``positions``
         are flat element indices (int64)."""

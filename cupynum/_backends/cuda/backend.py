@@ -136,6 +136,9 @@ class CudaBackend:
     def contiguous_launcher(self, op: ElementwiseOp, operand_dtypes):
         return ew.contiguous_launcher(op, operand_dtypes)
 
+    def layout_launcher(self, op: ElementwiseOp, ins, outs):
+        return ew.layout_launcher(op, ins, outs)
+
     def ufunc_at(self, op, row, a, positions, values) -> None:
         """``ufunc.at`` on C-contiguous ``a`` at flat element ``positions`` (see ufunc_at.py);
         16-byte elements have no device CAS: NumPy runs those on a host copy."""

@@ -597,6 +597,41 @@ def run(exprs, ins, outs) -> None:
 _plans: dict = {}
 
 
+def layout_launcher(op: ElementwiseOp, ins, outs):
+    """``launch(ins, outs)`` for operands like these: arrays of the same dtypes, shapes and
+    strides, and NumPy scalars of the loop's dtypes in the same places.  The layout work of
+    ``run`` is done once here, so that a call packs pointers and scalars and launches (the
+    frontend caches it per operand layout, see ``ufunc._plain_call``)."""
+    exprs = _op_exprs.get(op)
+    if exprs is None:
+        exprs = _op_exprs[op] = op_exprs(op)
+    n = outs[0]._size
+    _, prep, layout = _plan(exprs, (*ins, *outs), len(ins), n)
+    launch = prep.launch
+    arrays = tuple(hasattr(x, "_buf") for x in ins)
+
+    def launch_arrays(ins, outs):
+        values = [x._buf.ptr + x._offset for x in ins]
+        for o in outs:
+            values.append(o._buf.ptr + o._offset)
+        launch(values + layout, n)
+
+    def launch_with_scalars(ins, outs):
+        values = []
+        for x, is_array in zip(ins, arrays):
+            if is_array:
+                values.append(x._buf.ptr + x._offset)
+            elif x.dtype.kind == "c":
+                values += (x.real, x.imag)
+            else:
+                values.append(x)
+        for o in outs:
+            values.append(o._buf.ptr + o._offset)
+        launch(values + layout, n)
+
+    return launch_arrays if all(arrays) else launch_with_scalars
+
+
 def _plan(exprs, xs, nin, n):
     """``(exprs, Prepared, layout values)`` for operands ``xs`` (see ``run``)."""
     arr = [i for i, x in enumerate(xs) if hasattr(x, "_buf")]
