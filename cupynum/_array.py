@@ -474,6 +474,10 @@ class ndarray:
     def __getitem__(self, key):
         if type(key) is slice and self._shape:  # the common case, written out flat
             return self._slice0(key, self if self._base is None else self._base)
+        if type(key) is tuple and len(key) == len(self._shape):  # a slice per axis
+            view = self._slices(key, self if self._base is None else self._base)
+            if view is not None:
+                return view
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
             from ._api import indexing
 
@@ -509,6 +513,22 @@ class ndarray:
         a._c_contig, a._f_contig = _contiguity(a._shape, a._strides, self.dtype.itemsize)
         return a
 
+    def _slices(self, key, base):
+        """``self[key]`` for a tuple of one slice per axis (stencils: ``u[1:-1, 2:]``), or
+        None when some item is not a slice."""
+        offset = self._offset
+        shape, strides = [], []
+        for k, n, s in zip(key, self._shape, self._strides):
+            if type(k) is not slice:
+                return None
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * s
+            shape.append(length)
+            strides.append(s * step)
+        return _make(self._buf, offset, tuple(shape), tuple(strides), self.dtype, base)
+
     def __setitem__(self, key, value):
         if type(key) is slice and self._shape:
             target = self._slice0(key, self)
@@ -518,13 +538,18 @@ class ndarray:
                     _backends._backend.copy(value, target)
                 return
         else:
-            try:
-                offset, shape, strides = basic_view(self._offset, self._shape, self._strides, key)
-            except AdvancedIndex:
-                from ._api import indexing
+            target = None
+            if type(key) is tuple and len(key) == len(self._shape):
+                target = self._slices(key, self)
+            if target is None:
+                try:
+                    offset, shape, strides = basic_view(self._offset, self._shape,
+                                                        self._strides, key)
+                except AdvancedIndex:
+                    from ._api import indexing
 
-                return indexing.setitem_advanced(self, key, value)
-            target = _make(self._buf, offset, shape, strides, self.dtype, self)
+                    return indexing.setitem_advanced(self, key, value)
+                target = _make(self._buf, offset, shape, strides, self.dtype, self)
         assign(target, value)
 
     # protocols --------------------------------------------------------------------------
