@@ -296,13 +296,25 @@ def _bit_copy(src, dst) -> None:
     which collapse merges away when the element's units are contiguous).  No value is
     interpreted, so bool, NaN payloads and -0.0 survive, and 5 kernels serve all dtypes."""
     size = dst.dtype.itemsize
-    bits = size | _ptr(src) | _ptr(dst)
-    for st in src._strides + dst._strides:
-        bits |= st
-    unit = next(u for u in _UNITS if not bits & (u - 1) and u <= size)
-    dt = np.dtype(ew._UNIT_CHARS[unit])
-    k = size // unit
-    tail, tail_st = ((), ()) if k == 1 else ((k,), (unit,))
-    s2 = _Temp(src._buf, src._shape + tail, dt, src._strides + tail_st, src._offset)
-    d2 = _Temp(dst._buf, dst._shape + tail, dt, dst._strides + tail_st, dst._offset)
-    ew.run(ew.COPY, (s2,), (d2,))
+    ptr_bits = (_ptr(src) | _ptr(dst)) & 7
+    key = (size, dst._shape, src._strides, dst._strides, ptr_bits)
+    launch = _bit_copies.get(key)
+    if launch is None:
+        bits = size | ptr_bits
+        for st in src._strides + dst._strides:
+            bits |= st
+        unit = next(u for u in _UNITS if not bits & (u - 1) and u <= size)
+        dt = np.dtype(ew._UNIT_CHARS[unit])
+        k = size // unit
+        tail, tail_st = ((), ()) if k == 1 else ((k,), (unit,))
+        s2 = _Temp(src._buf, src._shape + tail, dt, src._strides + tail_st, src._offset)
+        d2 = _Temp(dst._buf, dst._shape + tail, dt, dst._strides + tail_st, dst._offset)
+        launch = ew.exprs_launcher(ew.COPY, (s2,), (d2,))
+        if len(_bit_copies) >= 1024:
+            _bit_copies.clear()
+        _bit_copies[key] = launch
+    launch((src,), (dst,))  # (the unit views' pointers are the arrays' own)
+
+
+# _bit_copy's launchers per (itemsize, shape, strides, pointer alignment)
+_bit_copies: dict = {}

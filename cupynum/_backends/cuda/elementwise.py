@@ -605,10 +605,22 @@ def layout_launcher(op: ElementwiseOp, ins, outs):
     exprs = _op_exprs.get(op)
     if exprs is None:
         exprs = _op_exprs[op] = op_exprs(op)
+    return exprs_launcher(exprs, ins, outs)
+
+
+def exprs_launcher(exprs, ins, outs):
+    """``layout_launcher`` for expression trees (``run``'s first argument, e.g. COPY)."""
     n = outs[0]._size
     _, prep, layout = _plan(exprs, (*ins, *outs), len(ins), n)
-    launch = prep.launch
     arrays = tuple(hasattr(x, "_buf") for x in ins)
+    # [the _prepared dict, its Prepared]: tests and probes swap the engine's dicts, and a
+    # launcher kept by a caller must then take the kernel of the engine in place
+    now = [_prepared, prep]
+
+    def launch(values, n):
+        if now[0] is not _prepared:
+            now[0], now[1] = _prepared, prepared(prep.spec)
+        now[1].launch(values, n)
 
     def launch_arrays(ins, outs):
         values = [x._buf.ptr + x._offset for x in ins]
