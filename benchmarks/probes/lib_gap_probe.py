@@ -1,6 +1,7 @@
 """Where the last few per cent go: fft/rfft, solve and gather beside CuPy, piece by piece.
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/lib_gap_probe.py [--quick]
+    (PROBE_SECTIONS=gather,fft,solve,gemm picks the sections; the first three by default)
 
 Each library-bound row of side_by_side.py that trails CuPy by 1-5% is timed here several
 ways, cupynum and CuPy alternating (cupynum, CuPy, cupynum, CuPy), so that order, clocks
@@ -208,9 +209,32 @@ def gather_section():
     log(f"cuCtxSetLimit: {(time.perf_counter() - t0) * 1e3:.2f} us a call")
 
 
+def gemm_section():
+    """8192^2 GEMMs, the libraries alternating, GemmEx (the default) and the typed call."""
+    from cupynum._backends.cuda import blas
+
+    n = 2048 if QUICK else 8192
+    rng = np.random.default_rng(4)
+    for dt in (np.float64, np.float32):
+        h = rng.standard_normal((n, n)).astype(dt)
+        a = cpn.asarray(h)
+        ka = cupy.asarray(h) if cupy else None
+        base = blas.GEMM_API
+        for api in ("gemm_ex", "typed"):
+            blas.GEMM_API = api
+            side_by_side(f"A@A {np.dtype(dt).name} {api}", lambda: a @ a,
+                         (lambda: ka @ ka) if cupy else None)
+        blas.GEMM_API = base
+
+
+SECTIONS = {"gather": gather_section, "fft": fft_section, "solve": solve_section,
+            "gemm": gemm_section}
+
+
 def main():
     start = time.perf_counter()
-    for sec in (gather_section, fft_section, solve_section):
+    names = os.environ.get("PROBE_SECTIONS", "gather,fft,solve").split(",")
+    for sec in (SECTIONS[n] for n in names):
         try:
             sec()
         except Exception as e:  # noqa: BLE001 - one section failing never ends the probe
