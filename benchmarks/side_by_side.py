@@ -5,7 +5,9 @@
 Each workload first checks that each library's result matches NumPy's, then times it:
 device workloads with CUDA events around a batch of calls after a warm-up call (median over
 batches; NumPy by the wall clock between syncs), per-call workloads as wall time per call
-over many calls (their cost is host time, which events would not see).  Bandwidth counts bytes read
+over many calls (their cost is host time, which events would not see).  The libraries'
+batches alternate (A, B, A, B, ...), so that drifts of clocks and temperature during a
+workload fall on all of them alike.  Bandwidth counts bytes read
 plus bytes written, and is also given as a fraction of the device-copy bandwidth measured
 in the same run.  Libraries that are not installed (or no GPU) are skipped with a note.
 
@@ -76,16 +78,18 @@ def _events(xp):
     return None
 
 
-def time_device(xp, fn, repeats, inner):
-    """Median seconds a call over ``repeats`` batches of ``inner`` calls, after a warm-up
-    call: CUDA events around each batch on a GPU library's current stream (a call that waits
-    for the device inside, as a bounds check does, is timed with its wait), the wall clock
-    between syncs for NumPy and the host backend."""
-    fn()
-    sync(xp)
+def device_sampler(xp, fn, inner):
+    """``(warm_up, sample)`` of a device workload: ``sample()`` is the seconds per call of
+    a batch of ``inner`` calls, timed with CUDA events around the batch on a GPU library's
+    current stream (a call that waits for the device inside, as a bounds check does, is
+    timed with its wait), by the wall clock between syncs for NumPy and the host backend."""
     ev = _events(xp)
-    samples = []
-    for _ in range(repeats):
+
+    def warm_up():
+        fn()
+        sync(xp)
+
+    def sample():
         if ev is not None:
             start, end = ev[0](), ev[0]()
             start.record()
@@ -93,28 +97,68 @@ def time_device(xp, fn, repeats, inner):
                 fn()
             end.record()
             end.synchronize()
-            samples.append(ev[1](start, end) / 1e3 / inner)
-            continue
+            return ev[1](start, end) / 1e3 / inner
         t0 = time.perf_counter()
         for _ in range(inner):
             fn()
         sync(xp)
-        samples.append((time.perf_counter() - t0) / inner)
-    return statistics.median(samples)
+        return (time.perf_counter() - t0) / inner
+
+    return warm_up, sample
 
 
-def time_per_call(xp, fn, calls, rounds=5):
-    for _ in range(1000):
-        fn()
-    sync(xp)
-    samples = []
-    for _ in range(rounds):
+def call_sampler(xp, fn, calls):
+    """``(warm_up, sample)`` of a per-call workload: ``sample()`` is the wall time per call
+    of ``calls`` calls closed by a sync (the cost is host time, which events would miss)."""
+    def warm_up():
+        for _ in range(1000):
+            fn()
+        sync(xp)
+
+    def sample():
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
         sync(xp)
-        samples.append((time.perf_counter() - t0) / calls)
-    return statistics.median(samples)
+        return (time.perf_counter() - t0) / calls
+
+    return warm_up, sample
+
+
+def time_interleaved(samplers):
+    """``{lib: (warm_up, sample, count)}`` -> ``{lib: median seconds or the exception}``:
+    every library is warmed up, then their samples are taken in turn (A, B, A, B, ...), so
+    that drifts of the clocks and the temperature over a workload fall on all libraries
+    alike (timing one library after the other favoured whichever ran first or last)."""
+    samples, failed = {}, {}
+    for lib, (warm_up, _, _) in samplers.items():
+        try:
+            warm_up()
+            samples[lib] = []
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed[lib] = e
+    for r in range(max((c for _, _, c in samplers.values()), default=0)):
+        for lib, (_, sample, count) in samplers.items():
+            if lib in samples and r < count:
+                try:
+                    samples[lib].append(sample())
+                except Exception as e:  # noqa: BLE001
+                    failed[lib] = e
+                    del samples[lib]
+    return {**{lib: statistics.median(v) for lib, v in samples.items()}, **failed}
+
+
+def time_device(xp, fn, repeats, inner):
+    """Median seconds a call over ``repeats`` batches of ``inner`` (one library alone)."""
+    warm_up, sample = device_sampler(xp, fn, inner)
+    warm_up()
+    return statistics.median(sample() for _ in range(repeats))
+
+
+def time_per_call(xp, fn, calls, rounds=5):
+    warm_up, sample = call_sampler(xp, fn, calls)
+    warm_up()
+    return statistics.median(sample() for _ in range(rounds))
 
 
 # workloads -----------------------------------------------------------------------------
@@ -339,6 +383,7 @@ def run(libs, quick, only, numpy_time="all"):
             continue
         row = {"workload": w["name"], "kind": w["kind"], "bytes": w["nbytes"]}
         ref = None
+        samplers = {}
         for lib, xp in libs.items():
             if xp is np and w["kind"] in ("transfer",):
                 continue
@@ -347,22 +392,27 @@ def run(libs, quick, only, numpy_time="all"):
                 continue
             try:
                 if w["kind"] == "transfer":
-                    t = time_transfer(xp, w, quick)
+                    row[lib] = time_transfer(xp, w, quick)
+                    continue
+                args = [xp.asarray(x) for x in w["inputs"]]
+                fn = (lambda xp=xp, args=args, f=w["fn"]: f(xp, *args))
+                if w["check"]:
+                    got = to_host(fn())
+                    if ref is None:
+                        ref = to_host(w["fn"](np, *w["inputs"]))
+                    compare(got, ref, w)
+                if w["per_call"]:
+                    samplers[lib] = (*call_sampler(xp, fn, 2000 if quick else 20000), 5)
                 else:
-                    args = [xp.asarray(x) for x in w["inputs"]]
-                    fn = (lambda xp=xp, args=args, f=w["fn"]: f(xp, *args))
-                    if w["check"]:
-                        got = to_host(fn())
-                        if ref is None:
-                            ref = to_host(w["fn"](np, *w["inputs"]))
-                        compare(got, ref, w)
-                    if w["per_call"]:
-                        t = time_per_call(xp, fn, 2000 if quick else 20000)
-                    else:
-                        reps = w.get("reps") or (3 if xp is np else 20)
-                        t = time_device(xp, fn, reps, w.get("inner") or (1 if xp is np else 5))
-                row[lib] = t
+                    reps = w.get("reps") or (3 if xp is np else 20)
+                    inner = w.get("inner") or (1 if xp is np else 5)
+                    samplers[lib] = (*device_sampler(xp, fn, inner), reps)
             except Exception as e:  # noqa: BLE001 - report and go on
+                row[lib] = e
+        row.update(time_interleaved(samplers))
+        for lib in list(row):
+            if isinstance(row[lib], Exception):
+                e = row[lib]
                 row[lib] = None
                 row[f"{lib}_error"] = f"{type(e).__name__}: {e}"[:200]
         results.append(row)
