@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _backends
 from ._dtypes import normalize
-from ._indexing import AdvancedIndex, basic_view, normalize_axis
+from ._indexing import AdvancedIndex, basic_view, normalize_axis, slice_axis
 
 
 def _contiguity(shape, strides, itemsize):
@@ -521,12 +521,10 @@ class ndarray:
         for k, n, s in zip(key, self._shape, self._strides):
             if type(k) is not slice:
                 return None
-            start, stop, step = k.indices(n)
-            length = len(range(start, stop, step))
-            if length:
-                offset += start * s
+            moved, length, stride = slice_axis(k, n, s)
+            offset += moved
             shape.append(length)
-            strides.append(s * step)
+            strides.append(stride)
         return _make(self._buf, offset, tuple(shape), tuple(strides), self.dtype, base)
 
     def __setitem__(self, key, value):
@@ -633,15 +631,21 @@ def empty_array(shape, dtype, order="C"):
         else:
             strides = _c_strides(shape, itemsize)
             c = True
+    return fresh_array(shape, strides, dtype, size, c, f)
+
+
+def fresh_array(shape, strides, dtype, size, c_contig, f_contig):
+    """A new array over a new buffer of ``size`` elements, its slots set directly (no
+    ``__init__`` frame): the layout and flags come from the caller."""
     a = _new(ndarray)
-    a._buf = (_backends._backend or _backends.get()).alloc(size * itemsize)
+    a._buf = (_backends._backend or _backends.get()).alloc(size * dtype.itemsize)
     a._offset = 0
     a._shape = shape
     a._strides = strides
     a.dtype = dtype
     a._size = size
-    a._c_contig = c
-    a._f_contig = f
+    a._c_contig = c_contig
+    a._f_contig = f_contig
     a._base = None
     return a
 

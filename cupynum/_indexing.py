@@ -58,6 +58,14 @@ def expand_key(key, ndim: int):
     return key
 
 
+def slice_axis(k: slice, n: int, s: int):
+    """(bytes the view's start moves, length, stride) of slice ``k`` over an axis of ``n``
+    elements ``s`` bytes apart (an empty view keeps its start)."""
+    start, stop, step = k.indices(n)
+    length = len(range(start, stop, step))
+    return (start * s if length else 0), length, s * step
+
+
 def basic_view(offset: int, shape, strides, key):
     """Apply a basic-indexing key to a view; returns (offset, shape, strides)."""
     key = expand_key(key, len(shape))
@@ -70,12 +78,10 @@ def basic_view(offset: int, shape, strides, key):
             continue
         n, s = shape[axis], strides[axis]
         if type(k) is slice:
-            start, stop, step = k.indices(n)
-            length = len(range(start, stop, step))
-            if length:
-                offset += start * s
+            moved, length, stride = slice_axis(k, n, s)
+            offset += moved
             new_shape.append(length)
-            new_strides.append(s * step)
+            new_strides.append(stride)
         else:
             i = _as_int(k)
             if i < -n or i >= n:

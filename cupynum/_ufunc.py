@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _backends
 from ._array import (_c_strides, _contiguity, _make, assign, broadcast_view, empty_array,
-                     from_host, may_overlap, ndarray)
+                     fresh_array, from_host, may_overlap, ndarray)
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
 from ._ops import type_loops
@@ -435,16 +435,7 @@ class ufunc:
         if entry is False:
             return None
         launch, dt, strides, c_contig, f_contig, n = entry
-        out = _new(ndarray)  # the result, its slots set directly (as _hot_binary)
-        out._buf = (_backends._backend or _backends.get()).alloc(n * dt.itemsize)
-        out._offset = 0
-        out._shape = shape
-        out._strides = strides
-        out.dtype = dt
-        out._size = n
-        out._c_contig = c_contig
-        out._f_contig = f_contig
-        out._base = None
+        out = fresh_array(shape, strides, dt, n, c_contig, f_contig)
         launch(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
         return out
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import gc
 import os
-import statistics
 import sys
 import threading
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _probe_util import device_sync, import_cupy, log  # noqa: E402
+from _probe_util import device_sync, import_cupy, log, wall_median  # noqa: E402
 
 import cupynum as cpn  # noqa: E402
 
@@ -27,18 +25,8 @@ cupy = import_cupy(need_device=True)
 
 
 def per_call(lib, fn, calls=20000, rounds=5):
-    sync = device_sync(lib)
-    for _ in range(1000):
-        fn()
-    sync()
-    samples = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        samples.append((time.perf_counter() - t0) / calls)
-    return statistics.median(samples) * 1e6
+    """side_by_side.py's per-call figure: 1,000 warm-up calls, median of 5 rounds."""
+    return wall_median(fn, device_sync(lib), rounds, warm=1000, calls=calls) * 1e6
 
 
 def bare_launch():

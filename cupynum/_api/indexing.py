@@ -24,7 +24,7 @@ import numpy as np
 from .. import _backends
 from .._array import (_make, assign, broadcast_view, empty_array, from_host, may_overlap,
                       ndarray)
-from .._indexing import normalize_axis
+from .._indexing import normalize_axis, slice_axis
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "place", "putmask", "choose",
            "compress", "extract", "select", "nonzero", "flatnonzero", "argwhere",
@@ -199,13 +199,10 @@ def _plan(a, key):
             shape.append(1)
             strides.append(0)
         elif t == "slice":
-            n, s = a.shape[ax], a.strides[ax]
-            start, stop, step = p.indices(n)
-            length = len(range(start, stop, step))
-            if length:
-                offset += start * s
+            moved, length, stride = slice_axis(p, a.shape[ax], a.strides[ax])
+            offset += moved
             shape.append(length)
-            strides.append(s * step)
+            strides.append(stride)
         elif t == "int":
             offset += p * a.strides[ax]
         else:

@@ -179,9 +179,8 @@ def _pad_front(a, n):
     return cp.concatenate((cp.zeros(n, a.dtype), a))
 
 
-def polyadd(a1, a2):
-    if _host_only(a1, a2):
-        return _on_host(np.polyadd, a1, a2)
+def _aligned(a1, a2):
+    """a1 and a2 as 1-D arrays of one length, the shorter padded with zeros in front."""
     cp = _cp()
     a1, a2 = cp.atleast_1d(a1), cp.atleast_1d(a2)
     diff = len(a2) - len(a1)
@@ -189,19 +188,20 @@ def polyadd(a1, a2):
         a1 = _pad_front(a1, diff)
     elif diff < 0:
         a2 = _pad_front(a2, -diff)
+    return a1, a2
+
+
+def polyadd(a1, a2):
+    if _host_only(a1, a2):
+        return _on_host(np.polyadd, a1, a2)
+    a1, a2 = _aligned(a1, a2)
     return a1 + a2
 
 
 def polysub(a1, a2):
     if _host_only(a1, a2):
         return _on_host(np.polysub, a1, a2)
-    cp = _cp()
-    a1, a2 = cp.atleast_1d(a1), cp.atleast_1d(a2)
-    diff = len(a2) - len(a1)
-    if diff > 0:
-        a1 = _pad_front(a1, diff)
-    elif diff < 0:
-        a2 = _pad_front(a2, -diff)
+    a1, a2 = _aligned(a1, a2)
     return a1 - a2
 
 
