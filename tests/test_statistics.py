@@ -444,3 +444,27 @@ def test_quantile_axis_tuples_out_and_device_q_native(func, method, dtype, monke
     got = getattr(cp, func)(cp.asarray(x), cp.asarray(q), axis=1, method=method)
     assert got.dtype == getattr(np, func)(x, q, axis=1, method=method).dtype
     np.testing.assert_array_equal(got.get(), getattr(np, func)(x, q, axis=1, method=method))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_integer_q_runs_natively(dtype, monkeypatch):
+    """An integer q (0 or 1, e.g. ``quantile(x, [0, 1])``) takes the device path for every
+    method: NumPy's integer gammas are all 0, and its result dtype (float64 for float32
+    data) comes from NumPy's own answer on a stand-in."""
+    from numpy.lib import _function_base_impl as fb
+
+    from cupynum._api import statistics as st
+
+    def no_host(*args, **kwargs):
+        raise AssertionError("took the host path")
+
+    monkeypatch.setattr(st, "_host", no_host)
+    h = (np.random.default_rng(1).standard_normal((5, 7)) * 10).astype(dtype)
+    for q in ([0, 1], 1, np.array([[1], [0]])):
+        for method in fb._QuantileMethods:
+            for axis in (None, 1, (0, 1)):
+                expected = np.quantile(h, q, axis=axis, method=method)
+                got = cp.quantile(cp.asarray(h), q, axis=axis, method=method)
+                got = np.asarray(cp.asnumpy(got))
+                assert got.dtype == np.asarray(expected).dtype
+                np.testing.assert_array_equal(got, expected)

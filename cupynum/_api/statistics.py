@@ -405,12 +405,14 @@ def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, na
         if res is not None:
             return res
     if (weights is None and interpolation is None and a.dtype.kind in "fiu"
-            and qh.dtype.kind == "f" and np.all((qh >= 0) & (qh <= 1))
+            and qh.dtype.kind in "fiu" and np.all((qh >= 0) & (qh <= 1))
             and (out is None or isinstance(out, ndarray)) and axis != ()):
         # validate with NumPy on a tiny array first (errors, result dtype)
         probe = getattr(np, name)(np.zeros(_r._pattern(a._shape), a.dtype), qp,
                                   axis=axis, method=method, keepdims=keepdims)
         pd = normalize(np.asarray(probe).dtype)
+        if qh.dtype.kind != "f":  # integer q (0 or 1): NumPy's integer gammas are 0, and
+            qh = qh.astype(np.float64)  # its result dtype (pd) is what the probe gave
         with np.errstate(all="ignore"):
             if isinstance(axis, tuple):
                 res = _quantile_over_axes(a, qh, axis, method, keepdims, pd)
