@@ -468,3 +468,29 @@ def test_integer_q_runs_natively(dtype, monkeypatch):
                 got = np.asarray(cp.asnumpy(got))
                 assert got.dtype == np.asarray(expected).dtype
                 np.testing.assert_array_equal(got, expected)
+
+
+def test_integer_q_nanquantile_runs_natively(monkeypatch):
+    """nanquantile with an integer q, every method, NaN slices included: the device path."""
+    from numpy.lib import _function_base_impl as fb
+
+    from cupynum._api import statistics as st
+
+    def no_host(*args, **kwargs):
+        raise AssertionError("took the host path")
+
+    monkeypatch.setattr(st, "_host", no_host)
+    for dtype in ("float32", "float64"):
+        h = (np.random.default_rng(3).standard_normal((5, 7)) * 10).astype(dtype)
+        h[1, 2] = np.nan
+        h[3, :] = np.nan
+        for q in ([0, 1], 1, np.array([[1], [0]])):
+            for method in fb._QuantileMethods:
+                for axis in (None, 0, 1):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        expected = np.nanquantile(h, q, axis=axis, method=method)
+                        got = cp.nanquantile(cp.asarray(h), q, axis=axis, method=method)
+                    got = np.asarray(cp.asnumpy(got))
+                    assert got.dtype == np.asarray(expected).dtype
+                    np.testing.assert_array_equal(got, expected)

@@ -489,8 +489,8 @@ def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
             return _qfunc(name[3:], a, qp, axis, out, overwrite_input, method, _r._kd(keepdims),
                           None, False, scale)
         qh = _q_array(qp, scale)
-        if qh.dtype.kind in "iu" and method in _DISCRETE:
-            qh = qh.astype(np.float64)  # integer q (0 or 1): the same order statistic
+        if qh.dtype.kind in "iu":  # integer q (0 or 1): gammas of 0, NumPy's dtype (pd)
+            qh = qh.astype(np.float64)
         if (a.dtype.kind == "f" and method in _NATIVE_NAN and qh.dtype in (np.float32,
                                                                          np.float64)
                 and np.all((qh >= 0) & (qh <= 1))):
