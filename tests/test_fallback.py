@@ -11,7 +11,7 @@ from helpers import assert_same
 
 def test_native_names_are_module_attributes_fallbacks_are_not():
     assert "zeros" in vars(cp) and "add" in vars(cp) and "ndarray" in vars(cp)
-    name = "einsum_path"  # (any NumPy function cupynum has no native version of)
+    name = "busday_count"  # (any NumPy function cupynum has no native version of)
     assert name not in vars(cp)
     f = getattr(cp, name)
     assert getattr(f, "__cupynum_fallback__", False)
@@ -89,11 +89,11 @@ def test_fallback_containers_and_namedtuples():
 
 def test_fallback_warns_once(monkeypatch):
     monkeypatch.setattr(_fallback._config, "FALLBACK", "warn")
-    _fallback._warned.discard("numpy.einsum_path")
+    _fallback._warned.discard("numpy.busday_count")
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        cp.einsum_path("i,i", cp.arange(3.0), cp.arange(3.0))
-        cp.einsum_path("i,i", cp.arange(3.0), cp.arange(3.0))
+        assert cp.busday_count("2026-11-02", "2026-11-30") == 20
+        cp.busday_count("2026-11-02", "2026-11-30")
     hits = [w for w in rec if issubclass(w.category, cp.FallbackWarning)]
     assert len(hits) == 1
 
@@ -101,7 +101,7 @@ def test_fallback_warns_once(monkeypatch):
 def test_fallback_error_mode(monkeypatch):
     monkeypatch.setattr(_fallback._config, "FALLBACK", "error")
     with pytest.raises(NotImplementedError):
-        cp.einsum_path("i,i", cp.arange(3.0), cp.arange(3.0))
+        cp.busday_count("2026-11-02", "2026-11-30")
 
 
 def test_submodules():

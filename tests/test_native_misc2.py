@@ -428,3 +428,55 @@ def test_piecewise_condition_shapes():
     compare(lambda m, x: m.piecewise(x, [x < 0, m.ones(3, bool)], [1, 2]), X)  # ValueError
     compare(lambda m, x: m.piecewise(x, [(x < 0).astype(int), x > 1], [1, 2]), X)
     compare(lambda m, x: m.piecewise(x, (x < 0, x > 1), [1, 2]), X)
+
+
+# --- text and npz files, einsum_path, NumPy's error settings ----------------------------------
+
+def test_text_and_npz_files_give_device_arrays(tmp_path):
+    import io
+
+    h = np.arange(12.0).reshape(3, 4)
+    d = cp.asarray(h)
+    f = io.StringIO()
+    cp.savetxt(f, d, fmt="%.3f")
+    f.seek(0)
+    got = cp.loadtxt(f)
+    assert isinstance(got, cp.ndarray)
+    np.testing.assert_array_equal(cp.asnumpy(got), h)
+    f.seek(0)
+    cols = cp.loadtxt(f, unpack=True)
+    assert all(isinstance(c, cp.ndarray) for c in cols)
+    np.testing.assert_array_equal(cp.asnumpy(cols[1]), h[:, 1])
+    f.seek(0)
+    np.testing.assert_array_equal(cp.asnumpy(cp.genfromtxt(f)), h)
+    f = io.StringIO("1 2\n3 4\n")
+    rec = cp.fromregex(f, r"(\d+) (\d+)", [("a", np.int64), ("b", np.int64)])
+    assert isinstance(rec, np.ndarray) and rec["b"].tolist() == [2, 4]  # structured: NumPy's
+    path = tmp_path / "a.npz"
+    cp.savez(path, d, twice=d * 2)
+    with cp.load(path) as z:
+        assert sorted(z.files) == ["arr_0", "twice"]
+        np.testing.assert_array_equal(z["twice"], h * 2)
+    cp.savez_compressed(path, d)
+    with cp.load(path) as z:
+        np.testing.assert_array_equal(z["arr_0"], h)
+
+
+def test_einsum_path_reads_shapes_only():
+    a, b, c = (np.ones((3, 4)), np.ones((4, 5)), np.ones((5, 2)))
+    for opt in ("greedy", "optimal"):
+        expected = np.einsum_path("ij,jk,kl->il", a, b, c, optimize=opt)
+        got = cp.einsum_path("ij,jk,kl->il", cp.asarray(a), cp.asarray(b), cp.asarray(c),
+                             optimize=opt)
+        assert got[0] == expected[0] and got[1] == expected[1]
+    with pytest.raises(ValueError):
+        cp.einsum_path("ij,jk->ik", cp.asarray(a), cp.asarray(a))
+
+
+def test_error_settings_are_numpys():
+    assert cp.seterr is np.seterr and cp.geterr is np.geterr
+    old = cp.seterr(divide="raise")
+    try:
+        assert np.geterr()["divide"] == "raise"
+    finally:
+        cp.seterr(**old)

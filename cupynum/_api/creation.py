@@ -20,7 +20,8 @@ __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarra
            "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity",
            "tri", "tril", "triu", "diag", "diagflat", "meshgrid", "indices", "frombuffer",
            "fromfile", "load", "save", "asnumpy", "from_dlpack", "fromiter", "fromstring",
-           "fromfunction", "asarray_chkfinite", "isfortran", "require"]
+           "fromfunction", "asarray_chkfinite", "isfortran", "require", "loadtxt",
+           "genfromtxt", "fromregex", "savetxt", "savez", "savez_compressed"]
 
 
 def _order(order):
@@ -369,6 +370,47 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
 
 def save(file, arr, allow_pickle=True, fix_imports=True):
     np.save(file, arr.get() if isinstance(arr, ndarray) else arr, allow_pickle=allow_pickle)
+
+
+def _to_device(result):
+    """A text reader's result on the device: numeric arrays moved (``unpack`` tuples
+    too); structured and masked arrays stay NumPy's, which cupynum does not hold."""
+    if isinstance(result, tuple):
+        return tuple(_to_device(r) for r in result)
+    if type(result) is np.ndarray and result.dtype.kind in "biufc":
+        return from_host(result)
+    return result
+
+
+def _host_arrays(values):
+    return [v.get() if isinstance(v, ndarray) else v for v in values]
+
+
+def loadtxt(fname, *args, like=None, **kwargs):
+    """NumPy's parser on the host, the array on the device."""
+    return _to_device(np.loadtxt(fname, *args, **kwargs))
+
+
+def genfromtxt(fname, *args, like=None, **kwargs):
+    return _to_device(np.genfromtxt(fname, *args, **kwargs))
+
+
+def fromregex(file, regexp, dtype, encoding=None):
+    return _to_device(np.fromregex(file, regexp, dtype, encoding=encoding))
+
+
+def savetxt(fname, X, *args, **kwargs):
+    np.savetxt(fname, X.get() if isinstance(X, ndarray) else X, *args, **kwargs)
+
+
+def savez(file, *args, allow_pickle=True, **kwds):
+    np.savez(file, *_host_arrays(args), allow_pickle=allow_pickle,
+             **dict(zip(kwds, _host_arrays(kwds.values()))))
+
+
+def savez_compressed(file, *args, allow_pickle=True, **kwds):
+    np.savez_compressed(file, *_host_arrays(args), allow_pickle=allow_pickle,
+                        **dict(zip(kwds, _host_arrays(kwds.values()))))
 
 
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):

@@ -4,11 +4,31 @@ from __future__ import annotations
 import numpy as np
 
 from numpy import iterable  # noqa: F401 - asks only iter(y): a 0-d cupynum array says no
+# NumPy's floating-point error settings: they govern the host backend and every computation
+# NumPy does for cupynum; GPU kernels do not raise on them (docs/differences.md)
+from numpy import (geterr, geterrcall, getbufsize, seterr, seterrcall,  # noqa: F401
+                   setbufsize)
 
 from .._array import may_overlap, ndarray
 
 __all__ = ["shape", "ndim", "size", "result_type", "may_share_memory", "shares_memory",
-           "can_cast", "min_scalar_type", "isscalar", "iscomplexobj", "isrealobj", "iterable"]
+           "can_cast", "min_scalar_type", "isscalar", "iscomplexobj", "isrealobj", "iterable",
+           "geterr", "seterr", "geterrcall", "seterrcall", "getbufsize", "setbufsize",
+           "einsum_path"]
+
+
+def _stand_in(x):
+    """A zero-stride host array of ``x``'s shape and dtype (no data): what NumPy needs from
+    an operand whose values it does not read."""
+    if isinstance(x, ndarray):
+        return np.broadcast_to(np.zeros((), x.dtype), x.shape)
+    return x
+
+
+def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
+    """NumPy's contraction planner: it reads shapes only, so it runs on stand-ins."""
+    return np.einsum_path(subscripts, *[_stand_in(x) for x in operands], optimize=optimize,
+                          einsum_call=einsum_call)
 
 
 def _meta(x):
