@@ -480,3 +480,37 @@ def test_error_settings_are_numpys():
         assert np.geterr()["divide"] == "raise"
     finally:
         cp.seterr(**old)
+
+
+# --- numpy.emath -------------------------------------------------------------------------------
+
+EMATH_INPUTS = {
+    "float64": np.array([-4.0, -1.0, -0.5, 0.0, 0.5, 1.0, 4.0, np.nan, np.inf, -np.inf]),
+    "float32": np.array([-4.0, 0.25, 9.0], np.float32),
+    "int64": np.array([-4, 0, 9]),
+    "int16": np.array([-4, 1], np.int16),
+    "uint8": np.array([0, 4], np.uint8),
+    "complex128": np.array([-4 + 0j, 1j, 2]),
+    "in domain": np.array([0.25, 1.0, 0.5]),
+}
+
+
+@pytest.mark.parametrize("name", ["sqrt", "log", "log2", "log10", "arccos", "arcsin",
+                                  "arctanh"])
+@pytest.mark.parametrize("kind", list(EMATH_INPUTS))
+def test_emath_as_numpy(name, kind):
+    """Complex results exactly where a real input leaves the domain, NumPy's dtypes
+    (complex64 for float32 and small integers), values within a few ulps."""
+    h = EMATH_INPUTS[kind]
+    compare(lambda m, x: getattr(m.emath, name)(x), h, rtol=1e-6, atol=1e-12)
+
+
+def test_emath_power_and_logn():
+    x = EMATH_INPUTS["float64"]
+    for p in (2, -1, 0.5, np.array(2.0)):
+        compare(lambda m, x: m.emath.power(x, p), x, rtol=1e-12, atol=0)
+    compare(lambda m, x: m.emath.power(x, m.asarray(x)), x, rtol=1e-12, atol=1e-300)
+    compare(lambda m, x: m.emath.power(m.asarray([2, 3]), x), np.array([-1, 2]))
+    compare(lambda m, x: m.emath.logn(2, x), x, rtol=1e-12, atol=1e-300)
+    compare(lambda m, x: m.emath.logn(x, 8.0), np.array([-2.0, 2.0]), rtol=1e-12)
+    assert complex(cp.emath.sqrt(-1)) == 1j
