@@ -43,16 +43,23 @@ def _fix_real_abs_gt_1(x):
     return _tocomplex(x) if _any_real_where(x, lambda v: abs(v) > 1) else x
 
 
-def sqrt(x):
-    return _cp().sqrt(_fix_real_lt_zero(x))
+def _in_domain(name, fix):
+    """``numpy.emath.<name>``: the ufunc ``name`` of ``fix(x)``."""
+    def f(x):
+        return getattr(_cp(), name)(fix(x))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"numpy.emath.{name}: complex results where a real x leaves the domain."
+    return f
 
 
-def log(x):
-    return _cp().log(_fix_real_lt_zero(x))
-
-
-def log10(x):
-    return _cp().log10(_fix_real_lt_zero(x))
+sqrt = _in_domain("sqrt", _fix_real_lt_zero)
+log = _in_domain("log", _fix_real_lt_zero)
+log10 = _in_domain("log10", _fix_real_lt_zero)
+log2 = _in_domain("log2", _fix_real_lt_zero)
+arccos = _in_domain("arccos", _fix_real_abs_gt_1)
+arcsin = _in_domain("arcsin", _fix_real_abs_gt_1)
+arctanh = _in_domain("arctanh", _fix_real_abs_gt_1)
 
 
 def logn(n, x):
@@ -60,21 +67,5 @@ def logn(n, x):
     return cp.log(_fix_real_lt_zero(x)) / cp.log(_fix_real_lt_zero(n))
 
 
-def log2(x):
-    return _cp().log2(_fix_real_lt_zero(x))
-
-
 def power(x, p):
     return _cp().power(_fix_real_lt_zero(x), _fix_int_lt_zero(p))
-
-
-def arccos(x):
-    return _cp().arccos(_fix_real_abs_gt_1(x))
-
-
-def arcsin(x):
-    return _cp().arcsin(_fix_real_abs_gt_1(x))
-
-
-def arctanh(x):
-    return _cp().arctanh(_fix_real_abs_gt_1(x))
