@@ -14,6 +14,7 @@ import pytest
 
 from cupynum._backends.cuda import kernels_util as ku
 from cupynum._backends.cuda import rng as crng
+from distributions import at_least_1, chi2_ok, hypergeom_pmf, logseries_pmf, zipf_pmf
 from shim import CXX, SHIM, HostArray, build
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
@@ -206,69 +207,8 @@ def test_rng_kernels_compile_with_nvrtc():
 
 
 # --- hypergeometric, logseries, zipf, von Mises, multivariate hypergeometric ----------------
-# Discrete samplers: a chi-square test against the exact pmf (scipy.stats where installed,
-# else the closed forms below), bins with expected count < 5 merged into their neighbour.
-try:
-    from scipy import stats as _stats
-except ImportError:  # pragma: no cover - scipy is optional
-    _stats = None
-
-
-def _log_choose(n, k):
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
-def hypergeom_pmf(k, good, bad, sample):
-    if _stats is not None:
-        return _stats.hypergeom.pmf(k, good + bad, good, sample)
-    return np.array([math.exp(_log_choose(good, j) + _log_choose(bad, sample - j) -
-                              _log_choose(good + bad, sample))
-                     if max(0, sample - bad) <= j <= min(good, sample) else 0.0 for j in k])
-
-
-def logseries_pmf(k, p):
-    if _stats is not None:
-        return _stats.logser.pmf(k, p)
-    k = np.asarray(k, np.float64)
-    return -np.power(p, k) / (k * math.log1p(-p))
-
-
-def zipf_pmf(k, a):
-    if _stats is not None:
-        return _stats.zipf.pmf(k, a)
-    big = 10_000  # zeta(a) by Euler-Maclaurin after `big` terms
-    zeta = (np.sum(np.arange(1, big + 1, dtype=np.float64) ** -a) + big ** (1 - a) / (a - 1)
-            - big ** -a / 2 + a * big ** (-a - 1) / 12)
-    return np.asarray(k, np.float64) ** -a / zeta
-
-
-def chi2_stat(x, pmf, kmax):
-    """(statistic, degrees of freedom) of the draws x against pmf over 0..kmax, the mass
-    above kmax in the last bin; neighbouring bins merged until each expects >= 5."""
-    n = x.size
-    counts = np.bincount(np.minimum(x, kmax + 1), minlength=kmax + 2).astype(np.float64)
-    expect = n * np.asarray(pmf(np.arange(kmax + 1)), np.float64)
-    expect = np.append(expect, max(n - expect.sum(), 0.0))
-    obs_bins, exp_bins, o, e = [], [], 0.0, 0.0
-    for ci, ei in zip(counts, expect):
-        o, e = o + ci, e + ei
-        if e >= 5:
-            obs_bins.append(o), exp_bins.append(e)
-            o = e = 0.0
-    if exp_bins:
-        obs_bins[-1] += o
-        exp_bins[-1] += e
-    obs_bins, exp_bins = np.array(obs_bins), np.array(exp_bins)
-    return float(np.sum((obs_bins - exp_bins) ** 2 / exp_bins)), max(len(exp_bins) - 1, 1)
-
-
-def chi2_ok(x, pmf, kmax):
-    """Whether the statistic is below its 99.99% point (Wilson-Hilferty, which is within
-    a percent of the exact quantile from 3 degrees of freedom; the seeds are fixed)."""
-    stat, dof = chi2_stat(x, pmf, kmax)
-    z = 3.72  # the 99.99% normal quantile
-    limit = dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3 + 3
-    return stat < limit, f"chi2 {stat:.1f} on {dof} dof, limit {limit:.1f}"
+# Discrete samplers: a chi-square test against the exact pmf (tests/distributions.py),
+# bins with expected count < 5 merged into their neighbour.
 
 
 @pytest.mark.parametrize("good,bad,sample", [
@@ -300,8 +240,7 @@ def test_logseries(dev, p):
     mean = -p / ((1 - p) * math.log1p(-p))
     var = -p * (p + math.log1p(-p)) / ((1 - p) ** 2 * math.log1p(-p) ** 2)
     assert abs(x.mean() - mean) < 6 * math.sqrt(var / N)
-    ok, msg = chi2_ok(x, lambda k: np.where(k >= 1, logseries_pmf(np.maximum(k, 1), p), 0.0),
-                      200)
+    ok, msg = chi2_ok(x, at_least_1(lambda k: logseries_pmf(k, p)), 200)
     assert ok, msg
 
 
@@ -312,7 +251,7 @@ def test_zipf(dev, a):
     if a >= 1025:
         assert (x == 1).all()
         return
-    ok, msg = chi2_ok(x, lambda k: np.where(k >= 1, zipf_pmf(np.maximum(k, 1), a), 0.0), 300)
+    ok, msg = chi2_ok(x, at_least_1(lambda k: zipf_pmf(k, a)), 300)
     assert ok, msg
     ref = np.random.default_rng(5).zipf(a, N)
     assert ks2(np.minimum(x, 10**6), np.minimum(ref, 10**6)) < KS2
@@ -410,8 +349,7 @@ def test_generator_through_kernels(kernel_generator):
     assert (lp[:, 0] == 1).all() and abs(lp[:, 1].mean() - 1 / math.log(2)) < 0.01
     z = np.asarray(g.zipf([2.0, 3000.0], size=(N // 2, 2)))
     assert (z[:, 1] == 1).all()
-    ok, msg = chi2_ok(z[:, 0], lambda k: np.where(k >= 1, zipf_pmf(np.maximum(k, 1), 2.0), 0),
-                      300)
+    ok, msg = chi2_ok(z[:, 0], at_least_1(lambda k: zipf_pmf(k, 2.0)), 300)
     assert ok, msg
     v = np.asarray(g.vonmises([0.0, 2.0], cp.asarray(np.array([10.0, 1.0])), size=(N // 2, 2)))
     ref = np.random.default_rng(0).vonmises([0.0, 2.0], [10.0, 1.0], size=(N // 2, 2))

@@ -5,8 +5,8 @@ multivariate hypergeometric).  Standalone; run from the repo root:
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/random_probe.py
 
 1. Checks (PASS/FAIL lines): mean and variance against the exact moments, a chi-square
-   against the exact pmf for the discrete ones (scipy.stats when installed, else closed
-   forms), a two-sample KS against NumPy for von Mises, device-array parameters,
+   against the exact pmf for the discrete ones (tests/distributions.py: scipy.stats when
+   installed, else closed forms), a two-sample KS against NumPy for von Mises, device-array parameters,
    reproducibility with a seed, and NumPy's ValueErrors.
 2. Timings (CUDA events, median of REPS after a warm-up) of 2^24 draws beside CuPy where
    CuPy has the distribution, then a sweep of the launch knobs rng.BLOCK and
@@ -25,11 +25,13 @@ from cupynum._backends.cuda import rng
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _probe_util import event_median_ms, import_cupy, ks_two_sample, run_check  # noqa: E402
 
+# the tests folder, for the exact pmfs the tests check the samplers against
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                os.pardir, "tests"))
+from distributions import (at_least_1, chi2_limit, chi2_stat, hypergeom_pmf,  # noqa: E402
+                           logseries_pmf, zipf_pmf)
+
 cupy = import_cupy()
-try:
-    from scipy import stats
-except Exception:  # noqa: BLE001
-    stats = None
 
 N = 1_000_000
 M = 1 << 24
@@ -38,51 +40,11 @@ FAILS = []
 check = functools.partial(run_check, fails=FAILS)
 
 
-# --- exact pmfs and moments ------------------------------------------------------------------
-def _lchoose(n, k):
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
-def hyper_pmf(k, good, bad, sample):
-    if stats is not None:
-        return stats.hypergeom.pmf(k, good + bad, good, sample)
-    return np.array([math.exp(_lchoose(good, j) + _lchoose(bad, sample - j) -
-                              _lchoose(good + bad, sample))
-                     if max(0, sample - bad) <= j <= min(good, sample) else 0.0 for j in k])
-
-
-def logser_pmf(k, p):
-    k = np.asarray(k, np.float64)
-    return np.where(k >= 1, -np.power(p, k) / (np.maximum(k, 1) * math.log1p(-p)), 0.0)
-
-
-def zipf_pmf(k, a):
-    big = 10_000  # zeta(a) by Euler-Maclaurin after `big` terms
-    zeta = (np.sum(np.arange(1, big + 1, dtype=np.float64) ** -a) + big ** (1 - a) / (a - 1)
-            - big ** -a / 2 + a * big ** (-a - 1) / 12)
-    k = np.asarray(k, np.float64)
-    return np.where(k >= 1, np.maximum(k, 1) ** -a / zeta, 0.0)
-
-
+# --- exact pmfs (tests/distributions.py, shared with the tests) and moments ----------------
 def chi2(x, pmf, kmax):
-    """Chi-square of x against pmf over 0..kmax (the rest in one bin), bins merged to an
-    expected count >= 5; returns (statistic, dof, 99.99% limit by Wilson-Hilferty)."""
-    n = x.size
-    counts = np.bincount(np.minimum(x, kmax + 1), minlength=kmax + 2).astype(np.float64)
-    expect = n * np.asarray(pmf(np.arange(kmax + 1)), np.float64)
-    expect = np.append(expect, max(n - expect.sum(), 0.0))
-    ob, ex, o, e = [], [], 0.0, 0.0
-    for ci, ei in zip(counts, expect):
-        o, e = o + ci, e + ei
-        if e >= 5:
-            ob.append(o), ex.append(e)
-            o = e = 0.0
-    ob[-1] += o
-    ex[-1] += e
-    ob, ex = np.array(ob), np.array(ex)
-    stat, dof = float(np.sum((ob - ex) ** 2 / ex)), max(len(ex) - 1, 1)
-    limit = dof * (1 - 2 / (9 * dof) + 3.72 * math.sqrt(2 / (9 * dof))) ** 3 + 3
-    return stat, dof, limit
+    """(statistic, degrees of freedom, 99.99% limit) of x against pmf over 0..kmax."""
+    stat, dof = chi2_stat(x, pmf, kmax)
+    return stat, dof, chi2_limit(dof)
 
 
 def moments_and_chi2(x, mean, var, pmf, kmax, lo=0):
@@ -104,7 +66,7 @@ def hyper_case(good, bad, sample):
         mean = sample * good / tot
         var = mean * bad / tot * (tot - sample) / max(tot - 1, 1)
         lo = int(max(0, mean - 12 * math.sqrt(var) - 1))
-        return moments_and_chi2(x, mean, var, lambda k: hyper_pmf(k, good, bad, sample),
+        return moments_and_chi2(x, mean, var, lambda k: hypergeom_pmf(k, good, bad, sample),
                                 int(min(good, sample)), lo)
     return run
 
@@ -115,7 +77,7 @@ def logser_case(p):
         lq = math.log1p(-p)
         mean = -p / ((1 - p) * lq)
         var = -p * (p + lq) / ((1 - p) ** 2 * lq ** 2)
-        return moments_and_chi2(x, mean, var, lambda k: logser_pmf(k, p), 400)
+        return moments_and_chi2(x, mean, var, at_least_1(lambda k: logseries_pmf(k, p)), 400)
     return run
 
 
@@ -123,7 +85,7 @@ def zipf_case(a):
     def run():
         x = np.asarray(cn.random.default_rng(3).zipf(a, size=N))
         assert x.dtype == np.int64 and x.min() >= 1
-        stat, dof, limit = chi2(x, lambda k: zipf_pmf(k, a), 400)
+        stat, dof, limit = chi2(x, at_least_1(lambda k: zipf_pmf(k, a)), 400)
         assert stat < limit, f"chi2 {stat:.1f} on {dof} dof > {limit:.1f}"
         return f"chi2 {stat:.0f}/{dof}"
     return run
@@ -165,8 +127,8 @@ def mvhyper():
             assert (x.sum(axis=1) == nsample).all() and (x <= colors).all() and (x >= 0).all()
             for j, c in enumerate(colors):
                 if 0 < c < tot:
-                    stat, dof, limit = chi2(x[:, j], lambda k: hyper_pmf(k, c, tot - c,
-                                                                          nsample),
+                    stat, dof, limit = chi2(x[:, j], lambda k: hypergeom_pmf(k, c, tot - c,
+                                                                             nsample),
                                             min(c, nsample))
                     assert stat < limit, f"{method} n={nsample} color {j}: chi2 {stat:.1f}"
             out.append(f"{method}/{nsample} ok")
