@@ -211,21 +211,28 @@ def test_qr(dtype, shape, mode):
     np.testing.assert_allclose(eye, np.broadcast_to(np.eye(q.shape[-1]), eye.shape), atol=r)
 
 
+def _check_svd(a, full, r):
+    """cupynum's svd of ``a`` against NumPy's: shapes, dtypes, the singular values, U S Vh
+    reconstructing ``a``, and ``compute_uv=False``; returns cupynum's (u, s) on the host."""
+    u, s, vh = (h(x) for x in cp.linalg.svd(cp.asarray(a), full_matrices=full))
+    eu, es, evh = np.linalg.svd(a, full_matrices=full)
+    assert (u.shape, s.shape, vh.shape) == (eu.shape, es.shape, evh.shape)
+    assert (u.dtype, s.dtype, vh.dtype) == (eu.dtype, es.dtype, evh.dtype)
+    np.testing.assert_allclose(s, es, rtol=r, atol=r)
+    k = min(a.shape[-2:])
+    rec = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+    np.testing.assert_allclose(rec, a, rtol=r, atol=r)
+    compare(lambda xp, a: xp.linalg.svd(a, compute_uv=False), a, rtol=r, atol=r)
+    return u, s
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 3), (2, 3, 6)])
 @pytest.mark.parametrize("full", [True, False])
 def test_svd(dtype, shape, full):
     a = rand(shape, dtype)
     r = RTOL[dtype] * 10
-    u, s, vh = (h(x) for x in cp.linalg.svd(cp.asarray(a), full_matrices=full))
-    eu, es, evh = np.linalg.svd(a, full_matrices=full)
-    assert (u.shape, s.shape, vh.shape) == (eu.shape, es.shape, evh.shape)
-    assert (u.dtype, s.dtype, vh.dtype) == (eu.dtype, es.dtype, evh.dtype)
-    np.testing.assert_allclose(s, es, rtol=r, atol=r)
-    k = min(shape[-2:])
-    rec = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
-    np.testing.assert_allclose(rec, a, rtol=r, atol=r)
-    compare(lambda xp, a: xp.linalg.svd(a, compute_uv=False), a, rtol=r, atol=r)
+    _check_svd(a, full, r)
     compare(lambda xp, a: xp.linalg.svdvals(a), a, rtol=r, atol=r)
 
 
@@ -497,18 +504,10 @@ def test_stacked_svd(dtype, shape, full):
     """Singular values descending, as NumPy's; U, Vh orthonormal and reconstructing A."""
     a = rand(shape, dtype)
     r = RTOL[dtype] * 100
-    u, s, vh = (h(x) for x in cp.linalg.svd(cp.asarray(a), full_matrices=full))
-    eu, es, evh = np.linalg.svd(a, full_matrices=full)
-    assert (u.shape, s.shape, vh.shape) == (eu.shape, es.shape, evh.shape)
-    assert (u.dtype, s.dtype, vh.dtype) == (eu.dtype, es.dtype, evh.dtype)
+    u, s = _check_svd(a, full, r)
     assert (np.diff(s, axis=-1) <= 0).all()
-    np.testing.assert_allclose(s, es, rtol=r, atol=r)
-    k = min(shape[-2:])
-    np.testing.assert_allclose((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a,
-                               rtol=r, atol=r)
     uh_u = np.conj(np.swapaxes(u, -1, -2)) @ u
     np.testing.assert_allclose(uh_u, np.broadcast_to(np.eye(u.shape[-1]), uh_u.shape), atol=r)
-    compare(lambda xp, a: xp.linalg.svd(a, compute_uv=False), a, rtol=r, atol=r)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
