@@ -572,3 +572,21 @@ def test_matmul_vectors_and_matrices(dtype):
     compare(lambda xp, m: m[:, :0] @ m[:0, :], m)  # k = 0: zeros
     compare(lambda xp, m, v: m @ m, m, v)  # ValueError: 5 != 6
     compare(lambda xp, v, w: v @ w, v, w)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_matmul_same_batch_stacks(dtype):
+    """Stacks of one batch shape and one float dtype (the direct path): contiguous, small
+    (our kernel) and large (cuBLAS) matrices, views, k = 0, an empty batch, and NumPy's
+    errors for mismatched inner sizes."""
+    r = RTOL[dtype] * 10
+    small = rand((7, 4, 4), dtype)
+    big = rand((3, 20, 20), dtype, 1)
+    compare(lambda xp, a: a @ a, small, rtol=r, atol=r)
+    compare(lambda xp, a: a @ a.transpose(0, 2, 1), big, rtol=r, atol=r)
+    compare(lambda xp, a: a[:, ::2, 1:3] @ a[:, :2, ::-3], big, rtol=r, atol=r)
+    compare(lambda xp, a: a.reshape(7, 2, 2, 4) @ a.reshape(7, 2, 4, 2), small, rtol=r, atol=r)
+    compare(lambda xp, a: a[:, :, :0] @ a[:, :0, :], small)  # k = 0: zeros
+    compare(lambda xp, a: a[:0] @ a[:0], small)  # an empty batch
+    compare(lambda xp, a: a @ a[:, :3], small)  # ValueError: 3 != 4
+    compare(lambda xp, a, b: a @ b, small, big)  # ValueError: batches do not broadcast

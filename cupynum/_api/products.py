@@ -58,13 +58,15 @@ _BLAS_CHARS = frozenset("fdFD")
 
 
 def _plain_matmul(a, b):
-    """``a @ b`` for 1-D or 2-D arrays of one float or complex dtype whose inner sizes match
-    (matrix-vector products and dots in a loop): NumPy's resolution is then the operands'
-    dtype and there is no batch, so the views go straight to the backend; None otherwise."""
+    """``a @ b`` for arrays of one float or complex dtype whose inner sizes match, 1-D or
+    2-D (matrix-vector products and dots in a loop) or stacks of one batch shape: NumPy's
+    resolution is then the operands' dtype and nothing broadcasts, so the views go straight
+    to the backend; None otherwise."""
     na, nb = len(a._shape), len(b._shape)
-    if not (0 < na <= 2 and 0 < nb <= 2) or a.dtype != b.dtype or a.dtype.char not in \
-            _BLAS_CHARS:
+    if not (na and nb) or a.dtype != b.dtype or a.dtype.char not in _BLAS_CHARS:
         return None
+    if na > 2 or nb > 2:
+        return _same_batch_matmul(a, b)
     k = a._shape[-1]
     if k != b._shape[0]:
         return None  # the general path raises NumPy's error
@@ -81,6 +83,18 @@ def _plain_matmul(a, b):
         return res
     shape = (m,) if na == 2 else ((n,) if nb == 2 else ())
     return _make(res._buf, 0, shape, (dt.itemsize,) if shape else (), dt, None)
+
+
+def _same_batch_matmul(a, b):
+    """``a @ b`` for stacks of matrices with the same batch shape (a batch of small
+    products in a loop is all host time), or None."""
+    sa, sb = a._shape, b._shape
+    if len(sa) != len(sb) or sa[:-2] != sb[:-2] or sa[-1] != sb[-2]:
+        return None
+    res = empty_array(sa[:-1] + sb[-1:], a.dtype)
+    if res._size:
+        _backends.get().matmul(a, b, res)
+    return res
 
 
 def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True,

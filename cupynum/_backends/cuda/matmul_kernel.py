@@ -87,6 +87,8 @@ def _element_strides(backend, x, batch_shape, rows, cols):
     """(x or a C-contiguous copy, [batch, row, col] strides in elements)."""
     from .blas import Temp, _batch_stride
 
+    if x._c_contig:  # the usual case, without the general walk below
+        return x, [rows * cols if len(x._shape) > 2 else 0, cols, 1]
     isz = x.dtype.itemsize
     bs = _batch_stride(x._shape[:-2], x._strides[:-2])
     rs, cs = x._strides[-2], x._strides[-1]
@@ -111,5 +113,4 @@ def matmul(backend, a, b, out) -> None:
     b, sb = _element_strides(backend, b, batch_shape, k, n)
     grid = max(1, min(-(-total // BLOCK), 65535 * 8))
     DEV.launch(matmul_kernel(np.dtype(out.dtype)), grid, BLOCK,
-               [ku.ptr(a), ku.ptr(b), ku.ptr(out), m, n, k, np.array(sa + sb, np.int64),
-                total])
+               [ku.ptr(a), ku.ptr(b), ku.ptr(out), m, n, k, sa + sb, total])
