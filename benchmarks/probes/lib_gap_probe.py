@@ -1,7 +1,8 @@
 """Where the last few per cent go: fft/rfft, solve and gather beside CuPy, piece by piece.
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/lib_gap_probe.py [--quick]
-    (PROBE_SECTIONS=gather,fft,solve,gemm picks the sections; the first three by default)
+    (PROBE_SECTIONS=gather,fft,solve,gemm,svd,batch picks the sections; the first three by
+    default)
 
 Each library-bound row of side_by_side.py that trails CuPy by 1-5% is timed here several
 ways, cupynum and CuPy alternating (cupynum, CuPy, cupynum, CuPy), so that order, clocks
@@ -227,8 +228,112 @@ def gemm_section():
         blas.GEMM_API = base
 
 
+def _svd_errors(a64, u, s, v_or_vh, vh_given):
+    """(singular values' max error relative to s[0], reconstruction error, max |U^T U - I|)
+    in float64 against NumPy's float64 SVD of the same matrix."""
+    u, s, v = (np.asarray(x, np.float64) for x in (u, s, v_or_vh))
+    vh = v if vh_given else v.T
+    ref = np.linalg.svd(a64, compute_uv=False)
+    err_s = np.abs(np.sort(s)[::-1] - ref).max() / ref[0]
+    k = s.shape[0]
+    rec = np.linalg.norm((u[:, :k] * s) @ vh[:k] - a64) / np.linalg.norm(a64)
+    orth = np.abs(u.T @ u - np.eye(u.shape[1])).max()
+    return err_s, rec, orth
+
+
+def svd_section():
+    """``svd`` of a square float32 matrix: cuSOLVER's gesvd (what cupynum and CuPy call)
+    beside gesvdj (one-sided Jacobi) and Xgesvdp (polar decomposition), each timed with
+    CUDA events on the column-major copy and checked against NumPy's float64 SVD."""
+    from cupynum._backends.cuda import memory, solver
+
+    rng = np.random.default_rng(3)
+    n = 512 if QUICK else 2048
+    h = rng.standard_normal((n, n)).astype(np.float32)
+    a = cpn.asarray(h)
+    a64 = h.astype(np.float64)
+    ka = cupy.asarray(h) if cupy else None
+    for lib, fn in ((cpn, lambda: cpn.linalg.svd(a)), (cupy, lambda: cupy.linalg.svd(ka)),
+                    (cpn, lambda: cpn.linalg.svd(a)), (cupy, lambda: cupy.linalg.svd(ka))):
+        if lib is not None:  # (a call takes ~0.3 s: events around 3 calls, not ``ways``)
+            log(f"svd (u, s, vh) {lib.__name__}: {event_median_ms(lib, fn, 3, warm=1):.2f} ms")
+    be = cpn._backends.get()
+    lib, hd = solver.lib(), solver.handle()
+    a3 = a.reshape((1, n, n))
+    fresh = solver.colmajor_copy(be, a3)
+    af = solver.colmajor_copy(be, a3)
+    sz = n * n * 4
+    sb, ub, vb = memory.alloc(n * 4), memory.alloc(sz), memory.alloc(sz)
+    info = memory.alloc(8)
+
+    def refresh():
+        memory.memcpy_dtod(af.ptr, fresh.ptr, sz)
+
+    def ev(fn, reps=3):
+        return event_median_ms(cpn, fn, reps, warm=1) * 1e3
+
+    def host(ptr, shape, dt=np.float32):
+        out = np.empty(shape, dt)
+        memory.memcpy_dtoh(out, ptr)
+        return out
+
+    def report(name, fn, vh_given):
+        try:
+            t = ev(lambda: (refresh(), fn())) - t_ref
+            refresh()
+            fn()
+            device_sync(cpn)()
+            u = host(ub.ptr, (n, n)).T  # column-major
+            v = host(vb.ptr, (n, n)).T
+            e = _svd_errors(a64, u, host(sb.ptr, (n,)), v, vh_given)
+            log(f"svd {name}: {t / 1e3:.2f} ms  s err {e[0]:.2e}  recon {e[1]:.2e}  "
+                f"orth {e[2]:.2e}  info {int(host(info.ptr, (1,), np.int32)[0])}")
+        except Exception as ex:  # noqa: BLE001
+            log(f"svd {name}: ERROR {type(ex).__name__}: {str(ex)[:200]}")
+
+    t_ref = ev(refresh)
+    lw = lib.sgesvd_buffer_size(hd, n, n)
+    w1 = memory.alloc(max(lw, 1) * 4)
+    rw = memory.alloc(n * 4)
+    report("gesvd A/A", lambda: lib.sgesvd(hd, ord("A"), ord("A"), n, n, af.ptr, n, sb.ptr,
+                                           ub.ptr, n, vb.ptr, n, w1.ptr, lw, rw.ptr, info.ptr),
+           True)
+    prm = lib.create_gesvdj_info()
+    for tol in (None, 1e-6):  # None: cuSOLVER's default (machine epsilon)
+        if tol is not None:
+            lib.xgesvdj_set_tolerance(prm, tol)
+        lj = lib.sgesvdj_buffer_size(hd, 1, 0, n, n, af.ptr, n, sb.ptr, ub.ptr, n, vb.ptr, n,
+                                     prm)
+        w2 = memory.alloc(max(lj, 1) * 4)
+        report(f"gesvdj tol {tol}", lambda: lib.sgesvdj(
+            hd, 1, 0, n, n, af.ptr, n, sb.ptr, ub.ptr, n, vb.ptr, n, w2.ptr, lj, info.ptr,
+            prm), False)
+    xp = solver.params()
+    for econ in (1, 0):
+        try:
+            dsz, hsz = lib.xgesvdp_buffer_size(hd, xp, 1, econ, n, n, 0, af.ptr, n, 0, sb.ptr,
+                                               0, ub.ptr, n, 0, vb.ptr, n, 0)
+        except Exception as ex:  # noqa: BLE001
+            log(f"svd Xgesvdp econ {econ}: ERROR {type(ex).__name__}: {str(ex)[:200]}")
+            continue
+        wd = memory.alloc(max(int(dsz), 1))
+        wh = np.empty(max(int(hsz), 1), np.uint8)
+        report(f"Xgesvdp econ {econ}", lambda: lib.xgesvdp(
+            hd, xp, 1, econ, n, n, 0, af.ptr, n, 0, sb.ptr, 0, ub.ptr, n, 0, vb.ptr, n, 0,
+            wd.ptr, int(dsz), wh.ctypes.data, int(hsz), info.ptr), False)
+
+
+def batch_section():
+    """``a @ a`` for 10,000 4x4 float32 matrices (side_by_side's row): host and device time."""
+    h = np.random.default_rng(4).standard_normal((10000, 4, 4)).astype(np.float32)
+    a = cpn.asarray(h)
+    check("batch 4x4", a @ a, h @ h, 1e-5)
+    ka = cupy.asarray(h) if cupy else None
+    side_by_side("batch 4x4 a @ a", lambda: a @ a, (lambda: ka @ ka) if cupy else None)
+
+
 SECTIONS = {"gather": gather_section, "fft": fft_section, "solve": solve_section,
-            "gemm": gemm_section}
+            "gemm": gemm_section, "svd": svd_section, "batch": batch_section}
 
 
 def main():

@@ -150,6 +150,20 @@ def launch_variants(cp, sync):
     if v2 is not None:
         variants["v2 launch_kernel, all ints (CUPYNUM_LAUNCH=v2)"] = (
             lambda: v2(fint, grid, 1, 1, 256, 1, 1, 0, 0, addr, 0))
+    # the stream launched on: the legacy default stream (0) is ordered with every blocking
+    # stream of the context, the per-thread default stream (2) and a non-blocking stream
+    # are not, which may change the driver's own work per launch
+    sp = d.CUstream(2)
+    err, snb = d.cuStreamCreate(1)  # CU_STREAM_NON_BLOCKING
+    variants["bindings, per-thread default stream (2)"] = (
+        lambda: L(func, grid, 1, 1, 256, 1, 1, 0, sp, addr, 0))
+    variants["bindings, a non-blocking stream"] = (
+        lambda: L(func, grid, 1, 1, 256, 1, 1, 0, snb, addr, 0))
+    if v2 is not None:
+        variants["v2, per-thread default stream (2)"] = (
+            lambda: v2(fint, grid, 1, 1, 256, 1, 1, 0, 2, addr, 0))
+        variants["v2, a non-blocking stream"] = (
+            lambda: v2(fint, grid, 1, 1, 256, 1, 1, 0, int(snb), addr, 0))
     for name, fn in variants.items():
         attempt(name, lambda fn=fn: per_call(fn, sync))
     return bare

@@ -84,6 +84,10 @@ ARG_LOADS = 4  # RED_ARG_LOADS: 16-byte loads in flight per thread on that path
 # CHAIN_TRANSPOSE, whose tile keeps the elements for the end, so that they are not held in
 # registers across the look-back) and the arg-reductions' rows kernels
 CHAIN_MINB = {1: 5, 2: 5, 4: 4, 8: 4}
+# Measured and not kept (H200, reduce_probe): a "lean" tile whose input arrives in shared
+# memory by cp.async (no registers hold it: 40 registers, six blocks an SM) ran f32 2^28 in
+# 727 us against 700-735 us here, float64 in 860-903 against 709-737 us, and 16k^2 rows in
+# 631-651 against 569-591 us: more resident tiles do not hide the look-back better.
 # Scans of lines whose kept positions are innermost (column scans: axis 0 of a C-contiguous
 # matrix) take ``scan_blocks`` (a thread a line, coalesced rows, the lines cut into chunks
 # with a chunk-prefix pass) when COLS and there are COL_MIN_LINES lines or more:
