@@ -336,3 +336,27 @@ def test_many_dims(shape, axis):
     compare(lambda xp, a: xp.max(a, axis=axis), x)
     if not isinstance(axis, tuple):
         compare(lambda xp, a: xp.argmax(a, axis=axis), x)
+
+
+def test_repeated_axis_calls_take_the_cached_path():
+    """Calls with only ``axis`` and ``keepdims`` are cached per (ufunc, dtype, shape, axis,
+    keepdims) after their first call: the repeats give NumPy's values, shapes and flags,
+    fresh arrays each time, and NumPy's errors for what the cache must not accept."""
+    h = np.arange(60, dtype=np.float32).reshape(4, 15) - 7
+    x = cp.asarray(h)
+    for _ in range(3):
+        for axis, kd in ((1, True), (0, True), (-1, False), (None, True), (None, False)):
+            for name in ("sum", "max", "min", "prod"):
+                got = getattr(x, name)(axis=axis, keepdims=kd)
+                want = getattr(h, name)(axis=axis, keepdims=kd)
+                assert got.shape == want.shape and got.dtype == want.dtype
+                assert got.flags.c_contiguous == want.flags.c_contiguous
+                assert got.flags.f_contiguous == want.flags.f_contiguous
+                np.testing.assert_array_equal(cp.asnumpy(got), want)
+    first = x.sum(axis=1, keepdims=True)
+    second = x.sum(axis=1, keepdims=True)
+    second[...] = 0  # a new array each call
+    np.testing.assert_array_equal(cp.asnumpy(first), h.sum(axis=1, keepdims=True))
+    for bad in (1.0, 2, np.float64(1)):  # after axis=1's entry exists
+        compare(lambda xp, a, bad=bad: a.sum(axis=bad, keepdims=True), h)
+    compare(lambda xp, a: xp.add.reduce(a, axis=[1]), h)  # a list: NumPy's own answer

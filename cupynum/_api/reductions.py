@@ -19,6 +19,8 @@ import numpy as np
 
 from .. import _backends
 from .._array import broadcast_view, empty_array, may_overlap, ndarray
+
+_new = object.__new__
 from .._backends.base import ReduceOp
 from .._dtypes import normalize
 
@@ -90,7 +92,10 @@ def _reduce_op(name, functor, loop):
 # --- ufunc.reduce ----------------------------------------------------------------------------
 
 _meta: dict = {}
-_fast: dict = {}  # (ufunc, dtype, shape) -> (result dtype, ReduceOp, axes) for axis=None calls
+# Calls with only ``axis`` and ``keepdims`` given, by (ufunc, dtype, shape, axis, keepdims):
+# (result dtype, ReduceOp, axes, kept shape, None or the keepdims view's (shape, strides,
+# C-contiguous, F-contiguous)), filled by the general path of ``ufunc_reduce``.
+_fast: dict = {}
 
 
 def _pattern(shape):
@@ -100,9 +105,9 @@ def _pattern(shape):
 def _axis_key(axis):
     if axis is None or isinstance(axis, (int, np.integer)):
         return axis if axis is None else operator.index(axis)
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, tuple):
         return tuple(operator.index(x) for x in axis)
-    return operator.index(axis)  # TypeError like NumPy
+    return operator.index(axis)  # TypeError like NumPy (a list too)
 
 
 def _normalize_axes(axis, ndim):
@@ -175,14 +180,23 @@ def _out_arg(out):
 def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NoValue,
                  where=True):
     """``uf.reduce`` (NumPy's semantics; see the module docstring)."""
-    plain = (axis is None and dtype is None and out is None and keepdims is False and
-             initial is _NoValue and where is True and type(a) is ndarray)
-    if plain:  # ``a.sum()``: one lookup, one allocation, the backend's launch
-        e = _fast.get((uf, a.dtype, a._shape))
+    # ``a.sum()``, ``x.max(axis=1, keepdims=True)``: a lookup, an allocation, the backend's
+    # launch (axis None or an int: 1.0 would find 1's entry, and NumPy refuses it)
+    plain = (dtype is None and out is None and initial is _NoValue and where is True and
+             type(a) is ndarray and (axis is None or type(axis) is int))
+    if plain:
+        e = _fast.get((uf, a.dtype, a._shape, axis, keepdims))
         if e is not None:
-            target = empty_array((), e[0])
-            _backends._backend.reduce(e[1], a, target, e[2], None)
-            return target
+            odt, op, axes, kept, view = e
+            target = empty_array(kept, odt)
+            _backends._backend.reduce(op, a, target, axes, None)
+            if view is None:
+                return target
+            res = _new(ndarray)  # the keepdims view of the new result, its layout cached
+            res._buf, res._offset, res.dtype, res._size, res._base = (target._buf, 0, odt,
+                                                                       target._size, None)
+            res._shape, res._strides, res._c_contig, res._f_contig = view
+            return res
     a = _asarray(a)
     out = _out_arg(out)
     if dtype is not None:
@@ -231,10 +245,14 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
             src = _where(mask, a.astype(loop, copy=False), op.neutral)
         init = loop.type(initial) if has_initial else None
         _backends.get().reduce(op, src, target, axes, init)
-        if plain and out is None and not has_where and not kept and src is a:
+        if plain and keepdims in (False, True) and src is a:
             if len(_fast) > 1024:
                 _fast.clear()
-            _fast[(uf, a.dtype, a._shape)] = (odt, op, axes)
+            view = None
+            if keepdims:
+                v = target.reshape(kshape)
+                view = (v._shape, v._strides, v._c_contig, v._f_contig)
+            _fast[(uf, a.dtype, a._shape, axis, keepdims)] = (odt, op, axes, kept, view)
     if out is not None:
         if target is not out and not _is_view_of(target, out):
             from .._array import assign
@@ -275,7 +293,6 @@ def _fill_value(target, value):
 # --- ufunc.accumulate / reduceat -----------------------------------------------------------
 
 _acc_meta: dict = {}
-_fast: dict = {}  # (ufunc, dtype, shape) -> (result dtype, ReduceOp, axes) for axis=None calls
 
 
 def _scan(uf, a, axis, dtype, out, np_func):
