@@ -154,10 +154,19 @@ def colmajor_view(t: Temp, b, m, n, ld=None) -> Temp:
 
 
 def scalar_ptrs(char, alpha, beta):
-    """Host arrays for alpha/beta (cuBLAS reads host pointers by default); keep them alive."""
-    st = _SCALAR[char]
-    arr = np.array([alpha, beta], dtype=st)
-    return arr, arr.ctypes.data, arr.ctypes.data + arr.itemsize
+    """Host arrays for alpha/beta (cuBLAS reads host pointers by default); keep them alive.
+    Built once per (dtype, alpha, beta) and never written: cuBLAS reads them during the
+    call, so every thread and call may share one."""
+    key = (char, alpha, beta)
+    hit = _scalars.get(key)
+    if hit is None:
+        arr = np.array([alpha, beta], dtype=_SCALAR[char])
+        arr.flags.writeable = False
+        hit = _scalars[key] = (arr, arr.ctypes.data, arr.ctypes.data + arr.itemsize)
+    return hit
+
+
+_scalars: dict = {}
 
 
 # --- matmul ------------------------------------------------------------------------------
