@@ -352,7 +352,10 @@ def test_repeated_axis_calls_take_the_cached_path():
                 assert got.shape == want.shape and got.dtype == want.dtype
                 assert got.flags.c_contiguous == want.flags.c_contiguous
                 assert got.flags.f_contiguous == want.flags.f_contiguous
-                np.testing.assert_array_equal(cp.asnumpy(got), want)
+                if name in ("max", "min"):
+                    np.testing.assert_array_equal(cp.asnumpy(got), want)
+                else:  # float32 sums and products of 15 terms: another order than NumPy's
+                    np.testing.assert_allclose(cp.asnumpy(got), want, rtol=2e-6, atol=0)
     first = x.sum(axis=1, keepdims=True)
     second = x.sum(axis=1, keepdims=True)
     second[...] = 0  # a new array each call
