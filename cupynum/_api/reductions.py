@@ -19,8 +19,6 @@ import numpy as np
 
 from .. import _backends
 from .._array import broadcast_view, empty_array, may_overlap, ndarray
-
-_new = object.__new__
 from .._backends.base import ReduceOp
 from .._dtypes import normalize
 
@@ -91,6 +89,7 @@ def _reduce_op(name, functor, loop):
 
 # --- ufunc.reduce ----------------------------------------------------------------------------
 
+_new = object.__new__
 _meta: dict = {}
 # Calls with only ``axis`` and ``keepdims`` given, by (ufunc, dtype, shape, axis, keepdims):
 # (result dtype, ReduceOp, axes, kept shape, None or the keepdims view's (shape, strides,
