@@ -897,28 +897,25 @@ def _fast_scalar_power():
     (a Python float) of a float or complex array are ``square``, ``reciprocal`` and
     ``sqrt`` (so ``(-0.0) ** 0.5`` is -0.0, as ``sqrt`` gives); in place for ``**=``."""
     power, ipower = ndarray.__pow__, ndarray.__ipow__
-    by_int = {2: UFUNCS["square"], -1: UFUNCS["reciprocal"]}
-    sqrt = UFUNCS["sqrt"]
-
-    def fast(self, other):
-        t = type(other)
-        if t is int:
-            uf = by_int.get(other)
-        elif t is float and other == 0.5:
-            uf = sqrt
-        else:
-            return None
-        if uf is None or self.dtype.kind not in "fc":
-            return None
-        return uf
+    # (exponent type, value): the type is part of the key, so 2.0 and True stay on power
+    by_exponent = {(int, 2): UFUNCS["square"], (int, -1): UFUNCS["reciprocal"],
+                   (float, 0.5): UFUNCS["sqrt"]}
 
     def pow_(self, other):
-        uf = fast(self, other)
-        return power(self, other) if uf is None else uf(self)
+        t = type(other)
+        if (t is int or t is float) and self.dtype.kind in "fc":
+            uf = by_exponent.get((t, other))
+            if uf is not None:
+                return uf(self)
+        return power(self, other)
 
     def ipow(self, other):
-        uf = fast(self, other)
-        return ipower(self, other) if uf is None else uf(self, out=self)
+        t = type(other)
+        if (t is int or t is float) and self.dtype.kind in "fc":
+            uf = by_exponent.get((t, other))
+            if uf is not None:
+                return uf(self, out=self)
+        return ipower(self, other)
 
     ndarray.__pow__, ndarray.__ipow__ = pow_, ipow
 

@@ -8,7 +8,6 @@ GEMM, or our kernel for integer and bool types and batches of small float matric
 from __future__ import annotations
 
 import functools
-
 import operator
 
 import numpy as np
