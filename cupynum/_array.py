@@ -479,9 +479,7 @@ class ndarray:
             if view is not None:
                 return view
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
-            from ._api import indexing
-
-            return indexing.getitem_advanced(self, key)
+            return (_getitem_advanced or _advanced_getter())(self, key)
         try:
             offset, shape, strides = basic_view(self._offset, self._shape, self._strides, key)
         except AdvancedIndex:
@@ -588,6 +586,17 @@ class ndarray:
 
 
 # ------------------------------------------------------------------------------------------
+_getitem_advanced = None  # _api.indexing.getitem_advanced, imported on first use
+
+
+def _advanced_getter():
+    global _getitem_advanced
+    from ._api import indexing
+
+    _getitem_advanced = indexing.getitem_advanced
+    return _getitem_advanced
+
+
 def _make(buf, offset, shape, strides, dtype, base):
     """A new array object over ``buf`` (no allocation, no copy)."""
     a = object.__new__(ndarray)

@@ -104,6 +104,7 @@ static int __shfl_up_sync(unsigned, int v, int d) {  // called by every thread, 
   cpn_barrier(); return r;
 }
 template <class T> static T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
+static void __threadfence_system() {}
 static unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) {
   unsigned long long o = *p; if (o == c) *p = v; return o;
 }

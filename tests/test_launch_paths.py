@@ -307,8 +307,10 @@ assert runtime.nondefault_streams == 0
 e = a + b
 assert last[8] == 0
 launch = cp.add._fast[(a.dtype, b.dtype, 0)][1]
-if runtime.LAUNCH == "v2":  # (cuda-bindings 13.x has it; elsewhere 'bindings' stands in)
-    assert launch.__globals__["raw"] is runtime.v2_launch() is not None
+if runtime.LAUNCH in ("v2", "auto") and runtime.v2_launch() is not None:
+    assert launch.__globals__["raw"] is runtime.v2_launch()  # (else 'bindings' stands in)
+elif runtime.LAUNCH == "bindings":
+    assert launch.__globals__["raw"] is runtime.bindings_launch()
 out = cp.empty(1000, np.float32)
 bare = launch.bare((a, b), (out,), 1000)
 n0 = count.value
@@ -382,7 +384,7 @@ def fake_driver(tmp_path_factory):
     return d
 
 
-@pytest.mark.parametrize("mode", ["bindings", "ctypes", "v2"])
+@pytest.mark.parametrize("mode", ["bindings", "ctypes", "v2", "auto"])
 def test_launch_paths_against_a_fake_driver(fake_driver, mode, tmp_path_factory):
     env = dict(os.environ, LD_LIBRARY_PATH=f"{fake_driver}:{os.environ.get('LD_LIBRARY_PATH', '')}",
                CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, PYTHONPATH=str(ROOT),

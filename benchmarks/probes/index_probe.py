@@ -3,6 +3,7 @@ timings and every kernel variant of cupynum/_backends/cuda/indexing.py, in one r
 
     CUPYNUM_BACKEND=cuda PYTHONPATH=. python benchmarks/probes/index_probe.py [--reps 20]
         [--skip-check] [--shrink S] [--only-gather]   (S: sizes / 4**S, for a smoke run)
+        [--sweep FLAG_MAPPED,ILP] [--cases f4:28:26]   (narrow the gather timings)
 
 The gather section checks every knob variant against NumPy (values, negative indices,
 IndexError), then per case (f32/f64; 2^26 of 2^26, 2^26 of 2^28, 2^28 of 2^28) times CuPy's
@@ -147,7 +148,7 @@ def correctness():
 # The defaults of the gather knobs, and the variants timed one at a time from them.
 GATHER_KNOBS = ("GATHER_ILP", "GATHER_BLOCK", "GATHER_BLOCKS_PER_SM", "GATHER_O32", "GATHER_I32",
                 "GATHER_IDX_HALVES", "GATHER_IDX_LOAD", "GATHER_DATA_LOAD", "GATHER_STORE",
-                "GATHER_FLAG_PINNED")
+                "GATHER_FLAG_MAPPED", "GATHER_FLAG_PINNED")
 GATHER_DEFAULTS = {kn: getattr(cix, kn) for kn in GATHER_KNOBS}
 GATHER_SWEEP = {
     "GATHER_ILP": (1, 2, 8),
@@ -159,13 +160,20 @@ GATHER_SWEEP = {
     "GATHER_IDX_LOAD": ("plain", "nc_na", "cs", "nc_ef"),
     "GATHER_DATA_LOAD": ("ldg", "nc_na"),
     "GATHER_STORE": ("cs", "na", "ef"),
+    "GATHER_FLAG_MAPPED": (False,),
     "GATHER_FLAG_PINNED": (False,),
 }
+# --sweep KNOB,KNOB (names without GATHER_) and --cases f4:28:26,... narrow the timed part
+SWEEP_ONLY: list = []
+CASES_ONLY: list = []
 
 
 def set_gather_knobs(knobs=None):
+    mapped = cix.GATHER_FLAG_MAPPED
     for kn, v in {**GATHER_DEFAULTS, **(knobs or {})}.items():
         setattr(cix, kn, v)
+    if cix.GATHER_FLAG_MAPPED != mapped:
+        cix._FLAG.buf = None  # a new flag, with (or without) its mapped host copy
 
 
 def knob_label(knobs):
@@ -177,7 +185,8 @@ def gather_correctness(rng):
     values, negative indices, and IndexError for out-of-range ones (also those whose low
     32 bits alone would be in range)."""
     ok = True
-    variants = [{}] + [{kn: v} for kn, vals in GATHER_SWEEP.items() for v in vals]
+    variants = [{}] + [{kn: v} for kn, vals in GATHER_SWEEP.items() for v in vals
+                       if not SWEEP_ONLY or kn[7:] in SWEEP_ONLY]
     variants.append({"GATHER_I32": True, "GATHER_IDX_HALVES": True, "GATHER_IDX_LOAD": "nc_na",
                      "GATHER_STORE": "cs", "GATHER_BLOCKS_PER_SM": 8})
     n = 100_003
@@ -258,6 +267,8 @@ def gather_case(dt, n, k, rng):
     cix.GATHER_STREAMING = True
     best = {}
     for kn, vals in GATHER_SWEEP.items():
+        if SWEEP_ONLY and kn[7:] not in SWEEP_ONLY:
+            continue
         for v in vals:
             set_gather_knobs({kn: v})
             try:
@@ -293,6 +304,9 @@ def gather_section(sh, rng):
     combos = []
     for dt in (np.float32, np.float64):
         for n, k in ((2**26, 2**26), (2**28, 2**26), (2**28, 2**28)):
+            tag = f"f{np.dtype(dt).itemsize}:{n.bit_length() - 1}:{k.bit_length() - 1}"
+            if CASES_ONLY and tag not in CASES_ONLY:
+                continue
             combos.append(gather_case(dt, n >> (2 * sh), k >> (2 * sh), rng))
     votes = {}
     for c in combos:
@@ -324,8 +338,13 @@ def main():
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--shrink", type=int, default=0, help="sizes / 4**shrink (smoke runs)")
     ap.add_argument("--only-gather", action="store_true", help="the gather checks and timings")
+    ap.add_argument("--sweep", default="", help="gather knobs to sweep, e.g. FLAG_MAPPED,ILP")
+    ap.add_argument("--cases", default="", help="gather cases, e.g. f4:28:26 (dtype size, "
+                    "log2 of the source and index lengths)")
     args = ap.parse_args()
     REPS = args.reps
+    SWEEP_ONLY[:] = [k for k in args.sweep.split(",") if k]
+    CASES_ONLY[:] = [k for k in args.cases.split(",") if k]
     sh = args.shrink
     b = _backends.get()
     print(f"backend {_backends.name()}; cupy {cupy.__version__ if cupy else '-'}")

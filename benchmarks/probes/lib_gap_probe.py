@@ -277,7 +277,9 @@ def svd_section():
         memory.memcpy_dtoh(out, ptr)
         return out
 
-    def report(name, fn, vh_given):
+    ref_s = np.linalg.svd(a64, compute_uv=False)
+
+    def report(name, fn, vh_given, extra=None):
         try:
             t = ev(lambda: (refresh(), fn())) - t_ref
             refresh()
@@ -285,9 +287,12 @@ def svd_section():
             device_sync(cpn)()
             u = host(ub.ptr, (n, n)).T  # column-major
             v = host(vb.ptr, (n, n)).T
-            e = _svd_errors(a64, u, host(sb.ptr, (n,)), v, vh_given)
+            sv = host(sb.ptr, (n,))
+            e = _svd_errors(a64, u, sv, v, vh_given)
             log(f"svd {name}: {t / 1e3:.2f} ms  s err {e[0]:.2e}  recon {e[1]:.2e}  "
-                f"orth {e[2]:.2e}  info {int(host(info.ptr, (1,), np.int32)[0])}")
+                f"orth {e[2]:.2e}  info {int(host(info.ptr, (1,), np.int32)[0])}  "
+                f"s[:2] {sv[:2]} s[-2:] {sv[-2:]} (NumPy {ref_s[:2]} {ref_s[-2:]})"
+                + (f"  {extra()}" if extra else ""))
         except Exception as ex:  # noqa: BLE001
             log(f"svd {name}: ERROR {type(ex).__name__}: {str(ex)[:200]}")
 
@@ -298,16 +303,19 @@ def svd_section():
     report("gesvd A/A", lambda: lib.sgesvd(hd, ord("A"), ord("A"), n, n, af.ptr, n, sb.ptr,
                                            ub.ptr, n, vb.ptr, n, w1.ptr, lw, rw.ptr, info.ptr),
            True)
-    prm = lib.create_gesvdj_info()
-    for tol in (None, 1e-6):  # None: cuSOLVER's default (machine epsilon)
+    for tol, sweeps in ((None, None), (1e-6, None), (None, 200)):  # None: cuSOLVER's default
+        prm = lib.create_gesvdj_info()  # (eps and 100 sweeps)
         if tol is not None:
             lib.xgesvdj_set_tolerance(prm, tol)
+        if sweeps is not None:
+            lib.xgesvdj_set_max_sweeps(prm, sweeps)
         lj = lib.sgesvdj_buffer_size(hd, 1, 0, n, n, af.ptr, n, sb.ptr, ub.ptr, n, vb.ptr, n,
                                      prm)
         w2 = memory.alloc(max(lj, 1) * 4)
-        report(f"gesvdj tol {tol}", lambda: lib.sgesvdj(
+        report(f"gesvdj tol {tol} sweeps {sweeps}", lambda: lib.sgesvdj(
             hd, 1, 0, n, n, af.ptr, n, sb.ptr, ub.ptr, n, vb.ptr, n, w2.ptr, lj, info.ptr,
-            prm), False)
+            prm), False, lambda: f"sweeps done {lib.xgesvdj_get_sweeps(hd, prm)} residual "
+                                 f"{lib.xgesvdj_get_residual(hd, prm):.2e}")
     xp = solver.params()
     for econ in (1, 0):
         try:
@@ -318,9 +326,25 @@ def svd_section():
             continue
         wd = memory.alloc(max(int(dsz), 1))
         wh = np.empty(max(int(hsz), 1), np.uint8)
-        report(f"Xgesvdp econ {econ}", lambda: lib.xgesvdp(
+        err_sigma = []
+        report(f"Xgesvdp econ {econ}", lambda: err_sigma.append(lib.xgesvdp(
             hd, xp, 1, econ, n, n, 0, af.ptr, n, 0, sb.ptr, 0, ub.ptr, n, 0, vb.ptr, n, 0,
-            wd.ptr, int(dsz), wh.ctypes.data, int(hsz), info.ptr), False)
+            wd.ptr, int(dsz), wh.ctypes.data, int(hsz), info.ptr)), False,
+            lambda: f"h_err_sigma {err_sigma[-1] if err_sigma else None}")
+        report(f"Xgesvdp econ {econ} (V as given)", lambda: lib.xgesvdp(
+            hd, xp, 1, econ, n, n, 0, af.ptr, n, 0, sb.ptr, 0, ub.ptr, n, 0, vb.ptr, n, 0,
+            wd.ptr, int(dsz), wh.ctypes.data, int(hsz), info.ptr), True)
+    # the 64-bit API's gesvd, for its speed beside the classic entry
+    try:
+        dsz, hsz = lib.xgesvd_buffer_size(hd, xp, ord("A"), ord("A"), n, n, 0, af.ptr, n, 0,
+                                          sb.ptr, 0, ub.ptr, n, 0, vb.ptr, n, 0)
+        wd = memory.alloc(max(int(dsz), 1))
+        wh = np.empty(max(int(hsz), 1), np.uint8)
+        report("Xgesvd A/A", lambda: lib.xgesvd(
+            hd, xp, ord("A"), ord("A"), n, n, 0, af.ptr, n, 0, sb.ptr, 0, ub.ptr, n, 0,
+            vb.ptr, n, 0, wd.ptr, int(dsz), wh.ctypes.data, int(hsz), info.ptr), True)
+    except Exception as ex:  # noqa: BLE001
+        log(f"svd Xgesvd: ERROR {type(ex).__name__}: {str(ex)[:200]}")
 
 
 def batch_section():

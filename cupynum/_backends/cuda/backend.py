@@ -189,6 +189,7 @@ class CudaBackend:
     def gather_flat(self, src, idx, out):
         from . import indexing
 
+        self.gather_flat = indexing.gather_flat  # later calls go straight there (hot: a[idx])
         return indexing.gather_flat(src, idx, out)
 
     def scatter(self, dst, indices, axis, values, check):

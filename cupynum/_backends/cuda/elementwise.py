@@ -508,7 +508,7 @@ def _launch_kit(kernel, addr):
     raw = _driver()[0]
     if raw is not runtime.bindings_launch():
         return raw, kernel, addr, 0, 0, True, int
-    if runtime.LAUNCH == "v2" and runtime.v2_launch() is not None:  # plain ints throughout
+    if runtime.LAUNCH in ("v2", "auto") and runtime.v2_launch() is not None:  # plain ints
         return (runtime.v2_launch(), runtime.kernel_function(kernel), addr, 0, 0, False, int)
     if runtime.LAUNCH == "ctypes":
         vp = ctypes.c_void_p

@@ -29,6 +29,7 @@ import functools
 import numpy as np
 
 from . import kernels_util as ku
+from . import runtime
 from .kernels_util import DEV, I32, I64, PTR, Kernel, arr_dtype
 
 MAXD = 8  # dims of the iteration space after collapse (more: the host does it)
@@ -37,6 +38,23 @@ BLOCK = 256
 
 
 # --- gather / scatter ------------------------------------------------------------------------
+# The bounds flag: 4 int64 on the device, (set?, index array, value, host copy's address).
+# The first thread to find a bad index claims the flag and records the index; where the
+# host copy exists (pinned memory mapped into the device's address space) it writes the
+# record there too, so the host learns the answer from a stream sync alone, no copy back.
+FLAG_PRELUDE = """\
+#ifndef CPN_FLAG_RAISE
+#define CPN_FLAG_RAISE
+__device__ __forceinline__ void cpn_flag_raise(long long* flag, long long j, long long v) {
+  if (atomicCAS((unsigned long long*)flag, 0ull, 1ull) != 0ull) return;
+  flag[1] = j; flag[2] = v;
+  volatile long long* h = (volatile long long*)flag[3];
+  if (h) { h[1] = j; h[2] = v; __threadfence_system(); h[0] = 1; }
+}
+#endif
+"""
+
+
 def ix_kernel(mode: str, unit: int, k: int) -> Kernel:
     """mode: 'gather' (other = data[...]), 'gatherc' (same, bounds checked), 'scatter'
     (data[...] = other), 'check' (only bounds, over the index dims)."""
@@ -75,8 +93,7 @@ def ix_kernel(mode: str, unit: int, k: int) -> Kernel:
         lines += [
             "      if (v < 0 || v >= n) {",
             "        ok = false;",
-            "        if (atomicCAS((unsigned long long*)flag, 0ull, 1ull) == 0ull) {"
-            " flag[1] = j; flag[2] = raw; }",
+            "        cpn_flag_raise(flag, j, raw);",
             "      }",
         ]
     lines += ["      od += v * s;", "    }"]
@@ -89,7 +106,8 @@ def ix_kernel(mode: str, unit: int, k: int) -> Kernel:
     lines += ["  }", "}"]
     params = [("char*", PTR), ("char*", PTR), (f"const cpn_arr<{m}>", arr_dtype(m)),
               ("const long long", I64), ("const int", I32), ("long long*", PTR)]
-    return Kernel(f"cpn_ix_{mode}_u{unit}_k{k}", params, "\n".join(lines))
+    return Kernel(f"cpn_ix_{mode}_u{unit}_k{k}", params, "\n".join(lines),
+                  FLAG_PRELUDE if checked else "")
 
 
 # The streaming gather (knobs: set before first use; the probe times them).
@@ -107,7 +125,9 @@ GATHER_IDX_LOAD = "ldg"
 GATHER_DATA_LOAD = "plain"  # the random element reads: "plain", "ldg", "nc_na"
 GATHER_STORE = "plain"      # "plain", "cs" (st.global.cs, __stcs), "na" (L1::no_allocate),
 #                             "ef" (L2 evict_first policy)
-GATHER_FLAG_PINNED = True   # read the bounds flag into pinned host memory (a true async DMA)
+GATHER_FLAG_MAPPED = True   # kernels also write the bounds flag to mapped host memory: a
+#                             stream sync is the whole read (else a copy back and a sync)
+GATHER_FLAG_PINNED = True   # (not mapped) read the flag into pinned host memory (one DMA)
 
 _LOAD_PTX = {"ldg": "ld.global.nc", "nc_na": "ld.global.nc.L1::no_allocate",
              "cs": "ld.global.cs", "nc_ef": "ld.global.nc.L1::no_allocate.L2::cache_hint"}
@@ -156,7 +176,7 @@ def _gather_prelude() -> str:
             + "\n#endif")
 
 
-_GATHER_PRELUDE = _gather_prelude()
+_GATHER_PRELUDE = _gather_prelude() + "\n" + FLAG_PRELUDE
 # gather1_kernel variants beyond ILP/O32 that the probe times and the tests check
 GATHER_VARIANTS = (
     [dict(block=b) for b in (128, 512, 1024)] + [dict(i32=True), dict(halves=True),
@@ -205,8 +225,7 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
         off = "(long long)((unsigned)t * (unsigned)s)" if o32 else "t * s"
     chk = (f"      if ({bad}) {{\n"
            "        ok[j] = false;\n"
-           "        if (i < total && atomicCAS((unsigned long long*)flag, 0ull, 1ull) == 0ull)"
-           " { flag[1] = 0; flag[2] = v[j]; }\n"
+           "        if (i < total) cpn_flag_raise(flag, 0, v[j]);\n"
            "      }\n") if checked else ""
     chunk = block * ilp
     body = f"""{{
@@ -271,10 +290,10 @@ def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr):
     grid = (total + chunk - 1) // chunk
     if GATHER_BLOCKS_PER_SM:
         grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
-    kern = gather1_kernel(unit, checked, GATHER_ILP, o32, GATHER_BLOCK,
-                          i32=GATHER_I32 and 2 * total + chunk < 2**31,
-                          halves=GATHER_IDX_HALVES and n < 2**31, idx_load=GATHER_IDX_LOAD,
-                          data_load=GATHER_DATA_LOAD, store=GATHER_STORE)
+    kern = gather1_kernel(unit, checked, GATHER_ILP, o32, GATHER_BLOCK,  # (positional:
+                          GATHER_I32 and 2 * total + chunk < 2**31,      # the cache's
+                          GATHER_IDX_HALVES and n < 2**31, GATHER_IDX_LOAD,  # quick key)
+                          GATHER_DATA_LOAD, GATHER_STORE)
     DEV.launch(kern, max(1, grid), GATHER_BLOCK,
                [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr])
 
@@ -342,24 +361,44 @@ def indexed_copy(mode, data, indices, axis, other):
 
 
 class _Flag:
-    """A small device buffer of 3 int64 (set?, index array, value).  It is zero between
-    uses: zeroed when allocated and again after a read that found it set, so a checked
-    launch needs no memset before it."""
+    """The bounds flag (``FLAG_PRELUDE``).  It is zero between uses: zeroed when allocated
+    and again after a read that found it set, so a checked launch needs no memset before
+    it.  With ``GATHER_FLAG_MAPPED`` (real GPU only) its host copy is read after a stream
+    sync; otherwise the first three words are copied back."""
 
     def __init__(self):
         self.buf = None
         self.dev = None
+        self.host_copy = None  # the mapped host copy in use, or None
+        self._mapped = None
         self.pinned = None
 
+    def _mapped_copy(self):
+        """4 int64 of pinned host memory that kernels can write (kept for the process's
+        life), and their device address."""
+        if self._mapped is None:
+            import ctypes
+
+            from .driver import check
+
+            d = runtime._d
+            err, p = d.cuMemHostAlloc(64, 2)  # CU_MEMHOSTALLOC_DEVICEMAP
+            check(err, "cuMemHostAlloc")
+            err, dp = d.cuMemHostGetDevicePointer(p, 0)
+            check(err, "cuMemHostGetDevicePointer")
+            host = np.ctypeslib.as_array((ctypes.c_int64 * 4).from_address(int(p)))
+            host[:] = 0
+            self._mapped = (host, int(dp))
+        return self._mapped
+
     def _host(self):
-        """Where the flag is read to: pinned memory on the GPU (the copy is one DMA, not a
-        staged pageable copy), else a new host array."""
+        """Where the flag is copied to when not mapped: pinned memory on the GPU (the copy
+        is one DMA, not a staged pageable copy), else a new host array."""
         if not (GATHER_FLAG_PINNED and type(DEV) is ku._Device):
             return np.zeros(3, np.int64)
         if self.pinned is None:
             import ctypes
 
-            from . import runtime
             from .driver import check
 
             err, p = runtime._d.cuMemHostAlloc(64, 0)  # kept for the process's life
@@ -370,19 +409,32 @@ class _Flag:
     def get(self):
         if self.buf is None or self.dev is not DEV:  # (tests swap DEV)
             self.buf, self.dev = DEV.alloc(64), DEV
-            self.reset()
+            self.host_copy, addr = None, 0
+            if GATHER_FLAG_MAPPED and type(DEV) is ku._Device:
+                self.host_copy, addr = self._mapped_copy()
+            DEV.htod(self.buf.ptr, np.array([0, 0, 0, addr], np.int64))
         return self.buf
 
     def reset(self):
         DEV.memset(self.get().ptr, 0, 24)
 
     def read(self):
-        host = self._host()
-        DEV.dtoh(host, self.get().ptr)  # the sync point
-        if not host[0]:
-            return None
+        """(index array, value) of an out-of-bounds index, or None: the sync point."""
+        h = self.host_copy
+        if h is not None:
+            DEV.sync()  # the kernels are done, and so are their writes to the host copy
+            if not h[0]:
+                return None
+            bad = int(h[1]), int(h[2])
+            h[:] = 0
+        else:
+            h = self._host()
+            DEV.dtoh(h, self.get().ptr)
+            if not h[0]:
+                return None
+            bad = int(h[1]), int(h[2])
         self.reset()
-        return int(host[1]), int(host[2])
+        return bad
 
 
 _FLAG = _Flag()

@@ -15,6 +15,8 @@ import threading
 
 import numpy as np
 
+from . import memory, runtime  # (neither imports the driver bindings until first use)
+
 PRELUDE = """\
 template <int M> struct cpn_arr { long long v[M]; };
 struct cpn_u16 { unsigned long long a, b; };
@@ -62,7 +64,7 @@ class _Device:
     def function(self, kernel: Kernel):
         f = self._funcs.get(kernel.name)
         if f is None:
-            from . import compiler, runtime
+            from . import compiler
 
             src = program([kernel])
             cubin = compiler.compile_cubin(src, name="cupynum_index.cu").cubin
@@ -74,8 +76,6 @@ class _Device:
         return f
 
     def launch(self, kernel: Kernel, grid, block, values, shmem=0):
-        from . import runtime
-
         packed = self._packed.get(kernel.name)
         if packed is None:
             packed = self._packed[kernel.name] = _Packed(kernel)
@@ -93,33 +93,25 @@ class _Device:
         runtime.launch(func, grid, block, shmem, runtime.current_stream(), pb.address)
 
     def alloc(self, nbytes):
-        from . import memory
-
         return memory.get_pool().malloc(max(int(nbytes), 1))
 
     def dtoh(self, host, ptr):
-        from . import memory
-
         memory.memcpy_dtoh(host, ptr)
 
     def htod(self, ptr, host):
-        from . import memory
-
         memory.memcpy_htod(ptr, host)
 
     def dtod(self, dst, src, nbytes):
-        from . import memory
-
         memory.memcpy_dtod(dst, src, nbytes)
 
     def memset(self, ptr, value, nbytes):
-        from . import memory
-
         memory.memset_d8(ptr, value, nbytes)
 
-    def sm_count(self):
-        from . import runtime
+    def sync(self):
+        """Wait for the work queued on the current stream."""
+        runtime.synchronize_stream()
 
+    def sm_count(self):
         return runtime.multiprocessor_count()
 
 
@@ -135,8 +127,6 @@ class _Packed:
     __slots__ = ("pb", "fill", "lock")
 
     def __init__(self, kernel: Kernel):
-        from . import runtime
-
         self.pb = runtime.ParamBlock([dt for _, dt in kernel.params])
         self.lock = threading.Lock()
         parts, pos, arrays = ["<"], 0, []

@@ -31,8 +31,10 @@ calls libcuda's ``cuLaunchKernel`` through ctypes instead (no argtypes: ctypes c
 ints and prebuilt ``c_void_p`` objects in C, while argtypes cost a Python-level
 ``from_param`` per argument); which is faster depends on the host and the bindings
 version, so benchmarks/launch_micro.py measures both.  ``CUPYNUM_LAUNCH=v2`` calls the
-second-generation bindings' ``launch_kernel`` with plain ints (``v2_launch``);
-benchmarks/probes/percall_probe.py times all three.
+second-generation bindings' ``launch_kernel`` with plain ints (``v2_launch``): no handle
+objects and no ``CUresult`` enum per call; the default, ``auto``, takes it where the
+installed cuda-bindings has it (13.5 does, 13.3 not).  benchmarks/probes/percall_probe.py
+times all three.
 """
 from __future__ import annotations
 
@@ -52,9 +54,10 @@ _ready = False
 _init_lock = threading.Lock()
 _cuLaunchKernel = None
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY
-# How the elementwise launchers call cuLaunchKernel: 'bindings', 'ctypes' or 'v2' (see
-# above and ``v2_launch``).
-LAUNCH = os.environ.get("CUPYNUM_LAUNCH", "bindings").strip().lower()
+# How the elementwise launchers call cuLaunchKernel: 'bindings', 'ctypes', 'v2', or 'auto'
+# (the default: 'v2' where this cuda-bindings has it, else 'bindings'; see above and
+# ``v2_launch``).
+LAUNCH = os.environ.get("CUPYNUM_LAUNCH", "auto").strip().lower()
 nondefault_streams = 0  # threads whose current stream is not 0 (see the module docstring)
 _stream_count_lock = threading.Lock()
 DEFAULT_STREAM = None  # CUstream(0), built once by init()
@@ -125,6 +128,8 @@ def init() -> None:
         DEFAULT_STREAM = d.CUstream(0)
         _tls = _ThreadState()  # binds the context in this thread
         _ready = True
+    if LAUNCH in ("v2", "auto"):
+        v2_launch()  # its import (~10 ms) belongs to start-up, not to a first call
 
 
 def is_initialized() -> bool:
