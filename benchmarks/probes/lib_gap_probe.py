@@ -253,10 +253,26 @@ def svd_section():
     a = cpn.asarray(h)
     a64 = h.astype(np.float64)
     ka = cupy.asarray(h) if cupy else None
-    for lib, fn in ((cpn, lambda: cpn.linalg.svd(a)), (cupy, lambda: cupy.linalg.svd(ka)),
-                    (cpn, lambda: cpn.linalg.svd(a)), (cupy, lambda: cupy.linalg.svd(ka))):
+    from cupynum.linalg import _linalg
+
+    def cpn_svd(mode):
+        def call():
+            _linalg.GRAM_SVD = mode
+            try:
+                return cpn.linalg.svd(a)
+            finally:
+                _linalg.GRAM_SVD = "gpu"
+        return call
+
+    for mode in ("gpu", "never"):  # the float64 Gram path (the default), and gesvd
+        u, sv, vh = (x.get() for x in cpn_svd(mode)())
+        e = _svd_errors(a64, u, sv, vh, True)
+        log(f"svd cupynum GRAM_SVD={mode}: s err {e[0]:.2e}  recon {e[1]:.2e}  orth {e[2]:.2e}")
+    rounds = [(cpn, "cupynum (Gram)", cpn_svd("gpu")), (cpn, "cupynum (gesvd)", cpn_svd("never")),
+              (cupy, "cupy", lambda: cupy.linalg.svd(ka))]
+    for lib, name, fn in rounds + rounds:
         if lib is not None:  # (a call takes ~0.3 s: events around 3 calls, not ``ways``)
-            log(f"svd (u, s, vh) {lib.__name__}: {event_median_ms(lib, fn, 3, warm=1):.2f} ms")
+            log(f"svd (u, s, vh) {name}: {event_median_ms(lib, fn, 3, warm=1):.2f} ms")
     be = cpn._backends.get()
     lib, hd = solver.lib(), solver.handle()
     a3 = a.reshape((1, n, n))

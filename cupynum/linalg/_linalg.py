@@ -189,6 +189,48 @@ def qr(a, mode="reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
+# Single-precision SVDs through the double-precision Gram matrix: G = AᴴA (n x n, m >= n),
+# G = V Λ Vᴴ by eigh, σ = sqrt(λ) in descending order, U = A V / σ.  In float64 the squared
+# condition number costs nothing a float32 result can see: σ's absolute error is about
+# sqrt(n eps64) σ_max (~5e-7 σ_max at n = 2048), below float32 gesvd's own (2e-5 σ_max there),
+# and U's columns lose only eps64 σ_max / σ_i.  Where that is too much (σ_min < GRAM_MIN_RATIO
+# σ_max), where the input is not finite, or for a full U of a non-square matrix, gesvd runs
+# as before.  GRAM_SVD: "gpu" (on the CUDA backend), "always", "never".
+GRAM_SVD = "gpu"
+GRAM_MIN_N = 33          # smaller stacks take gesvdjBatched / gesvd (solver.py)
+GRAM_MIN_RATIO = 1e-6
+
+
+def _svd_gram(a, dt, full_matrices, compute_uv):
+    """``svd`` of ``a`` (..., m, n), m >= n, float32 or complex64, through the float64 Gram
+    matrix; None where the checks above send it to gesvd."""
+    m, n = a._shape[-2:]
+    if GRAM_SVD == "never" or (GRAM_SVD == "gpu" and _backends.name() != "cuda"):
+        return None
+    if n < GRAM_MIN_N or (compute_uv and full_matrices and m != n):
+        return None
+    cp = _cp()
+    a64 = a.astype(np.complex128 if dt.kind == "c" else np.float64)
+    ah = a64.mT if dt.kind != "c" else cp.conjugate(a64.mT)
+    try:
+        w, v = _eigh(ah @ a64, "L", True) if compute_uv else (_eigh(ah @ a64, "L", False), None)
+    except LinAlgError:
+        return None
+    s = cp.sqrt(cp.maximum(w[..., ::-1], 0.0))
+    ok = cp.all(cp.isfinite(s[..., 0]))
+    if compute_uv:
+        ok = cp.logical_and(ok, cp.all(s[..., -1] > s[..., 0] * GRAM_MIN_RATIO))
+    if not bool(ok):  # (the sync point, as gesvd's info read is)
+        return None
+    s_out = s.astype(_real(dt))
+    if not compute_uv:
+        return s_out
+    v = v[..., ::-1]
+    u = cp.divide(a64 @ v, s[..., None, :])
+    vh = v.mT if dt.kind != "c" else cp.conjugate(v.mT)
+    return SVDResult(u.astype(dt), s_out, vh.astype(dt, order="C"))
+
+
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """``hermitian=True`` uses the general SVD (same values; vectors up to phase)."""
     a = _arr(a)
@@ -197,6 +239,10 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if a._size == 0:
         return _host(np.linalg.svd, a, full_matrices=full_matrices, compute_uv=compute_uv)
     dt = _work_dtype(a)
+    if m >= n and dt in (np.float32, np.complex64):
+        res = _svd_gram(a, dt, full_matrices, compute_uv)
+        if res is not None:
+            return res
     if m < n:  # cuSOLVER's gesvd wants tall matrices: factor the conjugate transpose
         at = a.astype(dt, copy=False).mT
         if dt.kind == "c":
