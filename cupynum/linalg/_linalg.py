@@ -194,8 +194,8 @@ def qr(a, mode="reduced"):
 # condition number costs nothing a float32 result can see: σ's absolute error is about
 # sqrt(n eps64) σ_max (~5e-7 σ_max at n = 2048), below float32 gesvd's own (2e-5 σ_max there),
 # and U's columns lose only eps64 σ_max / σ_i.  Where that is too much (σ_min < GRAM_MIN_RATIO
-# σ_max), where the input is not finite, or for a full U of a non-square matrix, gesvd runs
-# as before.  GRAM_SVD: "gpu" (on the CUDA backend), "always", "never".
+# σ_max) or for a full U of a non-square matrix, gesvd runs as before; a NaN or inf raises
+# LinAlgError as NumPy's does.  GRAM_SVD: "gpu" (on the CUDA backend), "always", "never".
 GRAM_SVD = "gpu"
 GRAM_MIN_N = 33          # smaller stacks take gesvdjBatched / gesvd (solver.py)
 GRAM_MIN_RATIO = 1e-6
@@ -215,13 +215,16 @@ def _svd_gram(a, dt, full_matrices, compute_uv):
     try:
         w, v = _eigh(ah @ a64, "L", True) if compute_uv else (_eigh(ah @ a64, "L", False), None)
     except LinAlgError:
+        w = None
+    if w is None or not bool(cp.all(cp.isfinite(w))):
+        # (a float32 input cannot overflow its float64 Gram matrix: only NaN or inf get here;
+        # NumPy's LAPACK does not converge on them, and cuSOLVER's gesvd may not say so)
+        if not bool(cp.all(cp.isfinite(a))):
+            raise LinAlgError("SVD did not converge")
         return None
     s = cp.sqrt(cp.maximum(w[..., ::-1], 0.0))
-    ok = cp.all(cp.isfinite(s[..., 0]))
-    if compute_uv:
-        ok = cp.logical_and(ok, cp.all(s[..., -1] > s[..., 0] * GRAM_MIN_RATIO))
-    if not bool(ok):  # (the sync point, as gesvd's info read is)
-        return None
+    if compute_uv and not bool(cp.all(s[..., -1] > s[..., 0] * GRAM_MIN_RATIO)):
+        return None  # (the checks are sync points, as gesvd's info read is)
     s_out = s.astype(_real(dt))
     if not compute_uv:
         return s_out
