@@ -153,18 +153,6 @@ class CpuDevice:
     def sm_count(self):
         return 1
 
-    def sync(self):  # (the kernels ran to completion inside launch)
-        pass
-
-    def idle(self):
-        return True
-
-    def mapped_host(self, count):
-        """Host memory the kernels write directly, as the GPU's mapped pinned memory."""
-        buf = np.zeros(count, np.int64)
-        self.keep.append(buf)
-        return buf, buf.ctypes.data
-
 
 @pytest.fixture(scope="module")
 def lib():
@@ -500,7 +488,7 @@ def test_gather1_variants(kernels, monkeypatch, ilp, cap, o32, dtype):
 
 _KNOB_OF = {"block": "GATHER_BLOCK", "i32": "GATHER_I32", "halves": "GATHER_IDX_HALVES",
             "idx_load": "GATHER_IDX_LOAD", "data_load": "GATHER_DATA_LOAD",
-            "store": "GATHER_STORE", "signal": "GATHER_EARLY_SIGNAL"}
+            "store": "GATHER_STORE"}
 
 
 @pytest.mark.parametrize("variant", cix.GATHER_VARIANTS, ids=lambda kw: "-".join(
@@ -521,8 +509,7 @@ def test_gather1_knob_variants(kernels, monkeypatch, variant, dtype):
         compare(lambda xp, a: a[xp.asarray(b)], a)
     compare(lambda xp, a: a[xp.asarray(ix)], a)  # the flag was cleared
     name = cix.gather1_kernel(np.dtype(dtype).itemsize, True, cix.GATHER_ILP, False,
-                              **{"signal": cix.GATHER_EARLY_SIGNAL, **variant}
-                              ).name.replace("_o32", "")
+                              **variant).name.replace("_o32", "")
     assert any(n.replace("_o32", "") == name for n in kernels.launches)
 
 
@@ -573,21 +560,3 @@ def test_transpose_variants(kernels, config, dtype):
     out = cp.empty((129, 69), dtype)
     assert cix.try_transpose_copy(src.T, out, config)
     assert np.array_equal(out.get(), h[1:, 1:].T)
-
-
-@pytest.mark.parametrize("total", [1, 255, 1024, 3 * 1024 + 5])
-def test_gather_early_signal(kernels, total):
-    """a[idx] launches the early-signal kernel: its last warp writes the call's seq to the
-    flag's host copy (what ``_Flag.wait`` spins on), and a bad index is there before it."""
-    a = np.arange(500, dtype=np.float32)
-    ix = rng2.integers(-500, 500, total)
-    d, i = cp.asarray(a), cp.asarray(ix)
-    assert np.array_equal(d[i].get(), a[ix])
-    assert kernels.launches[-1].endswith("_e")
-    flag = cix._FLAG
-    assert flag.host_copy[3] == flag.seq and not flag.host_copy[0]
-    ix[-1] = 500
-    with pytest.raises(IndexError, match="index 500 is out of bounds"):
-        d[cp.asarray(ix)]
-    assert flag.host_copy[3] == flag.seq and not flag.host_copy[:3].any()  # cleared
-    assert np.array_equal(d[i].get(), a[i.get()])  # and the next call is right again

@@ -148,7 +148,7 @@ def correctness():
 # The defaults of the gather knobs, and the variants timed one at a time from them.
 GATHER_KNOBS = ("GATHER_ILP", "GATHER_BLOCK", "GATHER_BLOCKS_PER_SM", "GATHER_O32", "GATHER_I32",
                 "GATHER_IDX_HALVES", "GATHER_IDX_LOAD", "GATHER_DATA_LOAD", "GATHER_STORE",
-                "GATHER_FLAG_MAPPED", "GATHER_FLAG_PINNED", "GATHER_EARLY_SIGNAL")
+                "GATHER_FLAG_MAPPED", "GATHER_FLAG_PINNED")
 GATHER_DEFAULTS = {kn: getattr(cix, kn) for kn in GATHER_KNOBS}
 GATHER_SWEEP = {
     "GATHER_ILP": (1, 2, 8),
@@ -162,7 +162,6 @@ GATHER_SWEEP = {
     "GATHER_STORE": ("cs", "na", "ef"),
     "GATHER_FLAG_MAPPED": (False,),
     "GATHER_FLAG_PINNED": (False,),
-    "GATHER_EARLY_SIGNAL": (False,),
 }
 # --sweep KNOB,KNOB (names without GATHER_) and --cases f4:28:26,... narrow the timed part
 SWEEP_ONLY: list = []

@@ -38,9 +38,7 @@ BLOCK = 256
 
 
 # --- gather / scatter ------------------------------------------------------------------------
-# The bounds flag: 5 int64 on the device (set?, index array, value, host copy's address,
-# blocks checked), and where mapped host memory exists a host copy (set?, index array,
-# value, the seq of the last early signal).
+# The bounds flag: 4 int64 on the device, (set?, index array, value, host copy's address).
 # The first thread to find a bad index claims the flag and records the index; where the
 # host copy exists (pinned memory mapped into the device's address space) it writes the
 # record there too, so the host learns the answer from a stream sync alone, no copy back.
@@ -51,19 +49,7 @@ __device__ __forceinline__ void cpn_flag_raise(long long* flag, long long j, lon
   if (atomicCAS((unsigned long long*)flag, 0ull, 1ull) != 0ull) return;
   flag[1] = j; flag[2] = v;
   volatile long long* h = (volatile long long*)flag[3];
-  if (h) { h[1] = j; h[2] = v; __threadfence_system(); h[0] = 1; __threadfence_system(); }
-}
-// Early signal (one lane per warp, after its warp's indices are checked): the block's last
-// warp counts the block in flag[4]; the grid's last block writes seq to the host copy's
-// word 3.  A bad index's record reached the host before its warp counted (the fences
-// above), so once word 3 reads seq the host knows the answer while the gather runs on.
-__device__ __forceinline__ void cpn_block_checked(long long* flag, unsigned* warps_done,
-                                                  long long seq) {
-  if (atomicAdd(warps_done, 1u) != blockDim.x / 32 - 1) return;
-  if (atomicAdd((unsigned long long*)(flag + 4), 1ull) != gridDim.x - 1ull) return;
-  flag[4] = 0;  // (for the next launch: stream order puts it after this one)
-  volatile long long* h = (volatile long long*)flag[3];
-  if (h) { h[3] = seq; __threadfence_system(); }
+  if (h) { h[1] = j; h[2] = v; __threadfence_system(); h[0] = 1; }
 }
 #endif
 """
@@ -141,8 +127,6 @@ GATHER_STORE = "plain"      # "plain", "cs" (st.global.cs, __stcs), "na" (L1::no
 #                             "ef" (L2 evict_first policy)
 GATHER_FLAG_MAPPED = True   # kernels also write the bounds flag to mapped host memory: a
 #                             stream sync is the whole read (else a copy back and a sync)
-GATHER_EARLY_SIGNAL = True  # (mapped) a[idx] returns once every index is checked, while
-#                             the gather itself runs on (gather1_kernel's ``signal``)
 GATHER_FLAG_PINNED = True   # (not mapped) read the flag into pinned host memory (one DMA)
 
 _LOAD_PTX = {"ldg": "ld.global.nc", "nc_na": "ld.global.nc.L1::no_allocate",
@@ -200,7 +184,7 @@ GATHER_VARIANTS = (
     + [dict(idx_load=m) for m in ("plain", "nc_na", "cs", "nc_ef")]
     + [dict(data_load=m) for m in ("ldg", "nc_na")]
     + [dict(store=m) for m in ("cs", "na", "ef")]
-    + [dict(i32=True, halves=True, idx_load="nc_na", store="cs")] + [dict(signal=False)])
+    + [dict(i32=True, halves=True, idx_load="nc_na", store="cs")])
 
 
 def _ld(mode: str, unit: int, ctype: str, ptr: str) -> str:
@@ -219,8 +203,7 @@ def _st(mode: str, unit: int, ptr: str, val: str) -> str:
 @functools.lru_cache(maxsize=None)  # a call builds the kernel's text: once per variant
 def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 256,
                    i32: bool = False, halves: bool = False, idx_load: str = "ldg",
-                   data_load: str = "plain", store: str = "plain",
-                   signal: bool = False) -> Kernel:
+                   data_load: str = "plain", store: str = "plain") -> Kernel:
     """``out[i] = data[wrap(idx[i]) * s]`` for contiguous int64 ``idx`` and ``out``: each
     thread takes ``ilp`` indices a block-width apart (coalesced), loads them all, then all
     their elements, then stores (memory-level parallelism for the random reads).  Checked:
@@ -228,10 +211,7 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
     ``i32``: int loop counters (the caller guarantees total + grid * block * ilp < 2**31);
     ``halves``: each index is wrapped and checked on its 32-bit halves (n < 2**31): valid
     are hi == 0 with lo < n, and hi == -1 with lo + n carrying past 2**32 (then the wrapped
-    32-bit sum is < n); 32-bit arithmetic instead of 64-bit.  ``signal`` (checked, one
-    round per block: the grid covers ``total``): each warp, once its indices are checked and
-    its loads issued, counts itself (``cpn_block_checked``), and the last one tells the host
-    through the flag's host copy that the answer is known (``_Flag.wait``)."""
+    32-bit sum is < n); 32-bit arithmetic instead of 64-bit."""
     u = ku.UNIT_CTYPE[unit]
     ix = "int" if i32 else "long long"
     if halves:
@@ -248,28 +228,15 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
            "        if (i < total) cpn_flag_raise(flag, 0, v[j]);\n"
            "      }\n") if checked else ""
     chunk = block * ilp
-    head = f"""{{
+    body = f"""{{
   const char* __restrict__ data = p_0; {u}* __restrict__ out = ({u}*)p_1;
   const long long* __restrict__ idx = p_2;
   const {ix} total = ({ix})p_3; const long long n = p_4, s = p_5; long long* flag = p_6;
   const unsigned long long pol = cpn_pol_ef(); (void)pol;
-"""
-    if signal:  # every thread passes once (so every warp counts itself)
-        head += f"""  __shared__ unsigned warps_done;
-  if (threadIdx.x == 0) warps_done = 0;
-  __syncthreads();
-  {{
-    const {ix} base = ({ix})blockIdx.x * {chunk} + ({ix})threadIdx.x;
-"""
-        count = ("    __syncwarp();\n"
-                 "    if ((threadIdx.x & 31) == 0) cpn_block_checked(flag, &warps_done, p_7);\n")
-    else:
-        head += f"""  const {ix} step = ({ix})gridDim.x * {chunk};
+  const {ix} step = ({ix})gridDim.x * {chunk};
   for ({ix} base = ({ix})blockIdx.x * {chunk} + ({ix})threadIdx.x; base < total;
        base += step) {{
-"""
-        count = ""
-    body = head + f"""    long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
+    long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
 #pragma unroll
     for (int j = 0; j < {ilp}; ++j) {{
       const {ix} i = base + j * {block};
@@ -281,7 +248,7 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
 {wrap}      ok[j] = i < total;
 {chk}      if (ok[j]) x[j] = {_ld(data_load, unit, u, "data + " + off)};
     }}
-{count}#pragma unroll
+#pragma unroll
     for (int j = 0; j < {ilp}; ++j)
       if (ok[j]) {_st(store, unit, f"out + base + j * {block}", "x[j]")}
   }}
@@ -290,12 +257,12 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
                    "_x32" if i32 else "", "_h" if halves else "",
                    f"_L{idx_load}" if idx_load != "ldg" else "",
                    f"_D{data_load}" if data_load != "plain" else "",
-                   f"_S{store}" if store != "plain" else "", "_e" if signal else ""])
+                   f"_S{store}" if store != "plain" else ""])
     name = f"cpn_gather1_u{unit}_{'c' if checked else 'n'}{tag}"
     return Kernel(name, [("const char*", PTR), ("char*", PTR), ("const long long*", PTR),
                          ("const long long", I64), ("const long long", I64),
-                         ("const long long", I64), ("long long*", PTR),
-                         ("const long long", I64)], body, _GATHER_PRELUDE)
+                         ("const long long", I64), ("long long*", PTR)], body,
+                  _GATHER_PRELUDE)
 
 
 def _unit(size, addrs, strides):
@@ -316,20 +283,19 @@ def _collapse(shape, strides_lists):
     return collapse(shape, strides_lists)
 
 
-def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, seq=0):
-    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs; ``seq``
-    (checked, not 0): the early-signal variant, which writes it to the flag's host copy."""
+def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr):
+    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs."""
     o32 = GATHER_O32 and 0 < s and n * s < 2**31
     chunk = GATHER_BLOCK * GATHER_ILP
     grid = (total + chunk - 1) // chunk
-    if GATHER_BLOCKS_PER_SM and not seq:
+    if GATHER_BLOCKS_PER_SM:
         grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
     kern = gather1_kernel(unit, checked, GATHER_ILP, o32, GATHER_BLOCK,  # (positional:
                           GATHER_I32 and 2 * total + chunk < 2**31,      # the cache's
                           GATHER_IDX_HALVES and n < 2**31, GATHER_IDX_LOAD,  # quick key)
-                          GATHER_DATA_LOAD, GATHER_STORE, bool(seq))
+                          GATHER_DATA_LOAD, GATHER_STORE)
     DEV.launch(kern, max(1, grid), GATHER_BLOCK,
-               [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr, seq])
+               [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr])
 
 
 def indexed_copy(mode, data, indices, axis, other):
@@ -397,17 +363,33 @@ def indexed_copy(mode, data, indices, axis, other):
 class _Flag:
     """The bounds flag (``FLAG_PRELUDE``).  It is zero between uses: zeroed when allocated
     and again after a read that found it set, so a checked launch needs no memset before
-    it.  With ``GATHER_FLAG_MAPPED``, where the device lends mapped host memory
-    (``DEV.mapped_host``), its host copy is read after a stream sync (``read``) or after
-    the early signal (``wait``); otherwise the first three words are copied back."""
+    it.  With ``GATHER_FLAG_MAPPED`` (real GPU only) its host copy is read after a stream
+    sync; otherwise the first three words are copied back."""
 
     def __init__(self):
         self.buf = None
         self.dev = None
-        self.host_copy = None  # the mapped host copy in use (4 int64), or None
-        self._done = None      # its word 3, as a ctypes integer (a cheap read in a spin)
+        self.host_copy = None  # the mapped host copy in use, or None
+        self._mapped = None
         self.pinned = None
-        self.seq = 0
+
+    def _mapped_copy(self):
+        """4 int64 of pinned host memory that kernels can write (kept for the process's
+        life), and their device address."""
+        if self._mapped is None:
+            import ctypes
+
+            from .driver import check
+
+            d = runtime._d
+            err, p = d.cuMemHostAlloc(64, 2)  # CU_MEMHOSTALLOC_DEVICEMAP
+            check(err, "cuMemHostAlloc")
+            err, dp = d.cuMemHostGetDevicePointer(p, 0)
+            check(err, "cuMemHostGetDevicePointer")
+            host = np.ctypeslib.as_array((ctypes.c_int64 * 4).from_address(int(p)))
+            host[:] = 0
+            self._mapped = (host, int(dp))
+        return self._mapped
 
     def _host(self):
         """Where the flag is copied to when not mapped: pinned memory on the GPU (the copy
@@ -426,53 +408,31 @@ class _Flag:
 
     def get(self):
         if self.buf is None or self.dev is not DEV:  # (tests swap DEV)
-            import ctypes
-
             self.buf, self.dev = DEV.alloc(64), DEV
-            self.host_copy, self._done, addr = None, None, 0
-            mapped = getattr(DEV, "mapped_host", None)
-            if GATHER_FLAG_MAPPED and mapped is not None:
-                self.host_copy, addr = mapped(4)
-                self.host_copy[:] = 0
-                self._done = ctypes.c_int64.from_address(self.host_copy.ctypes.data + 24)
-            DEV.htod(self.buf.ptr, np.array([0, 0, 0, addr, 0], np.int64))
+            self.host_copy, addr = None, 0
+            if GATHER_FLAG_MAPPED and type(DEV) is ku._Device:
+                self.host_copy, addr = self._mapped_copy()
+            DEV.htod(self.buf.ptr, np.array([0, 0, 0, addr], np.int64))
         return self.buf
 
     def reset(self):
         DEV.memset(self.get().ptr, 0, 24)
-
-    def next_seq(self) -> int:
-        self.seq += 1
-        return self.seq
 
     def read(self):
         """(index array, value) of an out-of-bounds index, or None: the sync point."""
         h = self.host_copy
         if h is not None:
             DEV.sync()  # the kernels are done, and so are their writes to the host copy
-            return self._take(h) if h[0] else None
-        h = self._host()
-        DEV.dtoh(h, self.get().ptr)
-        return self._take(h) if h[0] else None
-
-    def wait(self, seq):
-        """``read`` for an early-signal launch: spins until the host copy's word 3 reads
-        ``seq`` (every index checked), asking the stream now and then in case the signal
-        cannot come (the stream finished, or failed: the query raises)."""
-        done, spins = self._done, 0
-        while done.value != seq:
-            spins += 1
-            if not spins & 1023 and DEV.idle():
-                break
-        h = self.host_copy
-        if not h[0]:
-            return None
-        DEV.sync()  # (the other threads' stores to the host copy are done)
-        return self._take(h)
-
-    def _take(self, h):
-        bad = int(h[1]), int(h[2])
-        h[:3] = 0
+            if not h[0]:
+                return None
+            bad = int(h[1]), int(h[2])
+            h[:] = 0
+        else:
+            h = self._host()
+            DEV.dtoh(h, self.get().ptr)
+            if not h[0]:
+                return None
+            bad = int(h[1]), int(h[2])
         self.reset()
         return bad
 
@@ -529,10 +489,8 @@ def gather_flat(src, idx, out):
         return False
     if _unit(size, (ku.ptr(src), ku.ptr(out)), (s,)) != size:
         return False
-    flag = _FLAG.get().ptr
-    seq = _FLAG.next_seq() if GATHER_EARLY_SIGNAL and _FLAG.host_copy is not None else 0
-    _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, flag, seq)
-    bad = _FLAG.wait(seq) if seq else _FLAG.read()
+    _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, _FLAG.get().ptr)
+    bad = _FLAG.read()
     return None if bad is None else bad[1]
 
 
@@ -886,10 +844,8 @@ def all_kernels():
           for u in (1, 2, 4, 8, 16) for k in range(1, MAXK + 1)]
     ks += [gather1_kernel(u, c, i, o) for u in (1, 2, 4, 8, 16) for c in (False, True)
            for i in (1, 2, 4, 8) for o in (False, True)]
-    ks += [gather1_kernel(u, True, i, o, signal=True) for u in (1, 2, 4, 8, 16)
-           for i in (1, 2, 4, 8) for o in (False, True)]  # (a[idx]'s default: early signal)
-    ks += [gather1_kernel(u, c, 4, o, **{"signal": c, **kw}) for u in (1, 4, 8, 16)
-           for c in (False, True) for o in (False, True) for kw in GATHER_VARIANTS]
+    ks += [gather1_kernel(u, c, 4, o, **kw) for u in (1, 4, 8, 16) for c in (False, True)
+           for o in (False, True) for kw in GATHER_VARIANTS]
     ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
     ks += [mc_scan_kernel()]
     ks += [mc_write_kernel(u, v, r) for u in (0, 1, 2, 4, 8, 16) for v in (4, 8, 16)

@@ -16,7 +16,6 @@ import threading
 import numpy as np
 
 from . import memory, runtime  # (neither imports the driver bindings until first use)
-from .driver import check
 
 PRELUDE = """\
 template <int M> struct cpn_arr { long long v[M]; };
@@ -111,23 +110,6 @@ class _Device:
     def sync(self):
         """Wait for the work queued on the current stream."""
         runtime.synchronize_stream()
-
-    def idle(self) -> bool:
-        """Whether the current stream's work is done (raises if it failed)."""
-        return runtime.stream_query(runtime.current_stream())
-
-    def mapped_host(self, count):
-        """``count`` int64 of pinned host memory that kernels can write (kept for the
-        process's life), as a NumPy array, and their device address."""
-        import ctypes
-
-        d = runtime._d
-        err, p = d.cuMemHostAlloc(8 * count, 2)  # CU_MEMHOSTALLOC_DEVICEMAP
-        check(err, "cuMemHostAlloc")
-        err, dp = d.cuMemHostGetDevicePointer(p, 0)
-        check(err, "cuMemHostGetDevicePointer")
-        return (np.ctypeslib.as_array((ctypes.c_int64 * count).from_address(int(p))),
-                int(dp))
 
     def sm_count(self):
         return runtime.multiprocessor_count()
