@@ -107,22 +107,37 @@ def device_sampler(xp, fn, inner):
     return warm_up, sample
 
 
-def call_sampler(xp, fn, calls):
+def call_sampler(xp, fn, calls, loop=None):
     """``(warm_up, sample)`` of a per-call workload: ``sample()`` is the wall time per call
-    of ``calls`` calls closed by a sync (the cost is host time, which events would miss)."""
+    of ``calls`` calls closed by a sync (the cost is host time, which events would miss).
+    ``loop(count)``, where given, runs the statement itself ``count`` times in its own
+    loop body (``statement_loop``), as a user's loop would: no harness frames per call."""
+    if loop is None:
+        def loop(count):
+            for _ in range(count):
+                fn()
+
     def warm_up():
-        for _ in range(1000):
-            fn()
+        loop(1000)
         sync(xp)
 
     def sample():
         t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
+        loop(calls)
         sync(xp)
         return (time.perf_counter() - t0) / calls
 
     return warm_up, sample
+
+
+def statement_loop(stmt, xp, args):
+    """``loop(count)`` running ``stmt`` (Python source over ``xp``, ``np`` and the inputs
+    ``a``, ``b``, ...) ``count`` times, compiled as one function, the way ``timeit`` does."""
+    names = "".join(f", {chr(97 + i)}" for i in range(len(args)))
+    ns = {}
+    exec(f"def loop(count, xp, np{names}):\n    for _ in range(count):\n        {stmt}\n", ns)
+    inner = ns["loop"]
+    return lambda count: inner(count, xp, np, *args)
 
 
 def time_interleaved(samplers):
@@ -183,9 +198,9 @@ def workloads(quick):
 
     W = []
 
-    def add(name, kind, inputs, fn, nbytes=0, per_call=False, check=True, tol=0):
+    def add(name, kind, inputs, fn, nbytes=0, per_call=False, check=True, tol=0, stmt=None):
         W.append(dict(name=name, kind=kind, inputs=inputs, fn=fn, nbytes=nbytes,
-                      per_call=per_call, check=check, tol=tol))
+                      per_call=per_call, check=check, tol=tol, stmt=stmt))
 
     nb = n_big * 4
     add("copy 2^28 f32", "device", (a32,), lambda xp, a: a.copy(), 2 * nb)
@@ -201,20 +216,23 @@ def workloads(quick):
     add("9-op chain 2^28 f32", "device", (a32,), chain9, 18 * nb, tol=64)
     add("strided a[::2]+b[::2] f32", "device", (a32, b32),
         lambda xp, a, b: a[::2] + b[::2], 3 * nb // 2)
+    # per-call rows: ``stmt`` is what the timed loop runs (the check calls ``fn``)
     add("a + b  n=1000 (per call)", "call", (small, small2), lambda xp, a, b: a + b,
-        per_call=True)
-    add("a * 2.0  n=1000 (per call)", "call", (small,), lambda xp, a: a * 2.0, per_call=True)
+        per_call=True, stmt="a + b")
+    add("a * 2.0  n=1000 (per call)", "call", (small,), lambda xp, a: a * 2.0, per_call=True,
+        stmt="a * 2.0")
     add("9-op chain  n=1000 (per call)", "call", (small,), chain9, per_call=True, tol=64)
-    add("x[1:-1]  n=1000 (per call)", "call", (small,), lambda xp, a: a[1:-1], per_call=True)
+    add("x[1:-1]  n=1000 (per call)", "call", (small,), lambda xp, a: a[1:-1], per_call=True,
+        stmt="a[1:-1]")
 
     def setslice(xp, x, y):
         x[1:-1] = y[1:-1]
         return x
 
     add("x[1:-1] = y[1:-1]  n=1000 (per call)", "call", (small, small2), setslice,
-        per_call=True)
+        per_call=True, stmt="a[1:-1] = b[1:-1]")
     add("empty(1000) f32 (per call)", "call", (), lambda xp: xp.empty(1000, np.float32),
-        per_call=True, check=False)
+        per_call=True, check=False, stmt="xp.empty(1000, np.float32)")
     W.extend(library_workloads(quick))  # issue 6: cuBLAS / cuSOLVER / cuFFT / cuRAND rows
     # reductions and scans (issue 4)
     nm = 4096 if quick else 16384
@@ -229,7 +247,7 @@ def workloads(quick):
     add("mean 2^28 f32", "device", (a32,), lambda xp, a: a.mean(), nb, tol=1000)
     add("var 2^28 f32", "device", (a32,), lambda xp, a: a.var(), 3 * nb, tol=1000)
     add("a.sum()  n=1000 (per call)", "call", (small,), lambda xp, a: a.sum(), per_call=True,
-        tol=10)
+        tol=10, stmt="a.sum()")
     # indexing, layout, sorting, sets (issue 5)
     add("M.T.copy() 16384^2 f32", "device", (mat,), lambda xp, m: m.T.copy(), 2 * mat.nbytes)
     idx = rng.integers(0, n_big, n_big // 4)
@@ -411,7 +429,8 @@ def run(libs, quick, only, numpy_time="all"):
                         ref = to_host(w["fn"](np, *w["inputs"]))
                     compare(got, ref, w)
                 if w["per_call"]:
-                    samplers[lib] = (*call_sampler(xp, fn, 2000 if quick else 20000), 5)
+                    loop = statement_loop(w["stmt"], xp, args) if w.get("stmt") else None
+                    samplers[lib] = (*call_sampler(xp, fn, 2000 if quick else 20000, loop), 5)
                 else:
                     reps = w.get("reps") or (3 if xp is np else 20)
                     inner = w.get("inner") or (1 if xp is np else 5)
