@@ -113,6 +113,12 @@ def solve_section():
     ka, kb = (cupy.asarray(m), cupy.asarray(b)) if cupy else (None, None)
     side_by_side("solve", lambda: cpn.linalg.solve(a, bb),
                  (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
+    solver.SOLVE_TRANSPOSED_LU = not solver.SOLVE_TRANSPOSED_LU
+    check("solve f64 (other LU)", cpn.linalg.solve(a, bb), np.linalg.solve(m, b), 1e-8)
+    side_by_side(f"solve, SOLVE_TRANSPOSED_LU={solver.SOLVE_TRANSPOSED_LU}",
+                 lambda: cpn.linalg.solve(a, bb),
+                 (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
+    solver.SOLVE_TRANSPOSED_LU = not solver.SOLVE_TRANSPOSED_LU
     # pieces, CUDA events each (cupynum)
     be = cpn._backends.get()
     a3 = a.reshape((1, n, n))

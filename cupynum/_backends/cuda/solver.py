@@ -28,6 +28,8 @@ _tls = threading.local()
 _PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}
 LOWER, UPPER = 0, 1  # cublasFillMode_t
 OP_N = 0
+OP_T = 1
+SOLVE_TRANSPOSED_LU = False  # solve: LU of Aᵀ (C-contiguous A, a plain copy) + getrs(OP_T)
 
 # --- knobs: when a stack goes to a batched routine (the probe overrides these) --------------
 BATCHED = True             # False: always loop (today's path), for comparison
@@ -149,9 +151,18 @@ def solve(backend, a, b, x) -> np.ndarray:
     k = b._shape[-1]
     char = a.dtype.char
     h = handle()
-    af = colmajor_copy(backend, a)
+    batched = _use_batched(nb, n, LU_BATCHED_MAX_N)
+    trans = OP_N
+    if SOLVE_TRANSPOSED_LU and not batched and a._c_contig:
+        # a C-contiguous matrix read column-major is Aᵀ: factor that (a plain copy) and
+        # solve Aᵀᵀ x = b with getrs(OP_T), as CuPy does
+        af = Temp(memory.alloc(max(a._size, 1) * a.dtype.itemsize), a._shape, a.dtype)
+        backend.copy(a, af)
+        trans = OP_T
+    else:
+        af = colmajor_copy(backend, a)
     bf = colmajor_copy(backend, b)
-    if _use_batched(nb, n, LU_BATCHED_MAX_N):
+    if batched:
         info = _solve_batched(af, bf, nb, n, k)
         backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
         return _infos(info, nb)
@@ -166,7 +177,7 @@ def solve(backend, a, b, x) -> np.ndarray:
         ai = af.ptr + i * n * n * s
         pi = ipiv.ptr + i * n * 4
         getrf(h, n, n, ai, n, work.ptr, pi, info.ptr + 4 * i)
-        getrs(h, OP_N, n, k, ai, n, pi, bf.ptr + i * n * k * s, n, info2.ptr)
+        getrs(h, trans, n, k, ai, n, pi, bf.ptr + i * n * k * s, n, info2.ptr)
     backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
     return _infos(info, nb)
 
