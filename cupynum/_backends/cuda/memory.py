@@ -141,11 +141,10 @@ class DeviceBuffer:
             else:
                 pool._release_big(self.ptr, self._size, self.stream)
 
-    def __del__(self):
+    def __del__(self):  # (runs once: no need to mark the buffer freed, as free() does)
         pool = self._pool
         if pool is None:
             return
-        self._pool = None
         home = self._home
         if home is not None:  # hot path: back onto its stream's free list
             home.append(self.ptr)
@@ -357,7 +356,8 @@ class MemoryPool:
 
 
 _INLINE_MALLOC = """\
-    hit = None if rt.nondefault_streams else pool_fast(nbytes)
+    nds = rt.nondefault_streams  # (the launch below reads it too)
+    hit = None if nds else pool_fast(nbytes)
     home = None if hit is None else hit[2]
     if home:
         try:
@@ -367,7 +367,7 @@ _INLINE_MALLOC = """\
         else:
             buf = new_buffer(DeviceBuffer)
             buf.ptr = ptr
-            buf.nbytes = hit[0]
+            buf.nbytes = nbytes  # (an int: the launcher computes it)
             buf.stream = 0
             buf.stream_owner = None
             buf._pool = pool
