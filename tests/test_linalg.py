@@ -167,6 +167,23 @@ def test_solve_inv_det(dtype, batch):
     compare(lambda xp, a: xp.linalg.slogdet(a), a, rtol=r, atol=r)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("batch", [(), (3,)])
+@pytest.mark.parametrize("n", [40, 130])
+def test_solve_one_right_hand_side(dtype, batch, n):
+    """One right-hand side (a vector, or one column): the CUDA backend swaps rows and runs
+    two triangular solves after the LU (solver.SOLVE_TRSV) instead of getrs."""
+    r = RTOL[dtype] * 10
+    a = well(n, dtype, batch)
+    b = rand(batch + (n, 1), dtype, 1)
+    compare(lambda xp, a, b: xp.linalg.solve(a, b), a, b, rtol=r, atol=r)
+    compare(lambda xp, a, b: xp.linalg.solve(a, b[..., 0]), a, b[(0,) * len(batch)], rtol=r,
+            atol=r)
+    sing = a.copy()
+    sing[(0,) * len(batch)][1] = 0  # a zero row: exactly singular (see _singular_member)
+    compare(lambda xp, a, b: xp.linalg.solve(a, b), sing, b)  # LinAlgError
+
+
 def test_solve_errors():
     sing = np.array([[1.0, 2.0], [2.0, 4.0]])
     compare(lambda xp, a: xp.linalg.solve(a, a), sing)  # LinAlgError

@@ -113,12 +113,13 @@ def solve_section():
     ka, kb = (cupy.asarray(m), cupy.asarray(b)) if cupy else (None, None)
     side_by_side("solve", lambda: cpn.linalg.solve(a, bb),
                  (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
-    solver.SOLVE_TRANSPOSED_LU = not solver.SOLVE_TRANSPOSED_LU
-    check("solve f64 (other LU)", cpn.linalg.solve(a, bb), np.linalg.solve(m, b), 1e-8)
-    side_by_side(f"solve, SOLVE_TRANSPOSED_LU={solver.SOLVE_TRANSPOSED_LU}",
-                 lambda: cpn.linalg.solve(a, bb),
-                 (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
-    solver.SOLVE_TRANSPOSED_LU = not solver.SOLVE_TRANSPOSED_LU
+    for knob in ("SOLVE_TRANSPOSED_LU", "SOLVE_TRSV"):
+        setattr(solver, knob, not getattr(solver, knob))
+        check(f"solve f64 ({knob} flipped)", cpn.linalg.solve(a, bb), np.linalg.solve(m, b),
+              1e-8)
+        side_by_side(f"solve, {knob}={getattr(solver, knob)}", lambda: cpn.linalg.solve(a, bb),
+                     (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
+        setattr(solver, knob, not getattr(solver, knob))
     # pieces, CUDA events each (cupynum)
     be = cpn._backends.get()
     a3 = a.reshape((1, n, n))
@@ -155,6 +156,24 @@ def solve_section():
         except Exception as e:  # noqa: BLE001
             log(f"solve Xgetrf ALG_{algo}: ERROR {type(e).__name__}: {str(e)[:200]}")
     lib.set_adv_options(prm, 0, 0)
+    # the solve after the factorization: getrs (laswp + two trsm) against two trsv alone
+    from cupynum._backends.cuda import blas
+
+    refresh()
+    lib.dgetrf(h, n, n, af.ptr, n, work.ptr, ipiv.ptr, info.ptr)
+    bsrc = cpn.asarray(b[:, 0].copy())
+    bw = cpn.empty(n, np.float64)
+
+    def brefresh():
+        memory.memcpy_dtod(bw._buf.ptr, bsrc._buf.ptr, n * 8)
+
+    tb = ev(brefresh)
+    t_getrs = ev(lambda: (brefresh(), lib.dgetrs(h, 0, n, 1, af.ptr, n, ipiv.ptr,
+                                                  bw._buf.ptr, n, info.ptr))) - tb
+    cb, hb = blas.lib(), blas.handle()
+    t_trsv = ev(lambda: (brefresh(), cb.dtrsv(hb, 0, 0, 1, n, af.ptr, n, bw._buf.ptr, 1),
+                         cb.dtrsv(hb, 1, 0, 0, n, af.ptr, n, bw._buf.ptr, 1))) - tb
+    log(f"solve after getrf (events, us): Dgetrs 1 rhs {t_getrs:.1f}  two Dtrsv {t_trsv:.1f}")
     if cupy:
         from cupy_backends.cuda.libs import cusolver as kcs
         from cupy.cuda import device as kdev
