@@ -7,6 +7,7 @@ import pytest
 import cupynum as cp
 from cupynum import _backends
 from cupynum.linalg import _linalg
+from test_linalg import rand
 
 SINGLE = [np.float32, np.complex64]
 
@@ -25,14 +26,6 @@ def gram(monkeypatch):
 
     monkeypatch.setattr(type(be), "svd", spy)
     return calls
-
-
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
 
 
 def double(a):
