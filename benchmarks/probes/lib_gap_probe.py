@@ -113,7 +113,7 @@ def solve_section():
     ka, kb = (cupy.asarray(m), cupy.asarray(b)) if cupy else (None, None)
     side_by_side("solve", lambda: cpn.linalg.solve(a, bb),
                  (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
-    for knob in ("SOLVE_TRANSPOSED_LU",):
+    for knob in ("SOLVE_TRANSPOSED_LU", "SOLVE_TRSV"):
         setattr(solver, knob, not getattr(solver, knob))
         check(f"solve f64 ({knob} flipped)", cpn.linalg.solve(a, bb), np.linalg.solve(m, b),
               1e-8)

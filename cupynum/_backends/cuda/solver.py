@@ -29,7 +29,11 @@ _PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}
 LOWER, UPPER = 0, 1  # cublasFillMode_t
 OP_N = 0
 OP_T = 1
-SOLVE_TRANSPOSED_LU = False  # solve: LU of Aᵀ (C-contiguous A, a plain copy) + getrs(OP_T)
+DIAG_NON_UNIT, DIAG_UNIT = 0, 1
+SOLVE_TRSV = True  # solve with one right-hand side: laswp + two trsv instead of getrs
+# solve: LU of Aᵀ (C-contiguous A, a plain copy) + getrs(OP_T), as CuPy.  Measured on the
+# H200 at 4096 float64 (lib_gap_probe solve): no faster than the column-major LU of A.
+SOLVE_TRANSPOSED_LU = False
 
 # --- knobs: when a stack goes to a batched routine (the probe overrides these) --------------
 BATCHED = True             # False: always loop (today's path), for comparison
@@ -173,14 +177,25 @@ def solve(backend, a, b, x) -> np.ndarray:
     work = _work(lwork, a.dtype)
     getrf, getrs = _fn(char, "getrf"), _fn(char, "getrs")
     s = a.dtype.itemsize
+    # one right-hand side: the row swaps, then two cuBLAS trsv.  On the H200 (n = 4096
+    # float64, lib_gap_probe solve) the trsv pair takes 473 us where getrs takes 991, but
+    # cuSOLVER's laswp of one column eats most of that: the whole solve measured the same
+    # (13.96-14.03 ms either way).  This is the path the GPU suite last ran.
+    one_rhs = SOLVE_TRSV and k == 1 and trans == OP_N
+    if one_rhs:
+        laswp, trsv = _fn(char, "laswp"), getattr(blas.lib(), _PREFIX[char] + "trsv")
+        hb = blas.handle()
     for i in range(nb):
         ai = af.ptr + i * n * n * s
         pi = ipiv.ptr + i * n * 4
+        bi = bf.ptr + i * n * k * s
         getrf(h, n, n, ai, n, work.ptr, pi, info.ptr + 4 * i)
-        # (one right-hand side: laswp + two cuBLAS trsv were measured instead; the trsv
-        # pair took 473 us against getrs's 991 at n = 4096 float64, but the whole solve was
-        # no faster: cuSOLVER's laswp of one column ate the gain)
-        getrs(h, trans, n, k, ai, n, pi, bf.ptr + i * n * k * s, n, info2.ptr)
+        if one_rhs:  # L (unit diagonal) then U, both in ai
+            laswp(h, 1, bi, n, 1, n, pi, 1)
+            trsv(hb, LOWER, OP_N, DIAG_UNIT, n, ai, n, bi, 1)
+            trsv(hb, UPPER, OP_N, DIAG_NON_UNIT, n, ai, n, bi, 1)
+        else:
+            getrs(h, trans, n, k, ai, n, pi, bi, n, info2.ptr)
     backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
     return _infos(info, nb)
 
