@@ -213,18 +213,22 @@ def _svd_gram(a, dt, full_matrices, compute_uv):
     a64 = a.astype(np.complex128 if dt.kind == "c" else np.float64)
     ah = a64.mT if dt.kind != "c" else cp.conjugate(a64.mT)
     try:
-        w, v = _eigh(ah @ a64, "L", True) if compute_uv else (_eigh(ah @ a64, "L", False), None)
+        res = _eigh(ah @ a64, "L", compute_uv)
+        w, v = res if compute_uv else (res, None)
+        s = cp.sqrt(cp.maximum(w[..., ::-1], 0.0))
+        ok = cp.all(cp.isfinite(w))
+        if compute_uv:
+            ok = cp.logical_and(ok, cp.all(s[..., -1] > s[..., 0] * GRAM_MIN_RATIO))
+        ok = bool(ok)  # (one sync point for both checks, as gesvd's info read is one)
     except LinAlgError:
-        w = None
-    if w is None or not bool(cp.all(cp.isfinite(w))):
-        # (a float32 input cannot overflow its float64 Gram matrix: only NaN or inf get here;
-        # NumPy's LAPACK does not converge on them, and cuSOLVER's gesvd may not say so)
+        ok = False
+    if not ok:
+        # (a float32 input cannot overflow its float64 Gram matrix: only NaN or inf make
+        # the eigenvalues non-finite; NumPy's LAPACK does not converge on them, and
+        # cuSOLVER's gesvd may not say so)
         if not bool(cp.all(cp.isfinite(a))):
             raise LinAlgError("SVD did not converge")
         return None
-    s = cp.sqrt(cp.maximum(w[..., ::-1], 0.0))
-    if compute_uv and not bool(cp.all(s[..., -1] > s[..., 0] * GRAM_MIN_RATIO)):
-        return None  # (the checks are sync points, as gesvd's info read is)
     s_out = s.astype(_real(dt))
     if not compute_uv:
         return s_out

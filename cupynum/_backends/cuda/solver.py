@@ -338,10 +338,11 @@ def _svd_batched(backend, a, u, s_out, vh) -> np.ndarray:
     return _infos(info, nb)
 
 
-# An unbatched SVD takes gesvd, as CuPy does.  Measured on the H200 at 2048 float32
-# (lib_gap_probe svd): gesvd 305 ms, singular values within 2e-5 of NumPy's float64 ones
-# (relative to the largest); gesvdj 222 ms but 3.3e-4, whatever its tolerance; Xgesvdp 75-78
-# ms, but its singular values came out wrong as the probe calls it (not understood).
+# An unbatched SVD takes gesvd, as CuPy does (float32/complex64 ones mostly go through the
+# float64 Gram matrix in linalg/_linalg.py instead).  Measured on the H200 at 2048 float32
+# (lib_gap_probe svd): gesvd 291 ms, singular values within 2e-5 of NumPy's float64 ones
+# (relative to the largest); gesvdj 218 ms but 3.3e-4, whatever its tolerance or sweeps;
+# Xgesvdp 75 ms, but it perturbs this matrix by h_err_sigma = 2440 and its values are wrong.
 def svd(backend, a, u, s_out, vh) -> np.ndarray:
     """SVD of a (B, m, n) with m >= n (the frontend transposes wide matrices).  s_out
     (B, n) real, C-contiguous; u None or (B, m, m) / (B, m, n); vh None or (B, n, n)."""
