@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import cupynum as cp
+from cupynum import _backends
 from helpers import compare
 
 RTOL = {np.float32: 2e-4, np.float64: 1e-10, np.complex64: 2e-4, np.complex128: 1e-10}
@@ -171,8 +172,8 @@ def test_solve_inv_det(dtype, batch):
 @pytest.mark.parametrize("batch", [(), (3,)])
 @pytest.mark.parametrize("n", [40, 130])
 def test_solve_one_right_hand_side(dtype, batch, n):
-    """One right-hand side (a vector, or one column): the CUDA backend swaps rows and runs
-    two triangular solves after the LU (solver.SOLVE_TRSV) instead of getrs."""
+    """One right-hand side (a vector, or one column): the CUDA backend factors [A | b] and
+    finishes with one triangular solve (solver._solve_augmented) instead of getrs."""
     r = RTOL[dtype] * 10
     a = well(n, dtype, batch)
     b = rand(batch + (n, 1), dtype, 1)
@@ -182,6 +183,25 @@ def test_solve_one_right_hand_side(dtype, batch, n):
     sing = a.copy()
     sing[(0,) * len(batch)][1] = 0  # a zero row: exactly singular (see _singular_member)
     compare(lambda xp, a, b: xp.linalg.solve(a, b), sing, b)  # LinAlgError
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("max_k", [0, 4])
+def test_solve_few_right_hand_sides(dtype, max_k, monkeypatch):
+    """k = 3 columns through both CUDA paths: getrf + getrs (max_k 0) and the augmented LU
+    finished by trsm (max_k 4); stacked above the batched routines' size too."""
+    if _backends.name() == "cuda":
+        from cupynum._backends.cuda import solver
+
+        monkeypatch.setattr(solver, "SOLVE_AUGMENTED_MAX_K", max_k)
+    r = RTOL[dtype] * 10
+    for batch in [(), (2,)]:
+        a = well(70, dtype, batch)
+        b = rand(batch + (70, 3), dtype, 1)
+        compare(lambda xp, a, b: xp.linalg.solve(a, b), a, b, rtol=r, atol=r)
+    sing = a.copy()
+    sing[1][5] = 0  # the second matrix singular: LinAlgError
+    compare(lambda xp, a, b: xp.linalg.solve(a, b), sing, b)
 
 
 def test_solve_errors():

@@ -113,13 +113,25 @@ def solve_section():
     ka, kb = (cupy.asarray(m), cupy.asarray(b)) if cupy else (None, None)
     side_by_side("solve", lambda: cpn.linalg.solve(a, bb),
                  (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
-    for knob in ("SOLVE_TRANSPOSED_LU", "SOLVE_TRSV"):
-        setattr(solver, knob, not getattr(solver, knob))
-        check(f"solve f64 ({knob} flipped)", cpn.linalg.solve(a, bb), np.linalg.solve(m, b),
-              1e-8)
-        side_by_side(f"solve, {knob}={getattr(solver, knob)}", lambda: cpn.linalg.solve(a, bb),
+    dflt = solver.SOLVE_AUGMENTED_MAX_K
+    for max_k in (0, 1) if dflt else (1, 0):  # the other path, then the default again
+        solver.SOLVE_AUGMENTED_MAX_K = max_k
+        check(f"solve f64 (SOLVE_AUGMENTED_MAX_K={max_k})", cpn.linalg.solve(a, bb),
+              np.linalg.solve(m, b), 1e-8)
+        side_by_side(f"solve, SOLVE_AUGMENTED_MAX_K={max_k}", lambda: cpn.linalg.solve(a, bb),
                      (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
-        setattr(solver, knob, not getattr(solver, knob))
+    solver.SOLVE_AUGMENTED_MAX_K = dflt
+    b8 = rng.standard_normal((n, 8))
+    kb8 = cupy.asarray(b8) if cupy else None
+    bb8 = cpn.asarray(b8)
+    for max_k in (0, 8):  # 8 right-hand sides: getrs against the augmented LU + trsm
+        solver.SOLVE_AUGMENTED_MAX_K = max_k
+        check(f"solve f64 k=8 (SOLVE_AUGMENTED_MAX_K={max_k})", cpn.linalg.solve(a, bb8),
+              np.linalg.solve(m, b8), 1e-8)
+        side_by_side(f"solve k=8, SOLVE_AUGMENTED_MAX_K={max_k}",
+                     lambda: cpn.linalg.solve(a, bb8),
+                     (lambda: cupy.linalg.solve(ka, kb8)) if cupy else None)
+    solver.SOLVE_AUGMENTED_MAX_K = dflt
     # pieces, CUDA events each (cupynum)
     be = cpn._backends.get()
     a3 = a.reshape((1, n, n))
@@ -142,6 +154,14 @@ def solve_section():
     t_getrf = ev(lambda: (refresh(), lib.dgetrf(h, n, n, af.ptr, n, work.ptr, ipiv.ptr,
                                                 info.ptr))) - t_ref
     log(f"solve pieces (events, us): colmajor copy {t_copy:.1f}  Dgetrf {t_getrf:.1f}")
+    aug = memory.alloc(n * (n + 1) * 8)  # [A | b], column-major
+    memory.memcpy_dtod(aug.ptr + n * n * 8, cpn.asarray(b[:, 0].copy())._buf.ptr, n * 8)
+    lwork1 = lib.dgetrf_buffer_size(h, n, n + 1, aug.ptr, n)
+    work1 = memory.alloc(max(lwork1, 1) * 8)
+    t_aug = ev(lambda: (memory.memcpy_dtod(aug.ptr, fresh.ptr, n * n * 8),
+                        lib.dgetrf(h, n, n + 1, aug.ptr, n, work1.ptr, ipiv.ptr,
+                                   info.ptr))) - t_ref
+    log(f"solve pieces (events, us): Dgetrf of [A | b] (n x n+1) {t_aug:.1f}")
     prm = solver.params()
     for algo in (0, 1):
         try:
@@ -173,7 +193,9 @@ def solve_section():
     cb, hb = blas.lib(), blas.handle()
     t_trsv = ev(lambda: (brefresh(), cb.dtrsv(hb, 0, 0, 1, n, af.ptr, n, bw._buf.ptr, 1),
                          cb.dtrsv(hb, 1, 0, 0, n, af.ptr, n, bw._buf.ptr, 1))) - tb
-    log(f"solve after getrf (events, us): Dgetrs 1 rhs {t_getrs:.1f}  two Dtrsv {t_trsv:.1f}")
+    t_up = ev(lambda: (brefresh(), cb.dtrsv(hb, 1, 0, 0, n, af.ptr, n, bw._buf.ptr, 1))) - tb
+    log(f"solve after getrf (events, us): Dgetrs 1 rhs {t_getrs:.1f}  two Dtrsv {t_trsv:.1f}"
+        f"  upper Dtrsv alone {t_up:.1f}")
     if cupy:
         from cupy_backends.cuda.libs import cusolver as kcs
         from cupy.cuda import device as kdev
@@ -229,6 +251,23 @@ def gather_section():
         log(f"gather kernel alone, checked={checked}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
     w, e, hst = ways(cpn, cix._FLAG.read)
     log(f"gather flag read alone (idle stream): wall {w:.1f} ev {e:.1f} host {hst:.1f}")
+    # the bubble a checked gather leaves on the device, piece by piece: kernel + stream
+    # sync, kernel + flag read, the frontend call; and a tiny kernel's round trip
+    dev = cix.DEV
+    for name, fn in (
+            ("kernel + DEV.sync", lambda: (cix._launch_gather1(True, 4, a, out, i, ix.size, n,
+                                                               4, flag), dev.sync())),
+            ("kernel + flag read", lambda: (cix._launch_gather1(True, 4, a, out, i, ix.size,
+                                                                n, 4, flag), cix._FLAG.read())),
+            ("gather_flat", lambda: cix.gather_flat(a, i, out)),
+            ("a[i]", lambda: a[i])):
+        w, e, hst = ways(cpn, fn)
+        log(f"gather bubble, {name}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
+    small, one = cpn.ones(1000, np.float32), cpn.ones(1000, np.float32)
+    w, e, hst = ways(cpn, lambda: (small + one, dev.sync()))
+    log(f"tiny add + sync round trip: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
+    err, flags = d.cuCtxGetFlags()
+    log(f"context flags: {flags!r} (err {err}); CPUs {os.cpu_count()}")
     t0 = time.perf_counter()
     for _ in range(1000):
         d.cuCtxSetLimit(limit, dflt)

@@ -30,10 +30,12 @@ LOWER, UPPER = 0, 1  # cublasFillMode_t
 OP_N = 0
 OP_T = 1
 DIAG_NON_UNIT, DIAG_UNIT = 0, 1
-SOLVE_TRSV = True  # solve with one right-hand side: laswp + two trsv instead of getrs
-# solve: LU of Aᵀ (C-contiguous A, a plain copy) + getrs(OP_T), as CuPy.  Measured on the
-# H200 at 4096 float64 (lib_gap_probe solve): no faster than the column-major LU of A.
-SOLVE_TRANSPOSED_LU = False
+SIDE_LEFT = 0  # cublasSideMode_t
+# solve: right-hand sides up to this many ride along in the LU as extra columns
+# (_solve_augmented); more take getrf + getrs.  H200, n = 4096 float64 (lib_gap_probe
+# solve): one column 13.39 ms against 14.07-14.23 ms through getrf + getrs (CuPy 14.07),
+# eight columns 15.04 ms against 18.36 (CuPy 18.33); many columns (inv) are unmeasured.
+SOLVE_AUGMENTED_MAX_K = 8
 
 # --- knobs: when a stack goes to a batched routine (the probe overrides these) --------------
 BATCHED = True             # False: always loop (today's path), for comparison
@@ -48,10 +50,11 @@ EIGH_BATCHED = "auto"      # "auto" (the rule above), "syevj", "xsyev", "loop"
 EIGH_SYEVJ_MAX_N = 32
 EIGH_BATCHED_MAX_N = 128
 SVD_BATCHED_MAX_N = 32     # gesvdjBatched's own limit is m, n <= 32
-# An unbatched system: LU (getrf) of a column-major copy of A, then getrs.  Measured on the
-# H200 at n = 4096 float64 (lib_gap_probe), against 14.08 ms for CuPy: 14.04-14.09 ms; the LU
-# of the plain C-ordered copy (A^T) solved with getrs(OP_T) 14.12-14.16 ms; DXgesv (TF32 LU
-# refined to float64) 13.96 ms, but it returns NaNs for a singular matrix instead of an info.
+# An unbatched system with many right-hand sides: LU (getrf) of a column-major copy of A,
+# then getrs.  Also measured on the H200 at n = 4096 float64, one column: the LU of the plain
+# C-ordered copy (A^T) solved with getrs(OP_T) (CuPy's way) 14.12-14.16 ms; DXgesv (TF32 LU
+# refined to float64) 13.96 ms, but it returns NaNs for a singular matrix instead of an info;
+# getrf's ALG_1 (Xgetrf) 24.7 ms for the LU alone, against 12.8 ms.
 
 
 def lib():
@@ -153,23 +156,16 @@ def solve(backend, a, b, x) -> np.ndarray:
     getrf infos (> 0: singular)."""
     nb, n, _ = a._shape
     k = b._shape[-1]
-    char = a.dtype.char
-    h = handle()
-    batched = _use_batched(nb, n, LU_BATCHED_MAX_N)
-    trans = OP_N
-    if SOLVE_TRANSPOSED_LU and not batched and a._c_contig:
-        # a C-contiguous matrix read column-major is Aᵀ: factor that (a plain copy) and
-        # solve Aᵀᵀ x = b with getrs(OP_T), as CuPy does
-        af = Temp(memory.alloc(max(a._size, 1) * a.dtype.itemsize), a._shape, a.dtype)
-        backend.copy(a, af)
-        trans = OP_T
-    else:
-        af = colmajor_copy(backend, a)
-    bf = colmajor_copy(backend, b)
-    if batched:
+    if _use_batched(nb, n, LU_BATCHED_MAX_N):
+        af, bf = colmajor_copy(backend, a), colmajor_copy(backend, b)
         info = _solve_batched(af, bf, nb, n, k)
         backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
         return _infos(info, nb)
+    if k <= SOLVE_AUGMENTED_MAX_K:
+        return _solve_augmented(backend, a, b, x)
+    char = a.dtype.char
+    h = handle()
+    af, bf = colmajor_copy(backend, a), colmajor_copy(backend, b)
     ipiv = memory.alloc(max(nb * n, 1) * 4)
     info = memory.alloc(max(nb, 1) * 4)
     info2 = memory.alloc(4)
@@ -177,26 +173,50 @@ def solve(backend, a, b, x) -> np.ndarray:
     work = _work(lwork, a.dtype)
     getrf, getrs = _fn(char, "getrf"), _fn(char, "getrs")
     s = a.dtype.itemsize
-    # one right-hand side: the row swaps, then two cuBLAS trsv.  On the H200 (n = 4096
-    # float64, lib_gap_probe solve) the trsv pair takes 473 us where getrs takes 991, but
-    # cuSOLVER's laswp of one column eats most of that: the whole solve measured the same
-    # (13.96-14.03 ms either way).  This is the path the GPU suite last ran.
-    one_rhs = SOLVE_TRSV and k == 1 and trans == OP_N
-    if one_rhs:
-        laswp, trsv = _fn(char, "laswp"), getattr(blas.lib(), _PREFIX[char] + "trsv")
-        hb = blas.handle()
     for i in range(nb):
         ai = af.ptr + i * n * n * s
         pi = ipiv.ptr + i * n * 4
-        bi = bf.ptr + i * n * k * s
         getrf(h, n, n, ai, n, work.ptr, pi, info.ptr + 4 * i)
-        if one_rhs:  # L (unit diagonal) then U, both in ai
-            laswp(h, 1, bi, n, 1, n, pi, 1)
-            trsv(hb, LOWER, OP_N, DIAG_UNIT, n, ai, n, bi, 1)
-            trsv(hb, UPPER, OP_N, DIAG_NON_UNIT, n, ai, n, bi, 1)
-        else:
-            getrs(h, trans, n, k, ai, n, pi, bi, n, info2.ptr)
+        getrs(h, OP_N, n, k, ai, n, pi, bf.ptr + i * n * k * s, n, info2.ptr)
     backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
+    return _infos(info, nb)
+
+
+def _solve_augmented(backend, a, b, x) -> np.ndarray:
+    """``solve`` for few right-hand sides: getrf of the column-major [A | B] (n x (n + k)).
+    The LU's row swaps and its L-solve reach B's columns inside the factorisation, as
+    trailing columns, which leaves U x = L⁻¹PB: one upper-triangular solve (trsv, or trsm
+    for k > 1) finishes.  getrs instead swaps B's rows in a sequential pass and solves with
+    L and U apart: on the H200 (4096 float64, one column) getrs took 991 us after a 12.8 ms
+    getrf."""
+    nb, n, _ = a._shape
+    k = b._shape[-1]
+    char = a.dtype.char
+    s = a.dtype.itemsize
+    w = n + k  # columns of [A | B]
+    ab = Temp(memory.alloc(nb * n * w * s), (nb, n * w), a.dtype)
+    backend.copy(a, _strided(ab, (nb, n, n), (n * w, 1, n)))
+    backend.copy(b, _strided(ab, (nb, n, k), (n * w, 1, n), n * n))
+    h, hb = handle(), blas.handle()
+    ipiv = memory.alloc(nb * n * 4)
+    info = memory.alloc(nb * 4)
+    lwork = _fn(char, "getrf_buffer_size")(h, n, w, ab.ptr, n)
+    work = _work(lwork, a.dtype)
+    getrf = _fn(char, "getrf")
+    if k == 1:
+        trsv = getattr(blas.lib(), _PREFIX[char] + "trsv")
+    else:
+        trsm = getattr(blas.lib(), _PREFIX[char] + "trsm")
+        keep, alpha, _ = blas.scalar_ptrs(char, 1, 0)
+    for i in range(nb):
+        ai = ab.ptr + i * n * w * s
+        getrf(h, n, w, ai, n, work.ptr, ipiv.ptr + i * n * 4, info.ptr + 4 * i)
+        ci = ai + n * n * s
+        if k == 1:
+            trsv(hb, UPPER, OP_N, DIAG_NON_UNIT, n, ai, n, ci, 1)
+        else:
+            trsm(hb, SIDE_LEFT, UPPER, OP_N, DIAG_NON_UNIT, n, k, alpha, ai, n, ci, n)
+    backend.copy(_strided(ab, (nb, n, k), (n * w, 1, n), n * n), x)
     return _infos(info, nb)
 
 
