@@ -368,6 +368,14 @@ def test_pool_statistics(pool):
     assert pool.used_bytes() == used0
     assert pool.n_free_blocks() >= 1
     assert pool.total_bytes() >= 4096  # cached, not returned
+    huge = memory.alloc(memory.CACHE_MAX + 1)  # a big class (BIG_STEP apart): cached too
+    assert pool.used_bytes() == used0 + memory.CACHE_MAX + memory.BIG_STEP
+    hptr = huge.ptr
+    del huge
+    assert pool.used_bytes() == used0
+    again = memory.alloc(memory.CACHE_MAX + 5)
+    assert again.ptr == hptr
+    del again
     pool.free_all_blocks()
     assert pool.n_free_blocks() == 0
     assert pool.used_bytes() == used0

@@ -356,8 +356,12 @@ assert msize == (3 << 20) + (1 << 18) and m1._home is not None
 del m1
 m2 = pool.malloc((3 << 20) + 100)  # the same class: the cached block, no driver call
 assert m2.ptr == mptr and m2._size == msize
-big = pool.malloc(memory.CACHE_MAX + 1)  # beyond the cache: the driver pool's own block
-assert big._home is None and big._size == memory.CACHE_MAX + 1
+big = pool.malloc(memory.CACHE_MAX + 1)  # a big block: classes BIG_STEP apart
+bptr = big.ptr
+assert big._home is not None and big._size == memory.CACHE_MAX + memory.BIG_STEP
+del big
+big2 = pool.malloc(memory.CACHE_MAX + memory.BIG_STEP)  # the same class: cached, reused
+assert big2.ptr == bptr and big2.nbytes == memory.CACHE_MAX + memory.BIG_STEP
 print("ok", runtime.LAUNCH)
 """
 

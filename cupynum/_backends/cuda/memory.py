@@ -4,9 +4,9 @@ Two layers:
 1. The driver's stream-ordered pool (``cuMemAllocFromPoolAsync`` on device 0's default pool)
    with ``CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`` at its maximum, so freed memory stays reserved
    and later allocations are served without going back to the OS.
-2. In front of it, a Python free list for blocks up to ``CACHE_MAX``, one list per
-   (stream, size class: a power of two up to ``SMALL_MAX``, then eight classes per
-   doubling): allocating such an output is a dict lookup and a
+2. In front of it, Python free lists, one per (stream, size class: a power of two up to
+   ``SMALL_MAX``, eight classes per doubling up to ``CACHE_MAX``, then multiples of
+   ``BIG_STEP``): allocating an output is a dict lookup and a
    ``list.pop``, freeing it a ``list.append`` (atomic under the GIL, so no lock on these
    paths; the statistics are derived from the lists).  A block freed on stream S is handed
    out again directly only for an allocation on the same stream S: work queued later on S is
@@ -56,8 +56,13 @@ MIN_BLOCK = 512  # smallest block; sizes round up to a power of two >= this (lit
 # Up to CACHE_MAX: eight size classes per doubling (at most 1/8 unused), also through the
 # Python free lists: a 2-16 MiB temporary (a 512^2 float64 stencil term, a 1M-element
 # float32 array) would otherwise cost a cuMemAllocFromPoolAsync and a cuMemFreeAsync, with
-# their Python wrapping about 10 us a pair.  Larger blocks go to the driver pool.
+# their Python wrapping about 10 us a pair.
 CACHE_MAX = 64 << 20
+# Larger blocks: classes BIG_STEP apart (the driver pool's own granularity), kept in the
+# free lists too.  A call that waits for the device, as a[idx] does for its bounds check,
+# pays the pair on the device's clock: on the H200, a[idx] into a new 256 MiB output left
+# the GPU idle 38 us longer a call than the same gather into a given output.
+BIG_STEP = 2 << 20
 STAGING_THRESHOLD = 8 << 20  # host copies >= this follow H2D / D2H (None: never)
 STAGING_CHUNK = 16 << 20  # size of each of the two pinned staging buffers
 REGISTER_CHUNK = 64 << 20  # page-locked at a time by the 'register' strategy
@@ -119,40 +124,26 @@ class DeviceBuffer:
         self.stream = stream
         self.stream_owner = stream_owner
         self._pool = pool  # None: nothing to free (empty buffer, or already freed)
-        self._size = size  # accounted size: power-of-two block, or nbytes for big ones
-        self._home = home  # the free list this block returns to (small blocks), else None
+        self._size = size  # accounted size: the block's size class
+        self._home = home  # the free list this block returns to (None for an empty buffer)
 
     def set_stream(self, stream: int, stream_owner=None) -> None:
         """Free on ``stream`` from now on (its last use moved there).  Change the stream only
         through this method: it also moves the block to that stream's free list."""
         self.stream = stream
         self.stream_owner = stream_owner
-        if self._home is not None and self._pool is not None:
+        if self._pool is not None:
             self._home = self._pool._free.setdefault((stream, self._size), [])
 
     def free(self) -> None:
         """Release now instead of at garbage collection (idempotent)."""
-        pool = self._pool
-        if pool is not None:
+        if self._pool is not None:
             self._pool = None
-            home = self._home
-            if home is not None:
-                home.append(self.ptr)
-            else:
-                pool._release_big(self.ptr, self._size, self.stream)
+            self._home.append(self.ptr)
 
     def __del__(self):  # (runs once: no need to mark the buffer freed, as free() does)
-        pool = self._pool
-        if pool is None:
-            return
-        home = self._home
-        if home is not None:  # hot path: back onto its stream's free list
-            home.append(self.ptr)
-        elif not _shutdown:
-            try:
-                pool._release_big(self.ptr, self._size, self.stream)
-            except Exception:  # never raise from __del__ (e.g. a sticky context error)
-                pass
+        if self._pool is not None:  # back onto its stream's free list
+            self._home.append(self.ptr)
 
     def __int__(self):
         return self.ptr
@@ -234,12 +225,14 @@ class MemoryPool:
             stream, stream_owner = self._tls.cur
         else:
             self._tls.stream  # binds the context in this thread
-        if 0 < nbytes <= CACHE_MAX:
+        if 0 < nbytes:
             if nbytes <= 1048576:  # SMALL_MAX
                 size = 512 if nbytes <= 512 else 1 << (nbytes - 1).bit_length()  # MIN_BLOCK
-            else:
+            elif nbytes <= CACHE_MAX:
                 step = 1 << ((nbytes - 1).bit_length() - 4)
                 size = -(-nbytes // step) * step
+            else:
+                size = -(-nbytes // BIG_STEP) * BIG_STEP
             home = self._free.get((stream, size))
             if home is None:
                 home = self._free.setdefault((stream, size), [])
@@ -256,10 +249,7 @@ class MemoryPool:
             return DeviceBuffer(ptr, nbytes, stream, stream_owner, self, size, home)
         if nbytes == 0:
             return DeviceBuffer(0, 0, stream, None, None, 0, None)
-        if nbytes < 0:
-            raise ValueError(f"negative allocation size {nbytes}")
-        ptr = self._driver_alloc(nbytes, stream)
-        return DeviceBuffer(ptr, nbytes, stream, stream_owner, self, nbytes, None)
+        raise ValueError(f"negative allocation size {nbytes}")
 
     def _driver_alloc(self, size: int, stream: int) -> int:
         err, ptr = self._alloc_async(size, self._handle, stream)
@@ -285,13 +275,6 @@ class MemoryPool:
     def _is_oom(err, size: int) -> bool:
         # A request larger than the whole device may be reported as INVALID_VALUE.
         return err == _OOM or (err == _INVALID_VALUE and size > runtime.total_memory())
-
-    def _release_big(self, ptr: int, size: int, stream: int) -> None:
-        self._tls.stream  # GC may run this in any thread: bind the context there
-        (err,) = self._free_async(ptr, stream)
-        with self._lock:
-            self._outstanding -= size
-        check(err, "cuMemFreeAsync")
 
     # -- maintenance ------------------------------------------------------------------
 
