@@ -153,6 +153,18 @@ class CpuDevice:
     def sm_count(self):
         return 1
 
+    def sync(self):  # (the kernels ran to completion inside launch)
+        pass
+
+    def idle(self):
+        return True
+
+    def mapped_host(self, count):
+        """Host memory the kernels write directly, as the GPU's mapped pinned memory."""
+        buf = np.zeros(count, np.int64)
+        self.keep.append(buf)
+        return buf, buf.ctypes.data
+
 
 @pytest.fixture(scope="module")
 def lib():
@@ -560,3 +572,36 @@ def test_transpose_variants(kernels, config, dtype):
     out = cp.empty((129, 69), dtype)
     assert cix.try_transpose_copy(src.T, out, config)
     assert np.array_equal(out.get(), h[1:, 1:].T)
+
+
+@pytest.mark.parametrize("tail_div", [2, 3, 64])
+@pytest.mark.parametrize("variant", [{}, dict(i32=True, halves=True), dict(block=128)],
+                         ids=["default", "i32-halves", "block128"])
+def test_gather_early_signal(kernels, monkeypatch, tail_div, variant):
+    """a[idx] of a large array launches the early-signal kernel (here from 2 blocks): the
+    head blocks check their indices and the tail's, the last one writes the call's seq to
+    the flag's host copy (what ``_Flag.wait`` spins on), and a bad index anywhere, the tail
+    included, is there before it; the tail blocks skip it without raising the flag."""
+    monkeypatch.setattr(cix, "GATHER_SIGNAL_MIN_BLOCKS", 2)
+    monkeypatch.setattr(cix, "GATHER_SIGNAL_TAIL_DIV", tail_div)
+    for k, v in variant.items():
+        monkeypatch.setattr(cix, _KNOB_OF[k], v)
+    chunk = cix.GATHER_BLOCK * cix.GATHER_ILP
+    flag = cix._FLAG
+    for total in (chunk + 1, 3 * chunk + 5, 7 * chunk):
+        a = np.arange(500, dtype=np.float32)
+        ix = rng2.integers(-500, 500, total)
+        d, i = cp.asarray(a), cp.asarray(ix)
+        assert np.array_equal(d[i].get(), a[ix])
+        assert kernels.launches[-1].endswith("_e")
+        assert flag.host_copy[3] == flag.seq and not flag.host_copy[0]
+        for pos in (0, chunk - 1, total // 2, total - chunk, total - 1):  # head and tail
+            bad = ix.copy()
+            bad[pos] = 500 if pos % 2 else -501
+            with pytest.raises(IndexError, match=f"index {bad[pos]} is out of bounds"):
+                d[cp.asarray(bad)]
+            assert flag.host_copy[3] == flag.seq and not flag.host_copy[:3].any()  # cleared
+        assert np.array_equal(d[i].get(), a[ix])  # and the next call is right again
+    monkeypatch.setattr(cix, "GATHER_SIGNAL_MIN_BLOCKS", 8)  # below it: the plain kernel
+    d[cp.asarray(rng2.integers(0, 500, 3 * chunk))]
+    assert not kernels.launches[-1].endswith("_e")

@@ -301,3 +301,33 @@ def test_ravel_unravel():
     compare(lambda xp: xp.unravel_index([5, 11], (3, 4)))
     compare(lambda xp: xp.unravel_index(xp.asarray([5, 11]), (3, 4), order="F"))
     compare(lambda xp: xp.unravel_index([12], (3, 4)))
+
+
+@pytest.mark.parametrize("knobs", [None, (2, 2), (2, 64)],
+                         ids=["default", "min2-div2", "min2-div64"])
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128])
+def test_gather_early_signal_path(knobs, dtype, monkeypatch):
+    """``a[idx]`` of a large array on the GPU: the gather answers its bounds check before
+    the kernel's tail blocks finish (indexing.GATHER_EARLY_SIGNAL); an out-of-bounds
+    index anywhere, the tail included, still raises, and the next call is right again.
+    (knobs: the early signal from that many blocks, the tail 1/DIV of them; None: the
+    defaults, over 2^21 + 5 indices.)"""
+    from cupynum import _backends
+
+    total = 2**21 + 5
+    if knobs is not None:
+        total = 7 * 1024 + 3
+        if _backends.name() == "cuda":
+            from cupynum._backends.cuda import indexing as cix
+
+            monkeypatch.setattr(cix, "GATHER_SIGNAL_MIN_BLOCKS", knobs[0])
+            monkeypatch.setattr(cix, "GATHER_SIGNAL_TAIL_DIV", knobs[1])
+    rng = np.random.default_rng(5)
+    a = sample(100_003, dtype)
+    ix = rng.integers(-100_003, 100_003, total)
+    compare(lambda xp, a: a[xp.asarray(ix)], a)
+    for pos in (0, total // 2, total - 1500, total - 1):
+        bad = ix.copy()
+        bad[pos] = 100_003 if pos % 2 else -100_004
+        compare(lambda xp, a: a[xp.asarray(bad)], a)  # IndexError
+    compare(lambda xp, a: a[xp.asarray(ix)], a)

@@ -240,9 +240,25 @@ def gather_section():
         side_by_side(f"  a+b 2^28 L2 gran {g}", lambda: a + b,
                      (lambda: ka + ka) if cupy else None)
     d.cuCtxSetLimit(limit, dflt)
-    # the kernel alone (no flag read: no sync), checked and not, and the flag read alone
     from cupynum._backends.cuda import indexing as cix
 
+    # a[idx]'s early signal: off (0), and the tail's share of the blocks (1/DIV)
+    dflt_div, dflt_on = cix.GATHER_SIGNAL_TAIL_DIV, cix.GATHER_EARLY_SIGNAL
+    for div in (0, 16, 32, 64, 128, 256):
+        cix.GATHER_EARLY_SIGNAL, cix.GATHER_SIGNAL_TAIL_DIV = bool(div), div or dflt_div
+        bad = ix.copy()
+        bad[-7] = n
+        try:
+            a[cpn.asarray(bad)]
+            log(f"FAIL gather early signal div {div}: no IndexError for a tail index")
+            fails.append(f"gather div {div}")
+        except IndexError:
+            pass
+        check(f"gather (div {div})", a[i], h[ix], 0)
+        side_by_side(f"gather early signal div {div}", lambda: a[i],
+                     (lambda: ka[ki]) if cupy else None)
+    cix.GATHER_SIGNAL_TAIL_DIV, cix.GATHER_EARLY_SIGNAL = dflt_div, dflt_on
+    # the kernel alone (no flag read: no sync), checked and not, and the flag read alone
     out = cpn.empty(ix.size, np.float32)
     flag = cix._FLAG.get().ptr
     for checked in (False, True):
@@ -251,6 +267,30 @@ def gather_section():
         log(f"gather kernel alone, checked={checked}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
     w, e, hst = ways(cpn, cix._FLAG.read)
     log(f"gather flag read alone (idle stream): wall {w:.1f} ev {e:.1f} host {hst:.1f}")
+    # the early-signal kernel: alone (launched, never waited for), and when its signal comes
+    fl = cix._FLAG
+    if fl.host_copy is not None:
+        for div in (16, 64):
+            cix.GATHER_SIGNAL_TAIL_DIV = div
+            w, e, hst = ways(cpn, lambda: cix._launch_gather1(True, 4, a, out, i, ix.size, n, 4,
+                                                              flag, fl.next_seq()))
+            log(f"gather signal kernel alone, div {div}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
+            sig, end = [], []
+            for _ in range(20):
+                cix.DEV.sync()
+                seq = fl.next_seq()
+                t0 = time.perf_counter()
+                cix._launch_gather1(True, 4, a, out, i, ix.size, n, 4, flag, seq)
+                while fl._done.value < seq:
+                    pass
+                t1 = time.perf_counter()
+                cix.DEV.sync()
+                t2 = time.perf_counter()
+                sig.append((t1 - t0) * 1e6)
+                end.append((t2 - t0) * 1e6)
+            log(f"gather signal, div {div}: launch to signal {statistics.median(sig):.1f} us, "
+                f"to stream done {statistics.median(end):.1f} us")
+        cix.GATHER_SIGNAL_TAIL_DIV = dflt_div
     # the bubble a checked gather leaves on the device, piece by piece: kernel + stream
     # sync, kernel + flag read, the frontend call; and a tiny kernel's round trip
     dev = cix.DEV

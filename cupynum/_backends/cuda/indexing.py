@@ -38,7 +38,9 @@ BLOCK = 256
 
 
 # --- gather / scatter ------------------------------------------------------------------------
-# The bounds flag: 4 int64 on the device, (set?, index array, value, host copy's address).
+# The bounds flag: 5 int64 on the device (set?, index array, value, host copy's address,
+# head blocks checked), and where mapped host memory exists a host copy (set?, index array,
+# value, the seq of the last early signal).
 # The first thread to find a bad index claims the flag and records the index; where the
 # host copy exists (pinned memory mapped into the device's address space) it writes the
 # record there too, so the host learns the answer from a stream sync alone, no copy back.
@@ -49,7 +51,18 @@ __device__ __forceinline__ void cpn_flag_raise(long long* flag, long long j, lon
   if (atomicCAS((unsigned long long*)flag, 0ull, 1ull) != 0ull) return;
   flag[1] = j; flag[2] = v;
   volatile long long* h = (volatile long long*)flag[3];
-  if (h) { h[1] = j; h[2] = v; __threadfence_system(); h[0] = 1; }
+  if (h) { h[1] = j; h[2] = v; __threadfence_system(); h[0] = 1; __threadfence_system(); }
+}
+// Early signal (gather1_kernel's ``signal``): thread 0 of each head block, after a barrier
+// behind its block's checks, counts the block in flag[4]; the last one writes seq to the
+// host copy's word 3.  A bad index's record reached the host before its block counted
+// (the fences above), so once word 3 reads seq the host knows the answer.
+__device__ __forceinline__ void cpn_head_checked(long long* flag, unsigned head,
+                                                 long long seq) {
+  if (atomicAdd((unsigned long long*)(flag + 4), 1ull) != head - 1ull) return;
+  flag[4] = 0;  // (for the next launch: stream order puts it after this one)
+  volatile long long* h = (volatile long long*)flag[3];
+  if (h) { __threadfence_system(); h[3] = seq; __threadfence_system(); }
 }
 #endif
 """
@@ -127,6 +140,17 @@ GATHER_STORE = "plain"      # "plain", "cs" (st.global.cs, __stcs), "na" (L1::no
 #                             "ef" (L2 evict_first policy)
 GATHER_FLAG_MAPPED = True   # kernels also write the bounds flag to mapped host memory: a
 #                             stream sync is the whole read (else a copy back and a sync)
+# a[idx] returns before its gather ends (gather1_kernel's ``signal``): the last 1/DIV of the
+# blocks (the tail) are checked by the blocks before them, which signal the host once done,
+# so the host answers the bounds check, returns and queues its next launch while the tail
+# still runs.  From MIN_BLOCKS blocks (1024 indices each) on the default stream.  H200,
+# 2^26 of 2^28 float32 (lib_gap_probe gather): with DIV 16 the signal came 62 us before the
+# kernel's end and a[idx] took 1756.6 us a call against 1762.4 for kernel + sync (CuPy's
+# unchecked gather 1747.9), the tail's second index read costing ~6 us of the bubble's
+# ~13; with DIV 64 (one wave of blocks) the signal came only 5 us before the end.
+GATHER_EARLY_SIGNAL = True
+GATHER_SIGNAL_MIN_BLOCKS = 2048
+GATHER_SIGNAL_TAIL_DIV = 16
 GATHER_FLAG_PINNED = True   # (not mapped) read the flag into pinned host memory (one DMA)
 
 _LOAD_PTX = {"ldg": "ld.global.nc", "nc_na": "ld.global.nc.L1::no_allocate",
@@ -203,7 +227,8 @@ def _st(mode: str, unit: int, ptr: str, val: str) -> str:
 @functools.lru_cache(maxsize=None)  # a call builds the kernel's text: once per variant
 def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 256,
                    i32: bool = False, halves: bool = False, idx_load: str = "ldg",
-                   data_load: str = "plain", store: str = "plain") -> Kernel:
+                   data_load: str = "plain", store: str = "plain",
+                   signal: bool = False) -> Kernel:
     """``out[i] = data[wrap(idx[i]) * s]`` for contiguous int64 ``idx`` and ``out``: each
     thread takes ``ilp`` indices a block-width apart (coalesced), loads them all, then all
     their elements, then stores (memory-level parallelism for the random reads).  Checked:
@@ -211,7 +236,14 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
     ``i32``: int loop counters (the caller guarantees total + grid * block * ilp < 2**31);
     ``halves``: each index is wrapped and checked on its 32-bit halves (n < 2**31): valid
     are hi == 0 with lo < n, and hi == -1 with lo + n carrying past 2**32 (then the wrapped
-    32-bit sum is < n); 32-bit arithmetic instead of 64-bit."""
+    32-bit sum is < n); 32-bit arithmetic instead of 64-bit.
+
+    ``signal`` (checked; one round per block: the grid covers ``total``): the first ``head``
+    blocks (``p_8``) check their indices and the tail's (head block b also checks block
+    b + tail's, for the last ``tail`` head blocks), count themselves once checked
+    (``cpn_head_checked``), and the last one writes ``seq`` (``p_7``) to the flag's host
+    copy: the host knows the answer while the tail blocks still gather (they skip a bad
+    index without raising the flag, which their checkers raised already)."""
     u = ku.UNIT_CTYPE[unit]
     ix = "int" if i32 else "long long"
     if halves:
@@ -223,20 +255,49 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
         wrap = "      const long long t = v[j] < 0 ? v[j] + n : v[j];\n"
         bad = "(unsigned long long)t >= (unsigned long long)n"
         off = "(long long)((unsigned)t * (unsigned)s)" if o32 else "t * s"
+    raise_ = "is_head && i < total" if signal else "i < total"
     chk = (f"      if ({bad}) {{\n"
            "        ok[j] = false;\n"
-           "        if (i < total) cpn_flag_raise(flag, 0, v[j]);\n"
+           f"        if ({raise_}) cpn_flag_raise(flag, 0, v[j]);\n"
            "      }\n") if checked else ""
     chunk = block * ilp
-    body = f"""{{
+    head = f"""{{
   const char* __restrict__ data = p_0; {u}* __restrict__ out = ({u}*)p_1;
   const long long* __restrict__ idx = p_2;
   const {ix} total = ({ix})p_3; const long long n = p_4, s = p_5; long long* flag = p_6;
   const unsigned long long pol = cpn_pol_ef(); (void)pol;
-  const {ix} step = ({ix})gridDim.x * {chunk};
+"""
+    count = ""
+    if signal:  # one round per block; the head blocks check, count and signal
+        head += f"""  const unsigned head = (unsigned)p_8, tail = gridDim.x - head;
+  const bool is_head = blockIdx.x < head;
+  {{
+    const {ix} base = ({ix})blockIdx.x * {chunk} + ({ix})threadIdx.x;
+"""
+        tail_wrap = wrap.replace("v[j]", "w")
+        tail_bad = bad
+        count = f"""    if (is_head && blockIdx.x + tail >= head) {{  // the tail block it checks
+      const {ix} tbase = ({ix})(blockIdx.x + tail) * {chunk} + ({ix})threadIdx.x;
+#pragma unroll
+      for (int j = 0; j < {ilp}; ++j) {{
+        const {ix} i = tbase + j * {block};
+        if (i < total) {{
+          const long long w = (long long){_ld(idx_load, 8, "unsigned long long", "idx + i")};
+{tail_wrap}          if ({tail_bad}) cpn_flag_raise(flag, 0, w);
+        }}
+      }}
+    }}
+    if (is_head) {{  // (uniform in the block)
+      __syncthreads();
+      if (threadIdx.x == 0) cpn_head_checked(flag, head, p_7);
+    }}
+"""
+    else:
+        head += f"""  const {ix} step = ({ix})gridDim.x * {chunk};
   for ({ix} base = ({ix})blockIdx.x * {chunk} + ({ix})threadIdx.x; base < total;
        base += step) {{
-    long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
+"""
+    body = head + f"""    long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
 #pragma unroll
     for (int j = 0; j < {ilp}; ++j) {{
       const {ix} i = base + j * {block};
@@ -248,7 +309,7 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
 {wrap}      ok[j] = i < total;
 {chk}      if (ok[j]) x[j] = {_ld(data_load, unit, u, "data + " + off)};
     }}
-#pragma unroll
+{count}#pragma unroll
     for (int j = 0; j < {ilp}; ++j)
       if (ok[j]) {_st(store, unit, f"out + base + j * {block}", "x[j]")}
   }}
@@ -257,11 +318,12 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
                    "_x32" if i32 else "", "_h" if halves else "",
                    f"_L{idx_load}" if idx_load != "ldg" else "",
                    f"_D{data_load}" if data_load != "plain" else "",
-                   f"_S{store}" if store != "plain" else ""])
+                   f"_S{store}" if store != "plain" else "", "_e" if signal else ""])
     name = f"cpn_gather1_u{unit}_{'c' if checked else 'n'}{tag}"
     return Kernel(name, [("const char*", PTR), ("char*", PTR), ("const long long*", PTR),
                          ("const long long", I64), ("const long long", I64),
-                         ("const long long", I64), ("long long*", PTR)], body,
+                         ("const long long", I64), ("long long*", PTR),
+                         ("const long long", I64), ("const long long", I64)], body,
                   _GATHER_PRELUDE)
 
 
@@ -283,19 +345,24 @@ def _collapse(shape, strides_lists):
     return collapse(shape, strides_lists)
 
 
-def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr):
-    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs."""
+def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, seq=0):
+    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs; ``seq``
+    (checked, not 0): the early-signal variant, which writes it to the flag's host copy.
+    Returns whether it did (else the grid was too small to split)."""
     o32 = GATHER_O32 and 0 < s and n * s < 2**31
     chunk = GATHER_BLOCK * GATHER_ILP
     grid = (total + chunk - 1) // chunk
-    if GATHER_BLOCKS_PER_SM:
+    signal = bool(seq) and grid >= max(2, GATHER_SIGNAL_MIN_BLOCKS)
+    if GATHER_BLOCKS_PER_SM and not signal:
         grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
     kern = gather1_kernel(unit, checked, GATHER_ILP, o32, GATHER_BLOCK,  # (positional:
                           GATHER_I32 and 2 * total + chunk < 2**31,      # the cache's
                           GATHER_IDX_HALVES and n < 2**31, GATHER_IDX_LOAD,  # quick key)
-                          GATHER_DATA_LOAD, GATHER_STORE)
+                          GATHER_DATA_LOAD, GATHER_STORE, signal)
+    head = grid - max(1, grid // GATHER_SIGNAL_TAIL_DIV) if signal else 0
     DEV.launch(kern, max(1, grid), GATHER_BLOCK,
-               [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr])
+               [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr, seq, head])
+    return signal
 
 
 def indexed_copy(mode, data, indices, axis, other):
@@ -363,33 +430,17 @@ def indexed_copy(mode, data, indices, axis, other):
 class _Flag:
     """The bounds flag (``FLAG_PRELUDE``).  It is zero between uses: zeroed when allocated
     and again after a read that found it set, so a checked launch needs no memset before
-    it.  With ``GATHER_FLAG_MAPPED`` (real GPU only) its host copy is read after a stream
-    sync; otherwise the first three words are copied back."""
+    it.  With ``GATHER_FLAG_MAPPED``, where the device lends mapped host memory
+    (``DEV.mapped_host``), its host copy is read after a stream sync (``read``) or after
+    the early signal (``wait``); otherwise the first three words are copied back."""
 
     def __init__(self):
         self.buf = None
         self.dev = None
-        self.host_copy = None  # the mapped host copy in use, or None
-        self._mapped = None
+        self.host_copy = None  # the mapped host copy in use (4 int64), or None
+        self._done = None      # its word 3, as a ctypes integer (a cheap read in a spin)
         self.pinned = None
-
-    def _mapped_copy(self):
-        """4 int64 of pinned host memory that kernels can write (kept for the process's
-        life), and their device address."""
-        if self._mapped is None:
-            import ctypes
-
-            from .driver import check
-
-            d = runtime._d
-            err, p = d.cuMemHostAlloc(64, 2)  # CU_MEMHOSTALLOC_DEVICEMAP
-            check(err, "cuMemHostAlloc")
-            err, dp = d.cuMemHostGetDevicePointer(p, 0)
-            check(err, "cuMemHostGetDevicePointer")
-            host = np.ctypeslib.as_array((ctypes.c_int64 * 4).from_address(int(p)))
-            host[:] = 0
-            self._mapped = (host, int(dp))
-        return self._mapped
+        self.seq = 0
 
     def _host(self):
         """Where the flag is copied to when not mapped: pinned memory on the GPU (the copy
@@ -408,31 +459,53 @@ class _Flag:
 
     def get(self):
         if self.buf is None or self.dev is not DEV:  # (tests swap DEV)
+            import ctypes
+
             self.buf, self.dev = DEV.alloc(64), DEV
-            self.host_copy, addr = None, 0
-            if GATHER_FLAG_MAPPED and type(DEV) is ku._Device:
-                self.host_copy, addr = self._mapped_copy()
-            DEV.htod(self.buf.ptr, np.array([0, 0, 0, addr], np.int64))
+            self.host_copy, self._done, addr = None, None, 0
+            mapped = getattr(DEV, "mapped_host", None)
+            if GATHER_FLAG_MAPPED and mapped is not None:
+                self.host_copy, addr = mapped(4)
+                self.host_copy[:] = 0
+                self._done = ctypes.c_int64.from_address(self.host_copy.ctypes.data + 24)
+            DEV.htod(self.buf.ptr, np.array([0, 0, 0, addr, 0], np.int64))
         return self.buf
 
     def reset(self):
         DEV.memset(self.get().ptr, 0, 24)
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
 
     def read(self):
         """(index array, value) of an out-of-bounds index, or None: the sync point."""
         h = self.host_copy
         if h is not None:
             DEV.sync()  # the kernels are done, and so are their writes to the host copy
-            if not h[0]:
-                return None
-            bad = int(h[1]), int(h[2])
-            h[:] = 0
-        else:
-            h = self._host()
-            DEV.dtoh(h, self.get().ptr)
-            if not h[0]:
-                return None
-            bad = int(h[1]), int(h[2])
+            return self._take(h) if h[0] else None
+        h = self._host()
+        DEV.dtoh(h, self.get().ptr)
+        return self._take(h) if h[0] else None
+
+    def wait(self, seq):
+        """``read`` for an early-signal launch: spins until the host copy's word 3 reaches
+        ``seq`` (every index checked), asking the stream now and then in case the signal
+        cannot come (the stream finished, or failed: the query raises)."""
+        done, spins = self._done, 0
+        while done.value < seq:
+            spins += 1
+            if not spins & 1023 and DEV.idle():
+                break
+        h = self.host_copy
+        if not h[0]:
+            return None
+        DEV.sync()  # (the other threads' stores to the host copy are done)
+        return self._take(h)
+
+    def _take(self, h):
+        bad = int(h[1]), int(h[2])
+        h[:3] = 0
         self.reset()
         return bad
 
@@ -489,8 +562,13 @@ def gather_flat(src, idx, out):
         return False
     if _unit(size, (ku.ptr(src), ku.ptr(out)), (s,)) != size:
         return False
-    _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, _FLAG.get().ptr)
-    bad = _FLAG.read()
+    flag = _FLAG.get().ptr
+    seq = (_FLAG.next_seq() if GATHER_EARLY_SIGNAL and _FLAG.host_copy is not None
+           and not runtime.nondefault_streams else 0)  # (one counter: one stream at a time)
+    if _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, flag, seq):
+        bad = _FLAG.wait(seq)
+    else:
+        bad = _FLAG.read()
     return None if bad is None else bad[1]
 
 
@@ -844,7 +922,11 @@ def all_kernels():
           for u in (1, 2, 4, 8, 16) for k in range(1, MAXK + 1)]
     ks += [gather1_kernel(u, c, i, o) for u in (1, 2, 4, 8, 16) for c in (False, True)
            for i in (1, 2, 4, 8) for o in (False, True)]
+    ks += [gather1_kernel(u, True, i, o, signal=True) for u in (1, 2, 4, 8, 16)
+           for i in (1, 2, 4, 8) for o in (False, True)]  # (a[idx] of large arrays)
     ks += [gather1_kernel(u, c, 4, o, **kw) for u in (1, 4, 8, 16) for c in (False, True)
+           for o in (False, True) for kw in GATHER_VARIANTS]
+    ks += [gather1_kernel(u, True, 4, o, signal=True, **kw) for u in (4, 8)
            for o in (False, True) for kw in GATHER_VARIANTS]
     ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
     ks += [mc_scan_kernel()]

@@ -111,6 +111,25 @@ class _Device:
         """Wait for the work queued on the current stream."""
         runtime.synchronize_stream()
 
+    def idle(self) -> bool:
+        """Whether the current stream's work is done (raises if it failed)."""
+        return runtime.stream_query(runtime.current_stream())
+
+    def mapped_host(self, count):
+        """``count`` int64 of pinned host memory that kernels can write (kept for the
+        process's life), as a NumPy array, and their device address."""
+        import ctypes
+
+        from .driver import check
+
+        d = runtime._d
+        err, p = d.cuMemHostAlloc(8 * count, 2)  # CU_MEMHOSTALLOC_DEVICEMAP
+        check(err, "cuMemHostAlloc")
+        err, dp = d.cuMemHostGetDevicePointer(p, 0)
+        check(err, "cuMemHostGetDevicePointer")
+        return (np.ctypeslib.as_array((ctypes.c_int64 * count).from_address(int(p))),
+                int(dp))
+
     def sm_count(self):
         return runtime.multiprocessor_count()
 

@@ -245,13 +245,15 @@ class MemoryPool:
                     return DeviceBuffer(home.pop(), nbytes, stream, stream_owner, self, size, home)
                 except IndexError:  # another thread took the last one
                     pass
-            ptr = self._driver_alloc(size, stream)
+            ptr = self._driver_alloc(size, stream, nbytes)
             return DeviceBuffer(ptr, nbytes, stream, stream_owner, self, size, home)
         if nbytes == 0:
             return DeviceBuffer(0, 0, stream, None, None, 0, None)
         raise ValueError(f"negative allocation size {nbytes}")
 
-    def _driver_alloc(self, size: int, stream: int) -> int:
+    def _driver_alloc(self, size: int, stream: int, requested: int) -> int:
+        """A block of ``size`` bytes from the driver pool (``requested``: the caller's byte
+        count, for the out-of-memory message)."""
         err, ptr = self._alloc_async(size, self._handle, stream)
         if err and not self._is_oom(err, size) and runtime.rebind():
             err, ptr = self._alloc_async(size, self._handle, stream)
@@ -264,7 +266,7 @@ class MemoryPool:
                 if not self._is_oom(err, size):
                     check(err, f"cuMemAllocFromPoolAsync({size})")
                 raise OutOfMemoryError(
-                    size, f"{self.used_bytes()} bytes in use by cupynum's pool, "
+                    requested, f"{self.used_bytes()} bytes in use by cupynum's pool, "
                     f"device total {runtime.total_memory()} bytes"
                 )
         with self._lock:
