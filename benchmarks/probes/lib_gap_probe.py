@@ -260,6 +260,16 @@ def gather_section():
         side_by_side(f"gather signal div {div}", lambda: a[i],
                      (lambda: ka[ki]) if cupy else None)
     cix.GATHER_EARLY_SIGNAL, cix.GATHER_SIGNAL_TAIL_DIV = sig_dflt
+    if os.environ.get("PROBE_GATHER_SWEEP"):  # block shape under the early signal
+        shape_dflt = (cix.GATHER_BLOCK, cix.GATHER_ILP)
+        for block, ilp, div in ((256, 4, 24), (128, 4, 16), (256, 2, 16), (128, 2, 16),
+                                (512, 2, 16), (512, 4, 16), (256, 8, 16), (128, 8, 16)):
+            cix.GATHER_BLOCK, cix.GATHER_ILP, cix.GATHER_SIGNAL_TAIL_DIV = block, ilp, div
+            check(f"gather (block {block} ilp {ilp} div {div})", a[i], h[ix], 0)
+            side_by_side(f"gather b{block} i{ilp} div {div}", lambda: a[i],
+                         (lambda: ka[ki]) if cupy else None)
+        cix.GATHER_BLOCK, cix.GATHER_ILP = shape_dflt
+        cix.GATHER_SIGNAL_TAIL_DIV = sig_dflt[1]
     # the kernel alone (no flag read: no sync), checked and not, and the flag read alone
     out = cpn.empty(ix.size, np.float32)
     flag = cix._FLAG.get().ptr
