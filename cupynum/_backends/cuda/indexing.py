@@ -25,6 +25,7 @@ variants; benchmarks/probes/index_probe.py times them all.
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 
@@ -277,7 +278,6 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
     const {ix} base = ({ix})blockIdx.x * {chunk} + ({ix})threadIdx.x;
 """
         tail_wrap = wrap.replace("v[j]", "w")
-        tail_bad = bad
         count = f"""    if (is_head && blockIdx.x + tail >= head) {{  // the tail block it checks
       const {ix} tbase = ({ix})(blockIdx.x + tail) * {chunk} + ({ix})threadIdx.x;
 #pragma unroll
@@ -285,7 +285,7 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
         const {ix} i = tbase + j * {block};
         if (i < total) {{
           const long long w = (long long){_ld(idx_load, 8, "unsigned long long", "idx + i")};
-{tail_wrap}          if ({tail_bad}) cpn_flag_raise(flag, 0, w);
+{tail_wrap}          if ({bad}) cpn_flag_raise(flag, 0, w);
         }}
       }}
     }}
@@ -361,7 +361,7 @@ def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, seq=0)
                           GATHER_I32 and 2 * total + chunk < 2**31,      # the cache's
                           GATHER_IDX_HALVES and n < 2**31, GATHER_IDX_LOAD,  # quick key)
                           GATHER_DATA_LOAD, GATHER_STORE, signal)
-    head = grid - max(1, grid // GATHER_SIGNAL_TAIL_DIV) if signal else 0
+    head = grid - max(1, grid // max(2, GATHER_SIGNAL_TAIL_DIV)) if signal else 0
     DEV.launch(kern, max(1, grid), GATHER_BLOCK,
                [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr, seq, head])
     return signal
@@ -442,7 +442,8 @@ class _Flag:
         self.host_copy = None  # the mapped host copy in use (4 int64), or None
         self._done = None      # its word 3, as a ctypes integer (a cheap read in a spin)
         self.pinned = None
-        self.seq = 0
+        self._seqs = itertools.count(1)  # (next() is atomic: threads get distinct seqs)
+        self.seq = 0  # the last one handed out
 
     def _host(self):
         """Where the flag is copied to when not mapped: pinned memory on the GPU (the copy
@@ -477,7 +478,7 @@ class _Flag:
         DEV.memset(self.get().ptr, 0, 24)
 
     def next_seq(self) -> int:
-        self.seq += 1
+        self.seq = next(self._seqs)
         return self.seq
 
     def read(self):

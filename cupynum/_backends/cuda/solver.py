@@ -28,8 +28,7 @@ _tls = threading.local()
 _PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}
 LOWER, UPPER = 0, 1  # cublasFillMode_t
 OP_N = 0
-OP_T = 1
-DIAG_NON_UNIT, DIAG_UNIT = 0, 1
+DIAG_NON_UNIT = 0  # cublasDiagType_t
 SIDE_LEFT = 0  # cublasSideMode_t
 # solve: right-hand sides up to this many ride along in the LU as extra columns
 # (_solve_augmented); more take getrf + getrs.  H200, n = 4096 float64 (lib_gap_probe
