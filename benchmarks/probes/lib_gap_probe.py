@@ -285,14 +285,13 @@ def gather_section():
         for div in (16, 32, 64):
             cix.GATHER_SIGNAL_TAIL_DIV = div
             w, e, hst = ways(cpn, lambda: cix._launch_gather1(True, 4, a, out, i, ix.size, n, 4,
-                                                              flag, fl.next_seq()))
+                                                              flag, True))
             log(f"gather signal kernel alone, div {div}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
             sig, end = [], []
             for _ in range(20):
                 cix.DEV.sync()
-                seq = fl.next_seq()
                 t0 = time.perf_counter()
-                cix._launch_gather1(True, 4, a, out, i, ix.size, n, 4, flag, seq)
+                seq = cix._launch_gather1(True, 4, a, out, i, ix.size, n, 4, flag, True)
                 while fl._done.value < seq:
                     pass
                 t1 = time.perf_counter()

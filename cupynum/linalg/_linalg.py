@@ -193,9 +193,10 @@ def qr(a, mode="reduced"):
 # G = V Λ Vᴴ by eigh, σ = sqrt(λ) in descending order, U = A V / σ.  In float64 the squared
 # condition number costs nothing a float32 result can see: σ's absolute error is at worst
 # about sqrt(n eps64) σ_max (singular values near 0), and measured 4e-8 σ_max at n = 2048 on
-# the H200 where float32 gesvd's is 2e-5 σ_max; U's columns lose only eps64 σ_max / σ_i.  Where that is too much (σ_min < GRAM_MIN_RATIO
-# σ_max) or for a full U of a non-square matrix, gesvd runs as before; a NaN or inf raises
-# LinAlgError as NumPy's does.  GRAM_SVD: "gpu" (on the CUDA backend), "always", "never".
+# the H200 where float32 gesvd's is 2e-5 σ_max; U's columns lose only eps64 σ_max / σ_i.
+# Where that is too much (σ_min < GRAM_MIN_RATIO σ_max) or for a full U of a non-square
+# matrix, gesvd runs as before; a NaN or inf raises LinAlgError as NumPy's does.
+# GRAM_SVD: "gpu" (on the CUDA backend), "always", "never".
 GRAM_SVD = "gpu"
 GRAM_MIN_N = 33          # smaller stacks take gesvdjBatched / gesvd (solver.py)
 GRAM_MIN_RATIO = 1e-6

@@ -347,14 +347,15 @@ def _collapse(shape, strides_lists):
     return collapse(shape, strides_lists)
 
 
-def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, seq=0):
-    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs; ``seq``
-    (checked, not 0): the early-signal variant, which writes it to the flag's host copy.
-    Returns whether it did (else the grid was too small to split)."""
+def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, signal=False):
+    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs.  ``signal``
+    (checked): the early-signal variant where the grid is large enough to split; it writes
+    a new seq to the flag's host copy.  Returns that seq, or 0 (no signal)."""
     o32 = GATHER_O32 and 0 < s and n * s < 2**31
     chunk = GATHER_BLOCK * GATHER_ILP
     grid = (total + chunk - 1) // chunk
-    signal = bool(seq) and grid >= max(2, GATHER_SIGNAL_MIN_BLOCKS)
+    signal = signal and grid >= max(2, GATHER_SIGNAL_MIN_BLOCKS)
+    seq = _FLAG.next_seq() if signal else 0
     if GATHER_BLOCKS_PER_SM and not signal:
         grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
     kern = gather1_kernel(unit, checked, GATHER_ILP, o32, GATHER_BLOCK,  # (positional:
@@ -364,7 +365,7 @@ def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, seq=0)
     head = grid - max(1, grid // max(2, GATHER_SIGNAL_TAIL_DIV)) if signal else 0
     DEV.launch(kern, max(1, grid), GATHER_BLOCK,
                [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr, seq, head])
-    return signal
+    return seq
 
 
 def indexed_copy(mode, data, indices, axis, other):
@@ -566,12 +567,10 @@ def gather_flat(src, idx, out):
     if _unit(size, (ku.ptr(src), ku.ptr(out)), (s,)) != size:
         return False
     flag = _FLAG.get().ptr
-    seq = (_FLAG.next_seq() if GATHER_EARLY_SIGNAL and _FLAG.host_copy is not None
-           and not runtime.nondefault_streams else 0)  # (one counter: one stream at a time)
-    if _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, flag, seq):
-        bad = _FLAG.wait(seq)
-    else:
-        bad = _FLAG.read()
+    seq = _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, flag,
+                          GATHER_EARLY_SIGNAL and _FLAG.host_copy is not None
+                          and not runtime.nondefault_streams)  # (one counter: one stream)
+    bad = _FLAG.wait(seq) if seq else _FLAG.read()
     return None if bad is None else bad[1]
 
 
