@@ -574,19 +574,20 @@ def test_transpose_variants(kernels, config, dtype):
     assert np.array_equal(out.get(), h[1:, 1:].T)
 
 
-@pytest.mark.parametrize("tail_div", [2, 3, 64])
+@pytest.mark.parametrize("tail_div", [0, 2, 3, 64])  # (0: no tail)
 @pytest.mark.parametrize("variant", [{}, dict(i32=True, halves=True), dict(block=128)],
                          ids=["default", "i32-halves", "block128"])
 def test_gather_early_signal(kernels, monkeypatch, tail_div, variant):
     """a[idx] of a large array launches the early-signal kernel (here from 2 blocks): the
-    head blocks check their indices and the tail's, the last one writes the call's seq to
-    the flag's host copy (what ``_Flag.wait`` spins on), and a bad index anywhere, the tail
-    included, is there before it; the tail blocks skip it without raising the flag."""
+    head blocks (all of them without a tail) check their indices and the tail's, the last
+    one writes the call's seq to the flag's host copy (what ``_Flag.wait`` spins on), and a
+    bad index anywhere, the tail included, is there before it; the tail blocks skip it
+    without raising the flag."""
     monkeypatch.setattr(cix, "GATHER_SIGNAL_MIN_BLOCKS", 2)
     monkeypatch.setattr(cix, "GATHER_SIGNAL_TAIL_DIV", tail_div)
     for k, v in variant.items():
         monkeypatch.setattr(cix, _KNOB_OF[k], v)
-    chunk = cix.GATHER_BLOCK * cix.GATHER_ILP
+    chunk = cix.GATHER_BLOCK * cix.GATHER_SIGNAL_ILP  # (a block's indices)
     flag = cix._FLAG
     for total in (chunk + 1, 3 * chunk + 5, 7 * chunk):
         a = np.arange(500, dtype=np.float32)

@@ -303,15 +303,15 @@ def test_ravel_unravel():
     compare(lambda xp: xp.unravel_index([12], (3, 4)))
 
 
-@pytest.mark.parametrize("knobs", [None, (2, 2), (2, 64)],
-                         ids=["default", "min2-div2", "min2-div64"])
+@pytest.mark.parametrize("knobs", [None, (2, 0), (2, 2), (2, 64)],
+                         ids=["default", "min2-notail", "min2-div2", "min2-div64"])
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128])
 def test_gather_early_signal_path(knobs, dtype, monkeypatch):
     """``a[idx]`` of a large array on the GPU: the gather answers its bounds check before
     the kernel's tail blocks finish (indexing.GATHER_EARLY_SIGNAL); an out-of-bounds
     index anywhere, the tail included, still raises, and the next call is right again.
-    (knobs: the early signal from that many blocks, the tail 1/DIV of them; None: the
-    defaults, over 2^21 + 5 indices.)"""
+    (knobs: the early signal from that many blocks, the tail 1/DIV of them, 0: no tail;
+    None: the defaults, over 2^21 + 5 indices.)"""
     from cupynum import _backends
 
     total = 2**21 + 5

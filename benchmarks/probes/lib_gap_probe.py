@@ -242,34 +242,41 @@ def gather_section():
     d.cuCtxSetLimit(limit, dflt)
     from cupynum._backends.cuda import indexing as cix
 
-    # a[idx]'s early signal: off (0), and the tail's share of the blocks (1/DIV).  (An L2
-    # evict_last hint on the checkers' reads of the tail's indices, so that the tail's own
-    # second read hits L2, measured no faster at DIV 16-64 on the H200.)
-    sig_dflt = (cix.GATHER_EARLY_SIGNAL, cix.GATHER_SIGNAL_TAIL_DIV)
-    for div in (0, 16, 32, 64):
-        cix.GATHER_EARLY_SIGNAL, cix.GATHER_SIGNAL_TAIL_DIV = bool(div), div or sig_dflt[1]
+    # a[idx] under knob settings: the early signal off, and on with the tail's share of
+    # the blocks (1/DIV), its ILP and index loads, the block size.  (Measured on the H200
+    # and not kept: an L2 evict_last hint on the checkers' reads of the tail's indices; no
+    # tail, every block counting itself; a grid of resident blocks each checking its last
+    # round first; element loads evicted first from L2, or through ld.global.nc; streaming
+    # stores; counting after the element loads.)
+    knob_names = ("GATHER_EARLY_SIGNAL", "GATHER_SIGNAL_TAIL_DIV", "GATHER_SIGNAL_ILP",
+                  "GATHER_SIGNAL_IDX_LOAD", "GATHER_BLOCK")
+    knob_dflt = {k: getattr(cix, k) for k in knob_names}
+    configs = {"off": dict(GATHER_EARLY_SIGNAL=False), "default": {}}
+    configs.update({f"div {d}": dict(GATHER_SIGNAL_TAIL_DIV=d) for d in (32, 64)})
+    configs["idx ldg"] = dict(GATHER_SIGNAL_IDX_LOAD="ldg")
+    if os.environ.get("PROBE_GATHER_SWEEP"):  # ILP and block shapes under the early signal
+        configs.update({f"b{b} i{il} div {d}": dict(GATHER_BLOCK=b, GATHER_SIGNAL_ILP=il,
+                                                    GATHER_SIGNAL_TAIL_DIV=d)
+                        for b, il, d in ((128, 1, 48), (512, 1, 48), (256, 2, 32),
+                                         (256, 4, 16), (256, 4, 24))})
+
+    def use(cfg):
+        for k in knob_names:
+            setattr(cix, k, cfg.get(k, knob_dflt[k]))
+
+    for name, cfg in configs.items():
+        use(cfg)
         bad = ix.copy()
         bad[-7] = n
         try:
             a[cpn.asarray(bad)]
-            log(f"FAIL gather early signal div {div}: no IndexError for a tail index")
-            fails.append(f"gather div {div}")
+            log(f"FAIL gather early signal {name}: no IndexError for an index near the end")
+            fails.append(f"gather {name}")
         except IndexError:
             pass
-        check(f"gather (div {div})", a[i], h[ix], 0)
-        side_by_side(f"gather signal div {div}", lambda: a[i],
-                     (lambda: ka[ki]) if cupy else None)
-    cix.GATHER_EARLY_SIGNAL, cix.GATHER_SIGNAL_TAIL_DIV = sig_dflt
-    if os.environ.get("PROBE_GATHER_SWEEP"):  # block shape under the early signal
-        shape_dflt = (cix.GATHER_BLOCK, cix.GATHER_ILP)
-        for block, ilp, div in ((256, 4, 24), (128, 4, 16), (256, 2, 16), (128, 2, 16),
-                                (512, 2, 16), (512, 4, 16), (256, 8, 16), (128, 8, 16)):
-            cix.GATHER_BLOCK, cix.GATHER_ILP, cix.GATHER_SIGNAL_TAIL_DIV = block, ilp, div
-            check(f"gather (block {block} ilp {ilp} div {div})", a[i], h[ix], 0)
-            side_by_side(f"gather b{block} i{ilp} div {div}", lambda: a[i],
-                         (lambda: ka[ki]) if cupy else None)
-        cix.GATHER_BLOCK, cix.GATHER_ILP = shape_dflt
-        cix.GATHER_SIGNAL_TAIL_DIV = sig_dflt[1]
+        check(f"gather ({name})", a[i], h[ix], 0)
+        side_by_side(f"gather {name}", lambda: a[i], (lambda: ka[ki]) if cupy else None)
+    use({})
     # the kernel alone (no flag read: no sync), checked and not, and the flag read alone
     out = cpn.empty(ix.size, np.float32)
     flag = cix._FLAG.get().ptr
@@ -282,11 +289,13 @@ def gather_section():
     # the early-signal kernel: alone (launched, never waited for), and when its signal comes
     fl = cix._FLAG
     if fl.host_copy is not None:
-        for div in (16, 32, 64):
-            cix.GATHER_SIGNAL_TAIL_DIV = div
+        for name, cfg in configs.items():
+            if not cfg.get("GATHER_EARLY_SIGNAL", True):
+                continue
+            use(cfg)
             w, e, hst = ways(cpn, lambda: cix._launch_gather1(True, 4, a, out, i, ix.size, n, 4,
                                                               flag, True))
-            log(f"gather signal kernel alone, div {div}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
+            log(f"gather signal kernel alone, {name}: wall {w:.1f} ev {e:.1f} host {hst:.1f}")
             sig, end = [], []
             for _ in range(20):
                 cix.DEV.sync()
@@ -299,9 +308,9 @@ def gather_section():
                 t2 = time.perf_counter()
                 sig.append((t1 - t0) * 1e6)
                 end.append((t2 - t0) * 1e6)
-            log(f"gather signal, div {div}: launch to signal {statistics.median(sig):.1f} us, "
+            log(f"gather signal, {name}: launch to signal {statistics.median(sig):.1f} us, "
                 f"to stream done {statistics.median(end):.1f} us")
-        cix.GATHER_SIGNAL_TAIL_DIV = sig_dflt[1]
+        use({})
     # the bubble a checked gather leaves on the device, piece by piece: kernel + stream
     # sync, kernel + flag read, the frontend call; and a tiny kernel's round trip
     dev = cix.DEV

@@ -144,16 +144,21 @@ GATHER_FLAG_MAPPED = True   # kernels also write the bounds flag to mapped host 
 # a[idx] returns before its gather ends (gather1_kernel's ``signal``): the last 1/DIV of the
 # blocks (the tail) are checked by the blocks before them, which signal the host once done,
 # so the host answers the bounds check, returns and queues its next launch while the tail
-# still runs.  From MIN_BLOCKS blocks (1024 indices each) on the default stream.  H200,
-# 2^26 of 2^28 float32 (lib_gap_probe gather): with DIV 16 the signal came 62 us before the
-# kernel's end and a[idx] took 1756.6 us a call against 1762.4 for kernel + sync (CuPy's
-# unchecked gather 1747.9), the tail's second index read costing ~6 us of the bubble's
-# ~13 (another run: 1919.5 us against 1929.4, CuPy 1910.4); with DIV 64 (one wave of
-# blocks) the signal came only 5 us before the end.  Block shapes 128-512 x ILP 2-8 under
-# the signal (PROBE_GATHER_SWEEP) all measured 1915-1920 us against CuPy's 1910.
+# still runs.  From MIN_BLOCKS blocks of the signal's kernel (its own ILP and index loads)
+# on the default stream.  H200, 2^26 of 2^28 float32 (lib_gap_probe gather and an A/B of
+# knob settings, 8 rounds interleaved with CuPy's a[idx] as side_by_side.py times it):
+# ILP 1, DIV 48 and index loads evicted first from L2 (nc_ef) took 0.9987x CuPy's time
+# (1748.3 us against 1750.9); ILP 4 and DIV 16, 1.0060x; ILP 1 with DIV 32, 1.0006x
+# (plain index loads).  The signal needs to come ~13 us before the kernel's end (the host's
+# wake-up, return and next launch): DIV 16 at ILP 4 gave 76 us, DIV 32 19 us, and with no
+# tail (every block counting itself) or a grid of resident blocks each checking its last
+# round first, the signal came 4-5 us before the end (the last blocks' element loads run
+# fast once the memory queues drain), and the looping grid gathered 30-130 us slower.
 GATHER_EARLY_SIGNAL = True
-GATHER_SIGNAL_MIN_BLOCKS = 2048
-GATHER_SIGNAL_TAIL_DIV = 16
+GATHER_SIGNAL_MIN_BLOCKS = 8192  # (2M indices at ILP 1)
+GATHER_SIGNAL_TAIL_DIV = 48
+GATHER_SIGNAL_ILP = 1
+GATHER_SIGNAL_IDX_LOAD = "nc_ef"
 GATHER_FLAG_PINNED = True   # (not mapped) read the flag into pinned host memory (one DMA)
 
 _LOAD_PTX = {"ldg": "ld.global.nc", "nc_na": "ld.global.nc.L1::no_allocate",
@@ -243,10 +248,12 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
 
     ``signal`` (checked; one round per block: the grid covers ``total``): the first ``head``
     blocks (``p_8``) check their indices and the tail's (head block b also checks block
-    b + tail's, for the last ``tail`` head blocks), count themselves once checked
-    (``cpn_head_checked``), and the last one writes ``seq`` (``p_7``) to the flag's host
-    copy: the host knows the answer while the tail blocks still gather (they skip a bad
-    index without raising the flag, which their checkers raised already)."""
+    b + tail's, for the last ``tail`` head blocks), count themselves once checked, before
+    their element loads (``cpn_head_checked``), and the last one writes ``seq`` (``p_7``)
+    to the flag's host copy: the host knows the answer while the element loads are still
+    in flight, and while the tail blocks still gather (they skip a bad index without
+    raising the flag, which their checkers raised already).  Without a tail every block
+    is a head block and every index is read once."""
     u = ku.UNIT_CTYPE[unit]
     ix = "int" if i32 else "long long"
     if halves:
@@ -299,23 +306,39 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
   for ({ix} base = ({ix})blockIdx.x * {chunk} + ({ix})threadIdx.x; base < total;
        base += step) {{
 """
-    body = head + f"""    long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
+    loads = f"""    long long v[{ilp}]; bool ok[{ilp}]; {u} x[{ilp}];
 #pragma unroll
     for (int j = 0; j < {ilp}; ++j) {{
       const {ix} i = base + j * {block};
       v[j] = i < total ? (long long){_ld(idx_load, 8, "unsigned long long", "idx + i")} : 0;
     }}
-#pragma unroll
+"""
+    gathers = f"""#pragma unroll
     for (int j = 0; j < {ilp}; ++j) {{
       const {ix} i = base + j * {block};
 {wrap}      ok[j] = i < total;
 {chk}      if (ok[j]) x[j] = {_ld(data_load, unit, u, "data + " + off)};
     }}
+"""
+    if signal:  # the block counts itself before its element loads (the barrier's wait
+        #         would include them): its indices are checked first, offsets kept
+        gathers = f"""    long long o[{ilp}];
+#pragma unroll
+    for (int j = 0; j < {ilp}; ++j) {{
+      const {ix} i = base + j * {block};
+{wrap}      ok[j] = i < total;
+{chk}      o[j] = {off};
+    }}
 {count}#pragma unroll
     for (int j = 0; j < {ilp}; ++j)
+      if (ok[j]) x[j] = {_ld(data_load, unit, u, "data + o[j]")};
+"""
+    stores = f"""#pragma unroll
+    for (int j = 0; j < {ilp}; ++j)
       if (ok[j]) {_st(store, unit, f"out + base + j * {block}", "x[j]")}
-  }}
-}}"""
+"""
+    body = head + loads + gathers + stores + """  }
+}"""
     tag = "".join([f"_i{ilp}", "_o32" if o32 else "", f"_b{block}" if block != 256 else "",
                    "_x32" if i32 else "", "_h" if halves else "",
                    f"_L{idx_load}" if idx_load != "ldg" else "",
@@ -349,20 +372,26 @@ def _collapse(shape, strides_lists):
 
 def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, signal=False):
     """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs.  ``signal``
-    (checked): the early-signal variant where the grid is large enough to split; it writes
-    a new seq to the flag's host copy.  Returns that seq, or 0 (no signal)."""
+    (checked): the early-signal variant (its own ILP and index loads) where its grid is
+    large enough; it writes a new seq to the flag's host copy.  Returns that seq, or 0 (no
+    signal)."""
     o32 = GATHER_O32 and 0 < s and n * s < 2**31
-    chunk = GATHER_BLOCK * GATHER_ILP
-    grid = (total + chunk - 1) // chunk
-    signal = signal and grid >= max(2, GATHER_SIGNAL_MIN_BLOCKS)
+    ilp, idx_load, head = GATHER_ILP, GATHER_IDX_LOAD, 0
+    if signal:
+        grid = -(-total // (GATHER_BLOCK * GATHER_SIGNAL_ILP))
+        signal = grid >= max(2, GATHER_SIGNAL_MIN_BLOCKS)
+    if signal:
+        ilp, idx_load = GATHER_SIGNAL_ILP, GATHER_SIGNAL_IDX_LOAD
+        head = grid - (grid // max(2, GATHER_SIGNAL_TAIL_DIV) if GATHER_SIGNAL_TAIL_DIV else 0)
+    else:
+        grid = -(-total // (GATHER_BLOCK * ilp))
+        if GATHER_BLOCKS_PER_SM:
+            grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
     seq = _FLAG.next_seq() if signal else 0
-    if GATHER_BLOCKS_PER_SM and not signal:
-        grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
-    kern = gather1_kernel(unit, checked, GATHER_ILP, o32, GATHER_BLOCK,  # (positional:
-                          GATHER_I32 and 2 * total + chunk < 2**31,      # the cache's
-                          GATHER_IDX_HALVES and n < 2**31, GATHER_IDX_LOAD,  # quick key)
+    kern = gather1_kernel(unit, checked, ilp, o32, GATHER_BLOCK,  # (positional: the
+                          GATHER_I32 and 2 * total + GATHER_BLOCK * ilp < 2**31,  # cache's
+                          GATHER_IDX_HALVES and n < 2**31, idx_load,  # quick key)
                           GATHER_DATA_LOAD, GATHER_STORE, signal)
-    head = grid - max(1, grid // max(2, GATHER_SIGNAL_TAIL_DIV)) if signal else 0
     DEV.launch(kern, max(1, grid), GATHER_BLOCK,
                [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr, seq, head])
     return seq
@@ -926,10 +955,15 @@ def all_kernels():
            for i in (1, 2, 4, 8) for o in (False, True)]
     ks += [gather1_kernel(u, True, i, o, signal=True) for u in (1, 2, 4, 8, 16)
            for i in (1, 2, 4, 8) for o in (False, True)]  # (a[idx] of large arrays)
+    ks += [gather1_kernel(u, True, GATHER_SIGNAL_ILP, o, idx_load=GATHER_SIGNAL_IDX_LOAD,
+                          signal=True) for u in (1, 2, 4, 8, 16) for o in (False, True)]
     ks += [gather1_kernel(u, c, 4, o, **kw) for u in (1, 4, 8, 16) for c in (False, True)
            for o in (False, True) for kw in GATHER_VARIANTS]
-    ks += [gather1_kernel(u, True, 4, o, signal=True, **kw) for u in (4, 8)
-           for o in (False, True) for kw in GATHER_VARIANTS]
+    ks += [gather1_kernel(u, True, i, o, signal=True,
+                          **{"idx_load": GATHER_SIGNAL_IDX_LOAD if i == GATHER_SIGNAL_ILP
+                             else "ldg", **kw})
+           for u in (4, 8) for i in {4, GATHER_SIGNAL_ILP} for o in (False, True)
+           for kw in GATHER_VARIANTS]
     ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
     ks += [mc_scan_kernel()]
     ks += [mc_write_kernel(u, v, r) for u in (0, 1, 2, 4, 8, 16) for v in (4, 8, 16)
