@@ -2,7 +2,9 @@
 
     python benchmarks/side_by_side.py [--quick] [--json out.json] [--out DIR] [--only NAME,...]
 
-Each workload first checks that each library's result matches NumPy's, then times it:
+Each workload first checks that each library's result matches NumPy's (where values cannot
+match element by element: another random stream, ties in argsort, float32 sums in another
+order, the workload's own check, against exact values or the distribution), then times it:
 device workloads with CUDA events around a batch of calls after a warm-up call (median over
 batches; NumPy by the wall clock between syncs), per-call workloads as wall time per call
 over many calls (their cost is host time, which events would not see).  The libraries'
@@ -198,9 +200,10 @@ def workloads(quick):
 
     W = []
 
-    def add(name, kind, inputs, fn, nbytes=0, per_call=False, check=True, tol=0, stmt=None):
+    def add(name, kind, inputs, fn, nbytes=0, per_call=False, check=True, tol=0, stmt=None,
+            verify=None):
         W.append(dict(name=name, kind=kind, inputs=inputs, fn=fn, nbytes=nbytes,
-                      per_call=per_call, check=check, tol=tol, stmt=stmt))
+                      per_call=per_call, check=check, tol=tol, stmt=stmt, verify=verify))
 
     nb = n_big * 4
     add("copy 2^28 f32", "device", (a32,), lambda xp, a: a.copy(), 2 * nb)
@@ -232,17 +235,18 @@ def workloads(quick):
     add("x[1:-1] = y[1:-1]  n=1000 (per call)", "call", (small, small2), setslice,
         per_call=True, stmt="a[1:-1] = b[1:-1]")
     add("empty(1000) f32 (per call)", "call", (), lambda xp: xp.empty(1000, np.float32),
-        per_call=True, check=False, stmt="xp.empty(1000, np.float32)")
+        per_call=True, verify=check_empty, stmt="xp.empty(1000, np.float32)")
     W.extend(library_workloads(quick))  # issue 6: cuBLAS / cuSOLVER / cuFFT / cuRAND rows
     # reductions and scans (issue 4)
     nm = 4096 if quick else 16384
     mat = rng.standard_normal((nm, nm), dtype=np.float32)
     add("a.sum() 2^28 f32", "device", (a32,), lambda xp, a: a.sum(), nb, tol=1000)
     add("M.sum(axis=0) 16384^2 f32", "device", (mat,), lambda xp, m: m.sum(axis=0),
-        mat.nbytes + nm * 4, check=False)  # column sums near 0: rtol-only checks fail
+        mat.nbytes + nm * 4, verify=check_column_sums)  # (sums near 0: no rtol check)
     add("M.sum(axis=1) 16384^2 f32", "device", (mat,), lambda xp, m: m.sum(axis=1),
         mat.nbytes + nm * 4, tol=1000)
-    add("cumsum 2^28 f32", "device", (a32,), lambda xp, a: xp.cumsum(a), 2 * nb, check=False)
+    add("cumsum 2^28 f32", "device", (a32,), lambda xp, a: xp.cumsum(a), 2 * nb,
+        verify=check_cumsum)
     add("argmax 2^28 f32", "device", (a32,), lambda xp, a: a.argmax(), nb)
     add("mean 2^28 f32", "device", (a32,), lambda xp, a: a.mean(), nb, tol=1000)
     add("var 2^28 f32", "device", (a32,), lambda xp, a: a.var(), 3 * nb, tol=1000)
@@ -259,7 +263,7 @@ def workloads(quick):
         a26.size * 5 + int(mask26.sum()) * 4)
     add("sort 2^26 f32", "device", (a26,), lambda xp, a: xp.sort(a), 2 * a26.nbytes)
     add("argsort 2^26 f32", "device", (a26,), lambda xp, a: xp.argsort(a), 3 * a26.nbytes,
-        check=False)  # ties: any order is valid
+        verify=check_argsort)
     ints = rng.integers(0, 1 << 20, n_big // 16)
     add("unique 2^24 int64", "device", (ints,), lambda xp, a: xp.unique(a), 2 * ints.nbytes)
     half1, half2 = a32[: n_big // 2], b32[: n_big // 2]
@@ -281,10 +285,11 @@ def library_workloads(quick):
     n_svd = 512 if quick else 2048
     W = []
 
-    def add(name, inputs, fn, nbytes=0, check=True, rtol=1e-5, atol=1e-5, flops=0, reps=None):
+    def add(name, inputs, fn, nbytes=0, check=True, rtol=1e-5, atol=1e-5, flops=0, reps=None,
+            verify=None):
         W.append(dict(name=name, kind="library", inputs=inputs, fn=fn, nbytes=nbytes,
                       per_call=False, check=check, tol=0, rtol=rtol, atol=atol, flops=flops,
-                      reps=reps, inner=1))
+                      reps=reps, inner=1, verify=verify))
 
     for dt in (np.float32, np.float64):
         a = rng.standard_normal((n_mm, n_mm)).astype(dt)
@@ -312,10 +317,10 @@ def library_workloads(quick):
     n_rng = 2**24 if quick else 2**28
     add(f"standard_normal 2^{n_rng.bit_length() - 1} f32", (),
         lambda xp: xp.random.default_rng(0).standard_normal(n_rng, dtype=np.float32),
-        n_rng * 4, check=False)
+        n_rng * 4, verify=sample_check("normal"))
     add(f"random 2^{n_rng.bit_length() - 1} f32", (),
         lambda xp: xp.random.default_rng(0).random(n_rng, dtype=np.float32), n_rng * 4,
-        check=False)
+        verify=sample_check("uniform"))
     return W
 
 
@@ -387,6 +392,59 @@ def example_workloads(quick):
     return W
 
 
+# Checks for results NumPy's cannot be compared with element by element: each takes the
+# result (on the host) and the workload's inputs, and raises AssertionError.
+def check_empty(got, inputs):
+    assert got.shape == (1000,) and got.dtype == np.float32, (got.shape, got.dtype)
+
+
+def check_column_sums(got, inputs):
+    """Float32 sums of 16384 normal values, some near 0: against float64 sums, to within
+    64 * eps * sum |x| (a sequential sum's rounding stays well inside it)."""
+    (m,) = inputs
+    bound = np.finfo(np.float32).eps * 64 * np.abs(m).sum(axis=0, dtype=np.float64)
+    err = np.abs(got.astype(np.float64) - m.sum(axis=0, dtype=np.float64))
+    assert got.dtype == np.float32 and np.all(err <= bound), f"max error/bound {np.max(err / bound)}"
+
+
+def check_cumsum(got, inputs):
+    """A float32 running sum of 2^28 values (NumPy's own is sequential, far from exact):
+    against the float64 running sum, to within 1e-4 of the running sum of |x|."""
+    (a,) = inputs
+    exact = np.cumsum(a, dtype=np.float64)
+    bound = 1e-4 * np.cumsum(np.abs(a), dtype=np.float64) + 1e-6
+    err = np.abs(got.astype(np.float64) - exact)
+    assert got.dtype == np.float32 and np.all(err <= bound), f"max error/bound {np.max(err / bound)}"
+
+
+def check_argsort(got, inputs):
+    """A permutation that sorts the input (ties may come in any order)."""
+    (a,) = inputs
+    assert got.shape == a.shape and got.dtype == np.int64, (got.shape, got.dtype)
+    assert np.all(np.bincount(got, minlength=a.size) == 1), "not a permutation"
+    s = a[got]
+    assert np.all(s[1:] >= s[:-1]), "does not sort the input"
+
+
+def sample_check(dist):
+    """Another generator's stream (see docs/differences.md): the sample's dtype and size,
+    its range, and its mean and variance within 6 standard errors of the distribution's."""
+    mean, var = {"normal": (0.0, 1.0), "uniform": (0.5, 1 / 12)}[dist]
+
+    def check(got, inputs):
+        assert got.dtype == np.float32 and got.ndim == 1, (got.dtype, got.shape)
+        n = got.size
+        x = got.astype(np.float64)
+        if dist == "uniform":
+            assert x.min() >= 0 and x.max() < 1, (x.min(), x.max())
+        m, v = x.mean(), x.var()
+        fourth = {"normal": 3.0, "uniform": 1 / 80}[dist]  # E(x - mean)^4
+        assert abs(m - mean) < 6 * np.sqrt(var / n), f"mean {m}"
+        assert abs(v - var) < 6 * np.sqrt((fourth - var**2) / n), f"variance {v}"
+
+    return check
+
+
 def compare(got, ref, w):
     """Raise AssertionError unless ``got`` matches NumPy's ``ref`` within w's tolerance."""
     if isinstance(ref, tuple):
@@ -423,7 +481,9 @@ def run(libs, quick, only, numpy_time="all"):
                     continue
                 args = [xp.asarray(x) for x in w["inputs"]]
                 fn = (lambda xp=xp, args=args, f=w["fn"]: f(xp, *args))
-                if w["check"]:
+                if w.get("verify"):
+                    w["verify"](to_host(fn()), w["inputs"])
+                elif w["check"]:
                     got = to_host(fn())
                     if ref is None:
                         ref = to_host(w["fn"](np, *w["inputs"]))
