@@ -110,6 +110,9 @@ def markdown_report(data, heading_level=2):
         head.append("cupynum / CuPy time")
     if "numpy" in libs and "cupynum" in libs:
         head.append("speed-up over NumPy")
+    # bandwidth as a share of the device copy's, measured in the same run (side_by_side.py)
+    bw_libs = [lib for lib in libs if any(r.get(f"{lib}_frac_copy") for r in results)]
+    head += [f"{LABELS[lib]} % of copy bandwidth" for lib in bw_libs]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("| --- |" + " ---: |" * (len(head) - 1))
     for r in results:
@@ -123,6 +126,9 @@ def markdown_report(data, heading_level=2):
         if "numpy" in libs and "cupynum" in libs:
             cells.append(f"{r['numpy'] / r['cupynum']:.1f}x"
                          if r.get("cupynum") and r.get("numpy") else "-")
+        for lib in bw_libs:
+            frac = r.get(f"{lib}_frac_copy")
+            cells.append(f"{frac:.0%}" if frac else "-")
         lines.append("| " + " | ".join(cells) + " |")
     errors = [(r["workload"], lib, r[f"{lib}_error"]) for r in results for lib in LIBS
               if r.get(f"{lib}_error")]

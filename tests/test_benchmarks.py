@@ -68,6 +68,19 @@ def test_markdown_report(with_cupy):
         assert "| 0.50 |" in text  # 1e-4 / 2e-4
 
 
+def test_markdown_report_copy_bandwidth():
+    """Rows with a share of the device copy's bandwidth get it per library; the others '-'."""
+    data = _data(True)
+    data["results"][0].update(cupynum_frac_copy=0.976, cupy_frac_copy=0.6)
+    lines = report.markdown_report(data).splitlines()
+    head = next(line for line in lines if line.startswith("| workload"))
+    assert head.endswith("| cupynum % of copy bandwidth | CuPy % of copy bandwidth |")
+    row = next(line for line in lines if line.startswith("| a + b |"))
+    assert row.endswith("| 98% | 60% |")
+    assert next(line for line in lines if line.startswith("| example x |")).endswith("| - | - |")
+    assert "copy bandwidth" not in report.markdown_report(_data(True))  # none measured
+
+
 def test_chart(tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "chart.png"
