@@ -4,15 +4,14 @@
 
 Each workload first checks each library's result against NumPy's (or, where values cannot
 match element by element: another random stream, ties in argsort, float32 sums added in
-another order, with a check of its own against exact values or the distribution), then
-times it:
-device workloads with CUDA events around a batch of calls after a warm-up call (median over
-batches; NumPy by the wall clock between syncs), per-call workloads as wall time per call
-over many calls (their cost is host time, which events would not see).  The libraries'
+another order, with a check of its own against exact values or the distribution), then times
+it: device workloads with CUDA events around a batch of calls after a warm-up call (median
+over batches; NumPy by the wall clock between syncs), per-call workloads as wall time per
+call over many calls (their cost is host time, which events would not see). The libraries'
 batches alternate (A, B, A, B, ...), so that drifts of clocks and temperature during a
-workload fall on all of them alike.  Bandwidth counts bytes read
-plus bytes written, and is also given as a fraction of the device-copy bandwidth measured
-in the same run.  Libraries that are not installed (or no GPU) are skipped with a note.
+workload fall on all of them alike. Bandwidth counts bytes read plus bytes written, and is
+also given as a fraction of the device-copy bandwidth measured in the same run. Libraries
+that are not installed (or no GPU) are skipped with a note.
 
 The programs in examples/ run as workloads too (benchmarks/example_workloads.py): each
 example's own code, called with ``np=`` cupynum, CuPy and NumPy on the same inputs; a
