@@ -376,18 +376,17 @@ def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, signal
     large enough; it writes a new seq to the flag's host copy.  Returns that seq, or 0 (no
     signal)."""
     o32 = GATHER_O32 and 0 < s and n * s < 2**31
-    ilp, idx_load, head = GATHER_ILP, GATHER_IDX_LOAD, 0
+    signal = signal and -(-total // (GATHER_BLOCK * GATHER_SIGNAL_ILP)) >= max(
+        2, GATHER_SIGNAL_MIN_BLOCKS)
+    ilp, idx_load = ((GATHER_SIGNAL_ILP, GATHER_SIGNAL_IDX_LOAD) if signal
+                     else (GATHER_ILP, GATHER_IDX_LOAD))
+    grid = -(-total // (GATHER_BLOCK * ilp))
+    seq = head = 0
     if signal:
-        grid = -(-total // (GATHER_BLOCK * GATHER_SIGNAL_ILP))
-        signal = grid >= max(2, GATHER_SIGNAL_MIN_BLOCKS)
-    if signal:
-        ilp, idx_load = GATHER_SIGNAL_ILP, GATHER_SIGNAL_IDX_LOAD
+        seq = _FLAG.next_seq()
         head = grid - (grid // max(2, GATHER_SIGNAL_TAIL_DIV) if GATHER_SIGNAL_TAIL_DIV else 0)
-    else:
-        grid = -(-total // (GATHER_BLOCK * ilp))
-        if GATHER_BLOCKS_PER_SM:
-            grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
-    seq = _FLAG.next_seq() if signal else 0
+    elif GATHER_BLOCKS_PER_SM:
+        grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
     kern = gather1_kernel(unit, checked, ilp, o32, GATHER_BLOCK,  # (positional: the
                           GATHER_I32 and 2 * total + GATHER_BLOCK * ilp < 2**31,  # cache's
                           GATHER_IDX_HALVES and n < 2**31, idx_load,  # quick key)
@@ -959,11 +958,9 @@ def all_kernels():
                           signal=True) for u in (1, 2, 4, 8, 16) for o in (False, True)]
     ks += [gather1_kernel(u, c, 4, o, **kw) for u in (1, 4, 8, 16) for c in (False, True)
            for o in (False, True) for kw in GATHER_VARIANTS]
-    ks += [gather1_kernel(u, True, i, o, signal=True,
-                          **{"idx_load": GATHER_SIGNAL_IDX_LOAD if i == GATHER_SIGNAL_ILP
-                             else "ldg", **kw})
-           for u in (4, 8) for i in {4, GATHER_SIGNAL_ILP} for o in (False, True)
-           for kw in GATHER_VARIANTS]
+    ks += [gather1_kernel(u, True, GATHER_SIGNAL_ILP, o, signal=True,
+                          **{"idx_load": GATHER_SIGNAL_IDX_LOAD, **kw})
+           for u in (4, 8) for o in (False, True) for kw in GATHER_VARIANTS]
     ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
     ks += [mc_scan_kernel()]
     ks += [mc_write_kernel(u, v, r) for u in (0, 1, 2, 4, 8, 16) for v in (4, 8, 16)
