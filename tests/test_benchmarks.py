@@ -86,3 +86,30 @@ def test_chart(tmp_path):
     path = tmp_path / "chart.png"
     assert report.draw_chart(_data(True), str(path)) is None
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+statements = _load("statements")
+
+
+@pytest.mark.parametrize("label,stmt", statements.STATEMENTS)
+def test_statement_agrees_with_numpy(label, stmt):
+    assert statements.check(cupynum, stmt, statements._inputs(12)) is None
+
+
+def test_statement_check_catches_a_wrong_result():
+    class Off:  # NumPy, except that an array's in-place division divides by 10
+        def __getattr__(self, name):
+            return getattr(numpy, name)
+
+        @staticmethod
+        def asarray(v):
+            return _Skewed(numpy.array(v))
+
+    class _Skewed(numpy.ndarray):
+        def __new__(cls, a):
+            return a.view(cls)
+
+        def __itruediv__(self, other):
+            return numpy.ndarray.__itruediv__(self, other * 10 / 9)
+
+    assert "differs" in statements.check(Off(), "A /= 9.0", statements._inputs(12))
