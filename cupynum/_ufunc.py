@@ -482,6 +482,10 @@ class ufunc:
             result = self._plain_call(args)
             if result is not None:
                 return result
+        if _foreign_override(args, kwargs.get("out")):
+            # NEP 13: an operand of another array type (a Dask array, say) that overrides
+            # ufuncs gets the call, through NumPy's ufunc, as np.sin(x) would give it.
+            return self._np(*args, **kwargs)
         out = kwargs.pop("out", None)
         where = kwargs.pop("where", True)
         casting = kwargs.pop("casting", "same_kind")
@@ -745,6 +749,17 @@ def _as_array(x, dtype=None):
     from ._api.creation import asarray
 
     return asarray(x, dtype=dtype)
+
+
+def _foreign_override(args, out) -> bool:
+    """Whether an operand (or an ``out``) is of an array type other than ours and NumPy's
+    that overrides ufuncs (``__array_ufunc__`` not None)."""
+    outs = out if isinstance(out, tuple) else (out,)
+    for x in (*args, *outs):
+        if (x is not None and not isinstance(x, (ndarray, np.ndarray, np.generic))
+                and getattr(type(x), "__array_ufunc__", None) is not None):
+            return True
+    return False
 
 
 def _normalize_out(out, nout):

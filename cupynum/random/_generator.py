@@ -130,6 +130,12 @@ class Philox:
         self._seed = int(words[0])
         self._state = None
 
+    @property
+    def _seed_seq(self):
+        # NumPy's bit generators carry their SeedSequence under this name too, and Dask
+        # spawns per-chunk generators from it (da.random with cupynum chunks).
+        return self.seed_seq
+
     def _backend_state(self):
         if self._state is None:
             self._state = _backends.get().rng_state(self._seed)
