@@ -22,10 +22,17 @@ import cupynum
 def register_sizeof(sizeof) -> None:
     """The ``dask.sizeof`` entry point: register cupynum arrays, and the later hooks."""
     sizeof.register(cupynum.ndarray)(lambda x: int(x.nbytes))
+    after_import("dask.array.chunk_types", _register_chunk_type)
     after_import("distributed.protocol", _register_serializers)
     after_import("dask_cuda.get_device_memory_objects", _register_device_memory_objects)
     after_import("dask_cuda.is_device_object", _register_is_device_object)
     _fix_cupy_name_test()
+
+
+def _register_chunk_type(chunk_types) -> None:
+    """A Dask array then treats cupynum arrays beside it as chunks (``x @ cupynum_array``
+    stays a Dask array), rather than handing the operation to them."""
+    chunk_types.register_chunk_type(cupynum.ndarray)
 
 
 # distributed: the "cuda" and "dask" serialiser families -----------------------------------

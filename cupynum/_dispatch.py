@@ -7,6 +7,7 @@ import numpy as np
 
 from ._array import ndarray
 from ._fallback import call_on_host, fallback_for
+from ._ufunc import _foreign_override
 
 # NumPy module of a function -> cupynum module holding the native version.
 _MODULES = {"numpy": "cupynum", "numpy.linalg": "cupynum.linalg", "numpy.fft": "cupynum.fft",
@@ -38,11 +39,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
 
     out = kwargs.get("out")
     outs = out if isinstance(out, tuple) else (out,)
-    for x in inputs + outs:
-        if x is None or isinstance(x, (ndarray, np.ndarray, np.generic, int, float, complex)):
-            continue
-        if getattr(type(x), "__array_ufunc__", None) is not None and not hasattr(x, "__len__"):
-            return NotImplemented
+    if _foreign_override(inputs, out):
+        return NotImplemented  # NEP 13: the other array type (a Dask array, say) takes it
     ours = vars(cupynum).get(ufunc.__name__)
     host_out = any(isinstance(o, np.ndarray) for o in outs)
     if ours is None or host_out or not hasattr(ours, method):

@@ -63,6 +63,16 @@ def test_operations_match_numpy(case, scheduler):
     numpy.testing.assert_allclose(cupynum.asnumpy(got), want, rtol=1e-12, atol=1e-12)
 
 
+def test_mixed_operands_stay_lazy():
+    x = da.from_array(cupynum.asarray(MAT), chunks=(8, 8))
+    v = cupynum.asarray(MAT[0, :])
+    for lazy in (x @ cupynum.asarray(SQ), x + v, v + x, v * x, cupynum.add(v, x)):
+        assert isinstance(lazy, da.Array)
+        assert isinstance(lazy.compute(scheduler="sync"), cupynum.ndarray)
+    numpy.testing.assert_allclose(cupynum.asnumpy((v + x).compute(scheduler="sync")),
+                                  MAT[0, :] + MAT)
+
+
 def test_persist_keeps_cupynum_chunks():
     x = da.from_array(cupynum.asarray(VEC), chunks=30).persist(scheduler="sync")
     chunks = x.to_delayed().ravel()

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ["black_scholes.py", "heat_equation.py", "kmeans.py", "conjugate_gradient.py",
-            "nbody.py", "mlp.py"]
+            "nbody.py", "mlp.py", "dask_lstsq.py"]
 
 
 def _run_example(name, tmp_path, example_backend):
