@@ -36,6 +36,9 @@ from ._api.sets import *  # noqa: E402,F401,F403
 from ._api.functional import *  # noqa: E402,F401,F403
 from ._api.binary import *  # noqa: E402,F401,F403
 from ._api.printing import *  # noqa: E402,F401,F403
+from ._api.iteration import *  # noqa: E402,F401,F403
+from ._api.poly1d import *  # noqa: E402,F401,F403
+from ._api.host_objects import *  # noqa: E402,F401,F403
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
