@@ -55,6 +55,8 @@ from numpy import (  # noqa: E402,F401
 )
 from numpy import exceptions  # noqa: E402,F401
 
+from ._profile import profile  # noqa: E402,F401
+
 
 def get_array_module(*args):
     """cupynum (as CuPy's ``get_array_module``): the namespace for these arrays."""
@@ -88,3 +90,11 @@ def __getattr__(name: str):
     from ._fallback import fallback_proxy
 
     return fallback_proxy(_np, name, "cupynum")
+
+
+from . import _config as _settings  # noqa: E402
+
+if _settings.PROFILE:
+    from ._profile import profile_whole_program as _profile_whole_program
+
+    _profile_whole_program()

@@ -16,3 +16,6 @@ def _choice(var: str, choices: tuple[str, ...]) -> str:
 
 BACKEND = _choice("CUPYNUM_BACKEND", _BACKENDS)
 FALLBACK = _choice("CUPYNUM_FALLBACK", _FALLBACK_MODES)
+
+# CUPYNUM_PROFILE=1: profile the whole program and print the table at exit (docs/guide/profiler.md).
+PROFILE = os.environ.get("CUPYNUM_PROFILE", "").strip().lower() not in ("", "0", "false", "no")
