@@ -582,7 +582,16 @@ class ndarray:
         ptr = self._buf.ptr + self._offset if self._size else 0
         return {"shape": self._shape, "typestr": self.dtype.str, "data": (ptr, False),
                 "version": 3, "strides": None if self._c_contig else self._strides,
-                "stream": 1}
+                "stream": _cai_stream()}
+
+
+def _cai_stream():
+    """The CUDA array interface's ``stream``: where this thread queues work (1 for the
+    legacy default stream), so the consumer waits for what cupynum has queued there."""
+    from ._backends.cuda import runtime
+
+    handle = runtime.current_stream()
+    return 1 if handle == 0 else handle
 
 
 # ------------------------------------------------------------------------------------------
