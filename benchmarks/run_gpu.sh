@@ -12,6 +12,10 @@ if compgen -G ".whl/*.whl" >/dev/null; then  # wheels carried to a machine witho
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+# The package's metadata (its entry points: Dask finds cupynum through them) from an install
+# placed after the source tree on the path, so the source tree is still what is imported.
+python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target /tmp/cpn-meta . \
+  >/dev/null 2>&1 && export PYTHONPATH=$PYTHONPATH:/tmp/cpn-meta
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 python3 -m cupynum info 2>&1 | tee "$out/info.txt"
 /usr/bin/time -f "precompile: %e s" python3 -m cupynum precompile --jobs 16 >"$out/precompile.log" 2>&1

@@ -92,7 +92,16 @@ def __getattr__(name: str):
     return fallback_proxy(_np, name, "cupynum")
 
 
+import sys as _sys  # noqa: E402
+
 from . import _config as _settings  # noqa: E402
+
+if "dask.sizeof" in _sys.modules:
+    # Dask was imported first, perhaps from a source tree without our entry points: register
+    # now what the dask.sizeof entry point would have (it is harmless to do both).
+    from ._dask import register_sizeof as _register_with_dask
+
+    _register_with_dask(_sys.modules["dask.sizeof"].sizeof)
 
 if _settings.PROFILE:
     from ._profile import profile_whole_program as _profile_whole_program

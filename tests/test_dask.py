@@ -178,3 +178,19 @@ def test_local_cluster_of_processes():
         kept = client.persist(x + 1)
         blocks = client.gather(client.compute(kept.to_delayed().ravel().tolist()))
         assert all(isinstance(b, cupynum.ndarray) for b in blocks)
+
+
+@pytest.mark.gpu
+def test_local_cuda_cluster_one_worker(tmp_path):
+    """dask-cuda's LocalCUDACluster with one worker on the one GPU runs the example's workload
+    on cupynum chunks and agrees with NumPy."""
+    pytest.importorskip("dask_cuda")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "dask_lstsq.py"
+    spec = importlib.util.spec_from_file_location("dask_lstsq_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(["--rows", "400000", "--cols", "16", "--chunk-rows", "50000",
+                         "--sample-rows", "100000", "--cluster", "cuda"]) == 0
