@@ -67,8 +67,10 @@ def precompile(arch: str | None, jobs: int | None) -> int:
         compiled += stats["compiled"]
         kernels += stats["kernels"]
         bar = "#" * (30 * done // total)
+        elapsed = time.perf_counter() - t0
+        left = elapsed / done * (total - done)  # the programs so far set the pace
         line = (f"[{bar:<30}] {done}/{total} programs, {kernels} kernels, "
-                f"{time.perf_counter() - t0:5.1f} s")
+                f"{elapsed:5.1f} s, about {left:5.1f} s left")
         if tty:
             print("\r" + line, end="", file=sys.stderr, flush=True)
         elif 4 * done // total != 4 * (done - len(chunk)) // total or done == total:
