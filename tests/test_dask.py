@@ -194,3 +194,17 @@ def test_local_cuda_cluster_one_worker(tmp_path):
     spec.loader.exec_module(example)
     assert example.main(["--rows", "400000", "--cols", "16", "--chunk-rows", "50000",
                          "--sample-rows", "100000", "--cluster", "cuda"]) == 0
+
+
+def test_dask_cuda_sees_device_memory_only_on_a_device():
+    pytest.importorskip("dask_cuda")
+    from dask_cuda import get_device_memory_objects, is_device_object
+
+    from cupynum import _backends
+
+    base = cupynum.ones((4, 4))
+    view = base[1:, ::2]
+    on_device = _backends.name() != "host"
+    assert is_device_object.is_device_object(view) is on_device
+    found = get_device_memory_objects.dispatch(view)
+    assert found == ([base] if on_device else [])
