@@ -42,8 +42,8 @@ def info() -> int:
                   ("memory pool", f"{memory.get_pool().used_bytes()} B used, "
                                   f"{memory.get_pool().total_bytes()} B held")]
     cache = compiler.default_cache()
-    lines.append(("kernel cache", str(getattr(cache, "directory", None) or
-                                      getattr(cache, "cache_dir", None) or "memory only")))
+    lines.append(("kernel cache", str(cache.cache_dir) if cache.store.usable() else
+                  f"memory only ({cache.cache_dir} not used: {cache.store.problem})"))
     lines.append(("kernel arch", compiler.default_arch()))
     lines.append(("kernels folder", str(compiler.kernel_dir())))
     width = max(len(k) for k, _ in lines)

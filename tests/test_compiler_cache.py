@@ -119,6 +119,7 @@ def test_cache_dir_created_0700_and_no_temp_files(dirs):
     assert [p.name for p in cache_dir.iterdir() if p.name.startswith(".tmp-")] == []
     (entry,) = _entries(cache_dir)
     assert stat.S_IMODE(entry.stat().st_mode) & 0o077 == 0  # private, like the directory
+    assert stat.S_IMODE((cache_dir / "hmac.key").stat().st_mode) == 0o600
 
 
 def test_unwritable_cache_dir_warns_once_and_still_compiles(tmp_path, dirs):
@@ -306,21 +307,3 @@ def test_warm_first_kernel_generates_no_source(tmp_path, monkeypatch):
     monkeypatch.setattr(ew, "_group_source", None)
     assert ew.get_kernel(spec) == ew.kernel_name(spec)
     assert len(loaded) == 2 and loaded[0] == loaded[1]
-
-
-def test_python_code_is_kept_on_disk(tmp_path):
-    """A generated launcher's bytecode comes back from the cache folder in a new cache."""
-    from cupynum._backends.cuda.compiler import KernelCache
-
-    source = "def f(x):\n    return x * 3 + 1\n"
-    first = KernelCache(cache_dir=tmp_path).python_code(source, "<launcher test>")
-    stored = list(tmp_path.glob("py-*.marshal"))
-    assert len(stored) == 1
-    ns = {}
-    exec(KernelCache(cache_dir=tmp_path).python_code(source, "<launcher test>"), ns)
-    assert ns["f"](4) == 13
-    assert first.co_filename == "<launcher test>"
-    stored[0].write_bytes(b"not marshal")  # a damaged entry is compiled again
-    ns = {}
-    exec(KernelCache(cache_dir=tmp_path).python_code(source, "<launcher test>"), ns)
-    assert ns["f"](1) == 4

@@ -4,15 +4,17 @@ Works without a GPU (NVRTC only): ``python -m cupynum precompile`` fills the dis
 a CPU machine.  The architecture defaults to the GPU's ``sm_XY`` when one is present, else
 ``sm_90``; ``CUPYNUM_ARCH`` overrides both.
 
-Disk cache (``CUPYNUM_CACHE_DIR`` or ``~/.cache/cupynum``, created 0700): one file per entry,
-named by a sha256 key over everything that can change the cubin: source, options, name
-expressions, arch, NVRTC version, a digest of every file in the kernels folder (editing a
-header never serves a stale cubin) and the versions of the CUDA/CCCL headers.  Absolute
-include paths are *not* in the key, so a cache filled on one machine serves another.
-Entries are written atomically (temp file + ``os.replace``) and carry a sha256 of their
-payload, checked on load: a torn or corrupt entry is recompiled and rewritten.  If the
-directory cannot be written, we warn once and keep going with the memory cache (a
-read-only, pre-filled directory still serves hits).
+Disk cache (``CUPYNUM_CACHE_DIR`` or ``~/.cache/cupynum``; ``disk_cache.py`` keeps its
+files): one file per entry, named by a sha256 key over everything that can change the
+cubin: source, options, name expressions, arch, NVRTC version, a digest of every file in
+the kernels folder (editing a header never serves a stale cubin) and the versions of the
+CUDA/CCCL headers.  Absolute include paths are *not* in the key, so a cache filled on one
+machine serves another (copy the whole folder, key file included).  Entries are
+authenticated with the folder's HMAC key and bound to their name: a damaged, planted or
+renamed entry is rejected and recompiled.  The folder is used only if this user owns it
+and no one else can write it; if it is refused or cannot be written, we warn once and keep
+going with the memory cache (a read-only, pre-filled folder of ours still serves hits).
+Nothing in the folder is host code: generated Python launchers are compiled in memory.
 """
 from __future__ import annotations
 
@@ -23,17 +25,17 @@ import re
 import struct
 import tempfile
 import threading
-import warnings
 from pathlib import Path
 from typing import NamedTuple
+
+from . import disk_cache
 
 __all__ = [
     "CompileError", "Compiled", "KernelCache", "compile_cubin", "default_arch",
     "default_cache", "include_dirs", "kernel_dir", "nvrtc_version",
 ]
 
-_FORMAT = "cupynum-kernel-cache-1"
-_MAGIC = b"CPNKC001"
+_FORMAT = "cupynum-kernel-cache-2"
 _DEFAULT_OPTIONS = ("-std=c++17", "--fmad=false")
 # Prefixes of options that replace one of ours when the caller passes them.
 _OVERRIDES = {
@@ -224,7 +226,8 @@ def _default_cache_dir() -> Path:
     try:
         return Path.home() / ".cache" / "cupynum"
     except (RuntimeError, KeyError):  # no home directory (some service accounts)
-        return Path(tempfile.gettempdir()) / f"cupynum-cache-{os.getuid()}"
+        # Another user may have made this name first: DiskStore then refuses it.
+        return Path(tempfile.gettempdir()) / f"cupynum-cache-{os.geteuid()}"
 
 
 class KernelCache:
@@ -235,14 +238,14 @@ class KernelCache:
         if cache_dir is None:
             cache_dir = os.environ.get("CUPYNUM_CACHE_DIR") or _default_cache_dir()
         self.cache_dir = Path(cache_dir).expanduser()
+        self.store = disk_cache.DiskStore(self.cache_dir)  # opened and checked on first use
         self.kernel_dir = Path(kernels) if kernels is not None else kernel_dir()
         self.stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "corrupt": 0}
         self._mem = {}
         self._by_key = {}  # key -> Compiled, for ``load``
+        self._code = {}  # (filename, source) -> code object, for ``python_code``
         self._lock = threading.Lock()
         self._key_locks = {}
-        self._dir_ready = False
-        self._writable = True  # until a write fails
         self._digest_sig = None
         self._digest = ""
 
@@ -304,51 +307,35 @@ class KernelCache:
         return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
     def alias_key(self, alias: str):
-        """The cache key remembered for ``alias`` (``remember_alias``), or None."""
+        """The cache key remembered for ``alias`` (``remember_alias``), or None.  ``alias``
+        is what ``alias()`` returns (64 hex digits); any other name raises ValueError."""
         try:
-            with open(self.cache_dir / f"{alias}.alias", "rb") as fh:
-                key = fh.read(65).decode()
-        except (OSError, UnicodeDecodeError):
+            key = self.store.read(alias, ".alias")
+        except disk_cache.EntryRejected:
+            self.stats["corrupt"] += 1
             return None
-        return key if len(key) == 64 else None
+        if key is None:
+            return None
+        key = key.decode("ascii", "replace")
+        return key if disk_cache.valid_name(key) else None
 
     def remember_alias(self, alias: str, key: str) -> None:
         """Record that ``alias`` compiles to ``key`` (best effort: the cache may be
-        read-only)."""
-        if not self._writable or not key:
-            return
-        try:
-            self._ensure_dir()
-            fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".tmp-", suffix=".alias")
-            with os.fdopen(fd, "wb") as f:
-                f.write(key.encode())
-            os.replace(tmp, self.cache_dir / f"{alias}.alias")
-        except OSError:
-            pass
+        read-only or refused)."""
+        if not disk_cache.valid_name(key):
+            raise ValueError(f"not a kernel cache key: {key!r}")
+        self.store.write(alias, ".alias", key.encode())
 
     def python_code(self, source: str, filename: str):
-        """``compile(source, filename, "exec")``, kept on disk as marshalled bytecode.  The
-        generated hot launchers are small Python functions; compiling one costs ~1 ms in a
-        fresh process, half of a warm first call, where reading it back costs microseconds."""
-        import marshal
-        import sys
-
-        digest = hashlib.sha256(f"{filename}\0{source}".encode()).hexdigest()[:40]
-        path = self.cache_dir / f"py-{sys.implementation.cache_tag}-{digest}.marshal"
-        try:
-            return marshal.loads(path.read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
-        code = compile(source, filename, "exec")
-        if self._writable:
-            try:
-                self._ensure_dir()
-                fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".tmp-", suffix=".marshal")
-                with os.fdopen(fd, "wb") as f:
-                    f.write(marshal.dumps(code))
-                os.replace(tmp, path)
-            except OSError:
-                pass
+        """``compile(source, filename, "exec")``, remembered for this process only.  Never
+        on disk: bytecode read back from a file would be host code that whoever can write
+        the file makes us run; compiling a launcher costs a fraction of a millisecond, once
+        per process."""
+        code = self._code.get((filename, source))
+        if code is None:
+            code = compile(source, filename, "exec")
+            with self._lock:
+                self._code[(filename, source)] = code
         return code
 
     def load(self, key: str):
@@ -400,6 +387,9 @@ class KernelCache:
             self._by_key.clear()
 
     def path_for(self, key: str) -> Path:
+        """Where ``key``'s entry lives (whether it is there, and valid, only ``load`` says)."""
+        if not disk_cache.valid_name(key):
+            raise ValueError(f"not a kernel cache key: {key!r}")
         return self.cache_dir / f"{key}.cubin"
 
     # internals ------------------------------------------------------------------------
@@ -418,58 +408,26 @@ class KernelCache:
 
     def _load(self, key: str):
         try:
-            blob = self.path_for(key).read_bytes()
-        except OSError:
+            payload = self.store.read(key, ".cubin")
+        except disk_cache.EntryRejected:
+            self.stats["corrupt"] += 1
             return None
-        try:
-            if blob[:8] != _MAGIC or hashlib.sha256(blob[40:]).digest() != blob[8:40]:
-                raise ValueError("bad magic or checksum")
-            (mlen,) = struct.unpack_from("<I", blob, 40)
-            meta = json.loads(blob[44:44 + mlen].decode())
-            if meta.get("key") != key:
-                raise ValueError("key mismatch")
-            cubin = blob[44 + mlen:]
-            return Compiled(cubin, dict(meta.get("lowered", {})), meta.get("log", ""), key)
-        except (ValueError, struct.error, UnicodeDecodeError, AttributeError, TypeError):
+        if payload is None:
+            return None
+        try:  # authenticated, so written by us for this key: this parses
+            (mlen,) = struct.unpack_from("<I", payload, 0)
+            meta = json.loads(payload[4:4 + mlen].decode())
+            if meta["key"] != key:
+                raise ValueError("entry of another key")
+            cubin = payload[4 + mlen:]
+            return Compiled(cubin, dict(meta["lowered"]), str(meta["log"]), key)
+        except (ValueError, struct.error, KeyError, TypeError):
             self.stats["corrupt"] += 1
             return None
 
     def _store(self, key: str, c: Compiled) -> None:
-        if not self._writable:
-            return
         meta = json.dumps({"key": key, "lowered": c.lowered_names, "log": c.log}).encode()
-        payload = struct.pack("<I", len(meta)) + meta + c.cubin
-        blob = _MAGIC + hashlib.sha256(payload).digest() + payload
-        try:
-            self._ensure_dir()
-            fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".tmp-", suffix=".cubin")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(blob)
-                os.replace(tmp, self.path_for(key))
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-        except OSError as e:
-            with self._lock:
-                first, self._writable = self._writable, False
-            if first:
-                warnings.warn(
-                    f"cupynum: cannot write the kernel cache directory {self.cache_dir} ({e}); "
-                    "compiled kernels are cached in memory only (set CUPYNUM_CACHE_DIR)",
-                    RuntimeWarning, stacklevel=4)
-
-    def _ensure_dir(self) -> None:
-        if self._dir_ready:
-            return
-        d = self.cache_dir
-        if not d.is_dir():
-            os.makedirs(d, mode=0o700, exist_ok=True)
-            os.chmod(d, 0o700)  # makedirs' mode is filtered by the umask
-        self._dir_ready = True
+        self.store.write(key, ".cubin", struct.pack("<I", len(meta)) + meta + c.cubin)
 
 
 _default_cache = None
