@@ -181,6 +181,8 @@ def set_current_stream(handle: int, owner=None) -> None:
     t.stream = handle = int(handle)
     t.stream_owner = owner
     t.cur = (handle, owner)
+    if handle and handle not in known_streams:
+        note_stream(handle)
     if bool(old) != bool(handle):  # this thread leaves or joins the legacy default stream
         with _stream_count_lock:
             nondefault_streams += 1 if handle else -1
@@ -192,13 +194,70 @@ def create_stream(non_blocking: bool = False) -> int:
     flags = 1 if non_blocking else 0  # CU_STREAM_NON_BLOCKING / CU_STREAM_DEFAULT
     err, s = _d.cuStreamCreate(flags)
     check(err, "cuStreamCreate")
+    note_stream(int(s), blocking=not non_blocking)
     return int(s)
 
 
 def destroy_stream(handle: int) -> None:
     ensure_thread()
+    retire_stream(handle)
     (err,) = _d.cuStreamDestroy(handle)
     check(err, "cuStreamDestroy")
+
+
+# --- streams the memory pool fences freed blocks against (see memory.py) -------------
+
+
+class KnownStream:
+    """A stream cupynum has seen: whether it orders with the legacy default stream (a
+    blocking stream does, both ways), and the event the pool records on it to fence freed
+    blocks (0 until first needed)."""
+
+    __slots__ = ("blocking", "event")
+
+    def __init__(self, blocking: bool):
+        self.blocking = blocking
+        self.event = 0
+
+
+# handle -> KnownStream.  Empty while only the legacy default stream has ever been used (the
+# pool then frees with no bookkeeping at all); once another stream is seen it also holds 0,
+# the legacy stream itself, until every seen stream is destroyed and its last work is done.
+# Never replaced: memory.py tests it on every free.
+known_streams: dict = {}
+# Events recorded last on destroyed streams: their queued work still runs after
+# cuStreamDestroy returns, so the pool fences against these until they complete.
+retired_stream_events: list = []
+streams_lock = threading.RLock()  # guards both, and the pool's fences that read them
+
+
+def note_stream(handle: int, blocking: bool | None = None) -> None:
+    """Register a non-default stream that cupynum work may run on (made current, created,
+    or passed to a launch).  ``blocking`` None: ask the driver (unknown: non-blocking,
+    which fences the most)."""
+    handle = int(handle)
+    if not handle or handle in known_streams:
+        return
+    if blocking is None:
+        ensure_thread()
+        err, flags = _d.cuStreamGetFlags(handle)
+        blocking = not err and not int(flags) & 1  # CU_STREAM_NON_BLOCKING
+    with streams_lock:
+        if handle not in known_streams:
+            known_streams.setdefault(0, KnownStream(True))
+            known_streams[handle] = KnownStream(bool(blocking))
+
+
+def retire_stream(handle: int) -> None:
+    """Before ``handle`` is destroyed: record an event after its queued work, which the pool
+    keeps fencing against until it completes."""
+    with streams_lock:
+        info = known_streams.pop(int(handle), None)
+        if info is None:
+            return
+        ev = info.event or create_event(timing=False)
+        record_event(ev, handle)
+        retired_stream_events.append(ev)
 
 
 def synchronize_stream(handle: int | None = None) -> None:
