@@ -117,11 +117,11 @@ _pending: list = []
 class OutOfMemoryError(MemoryError):
     """The device has no room for an allocation, even after releasing cached blocks."""
 
-    def __init__(self, size: int, detail: str = ""):
-        self.size = size
-        super().__init__(
-            f"Out of memory allocating {size} bytes on the GPU" + (f" ({detail})" if detail else "")
-        )
+    def __init__(self, size: int | None, detail: str = ""):
+        self.size = size  # None: a library's own allocation, of a size it does not say
+        what = "Out of memory on the GPU" if size is None else \
+            f"Out of memory allocating {size} bytes on the GPU"
+        super().__init__(what + (f" ({detail})" if detail else ""))
 
 
 @atexit.register
@@ -494,6 +494,43 @@ def alloc(nbytes: int, stream: int | None = None) -> DeviceBuffer:
     return (_pool or get_pool()).malloc(nbytes, stream)
 
 
+# Library statuses that mean "the library could not allocate device memory", by the
+# nvmath-python exception's class name: cuBLAS/cuSOLVER/cuFFT ALLOC_FAILED, cuRAND
+# ALLOCATION_FAILED.
+_LIBRARY_ALLOC_FAILED = {"cuBLASError": 3, "cuSOLVERError": 2, "cuFFTError": 2,
+                         "cuRANDError": 102}
+
+
+def _is_library_oom(e: BaseException) -> bool:
+    code = _LIBRARY_ALLOC_FAILED.get(type(e).__name__)
+    if code is None:
+        return False
+    status = getattr(e, "status", None)
+    if status is not None:
+        return int(status) == code
+    return "ALLOC" in str(e).upper()
+
+
+def library_alloc(fn, *args, what: str = ""):
+    """``fn(*args)``, a library call that allocates device memory of its own (a handle, a
+    plan, a generator).  Where the library reports an allocation failure, the pool's
+    cached blocks go back to the device and the call is retried once; a second failure
+    raises ``OutOfMemoryError`` instead of the library's error."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - only allocation failures are handled
+        if not _is_library_oom(e):
+            raise
+    get_pool().free_all_blocks()
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001
+        if not _is_library_oom(e):
+            raise
+        raise OutOfMemoryError(None, f"{what or getattr(fn, '__name__', 'library call')}: "
+                                     f"{e}") from e
+
+
 # --- copies --------------------------------------------------------------------------
 # All take int device pointers and an optional stream (default: the current stream).
 # Host->device: the host array may be modified or freed as soon as the call returns (for
@@ -730,6 +767,7 @@ def _staging() -> _Staging:
 
 
 __all__ = [
-    "DeviceBuffer", "MemoryPool", "OutOfMemoryError", "alloc", "get_pool", "memcpy_dtod",
+    "DeviceBuffer", "MemoryPool", "OutOfMemoryError", "alloc", "get_pool", "library_alloc",
+    "memcpy_dtod",
     "memcpy_dtoh", "memcpy_htod", "memset_d8",
 ]

@@ -44,7 +44,8 @@ class State:
     def __init__(self, seed: int):
         cr = lib()
         self._lock = threading.Lock()
-        self._gen = cr.create_generator(PHILOX)
+        self._gen = memory.library_alloc(cr.create_generator, PHILOX,
+                                         what="curandCreateGenerator")
         cr.set_pseudo_random_generator_seed(self._gen, int(seed) & (2**64 - 1))
         self._stream = None
         self.key = philox_key(seed)
