@@ -757,6 +757,32 @@ class _Staging:
 _staging_obj: _Staging | None = None
 
 
+def _after_fork_in_child() -> None:
+    """In a child forked after CUDA was initialised (runtime.py, "fork"): nothing the parent
+    allocated or created may be freed or destroyed from here (``_shutdown`` stops every
+    finaliser that calls a library or the driver), and the pool forgets the parent's cached
+    blocks, so its next allocation reaches the runtime and raises FORK_MESSAGE."""
+    global _shutdown, _pool_lock, _staging_obj
+    _pool_lock = threading.Lock()
+    if not runtime.forked():
+        return
+    _shutdown = True
+    _pending.clear()
+    _staging_obj = None
+    p = _pool
+    if p is not None:
+        p._lock = threading.RLock()
+        p._fast.clear()  # (the same dict the generated launchers look blocks up in)
+        p._free = {}  # live buffers still append to their old lists: never handed out
+        p._tls = runtime._tls
+        p._alloc_async = p._free_async = runtime._forked_call
+        p._d = runtime._d
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _staging() -> _Staging:
     global _staging_obj
     if _staging_obj is None:
