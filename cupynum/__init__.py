@@ -12,7 +12,7 @@ import types as _types
 
 if not getattr(_sys, "_is_gil_enabled", lambda: True)():
     # The memory pool's free lists, the kernel and plan caches and the launchers' parameter
-    # blocks count on the GIL; none of it has been checked without one (docs/threads.md).
+    # blocks count on the GIL; none of it has been checked without one (docs/guide/streams.md).
     raise ImportError(
         "cupynum does not support free-threaded Python with the GIL disabled. "
         "Run with the GIL enabled (PYTHON_GIL=1 or python -X gil=1).")
