@@ -93,6 +93,9 @@ class FakeDevice:
         self.calls.append("free")
         return (0,)
 
+    def cuStreamGetFlags(self, s):
+        return 0, 0 if self.blocking[s] else 1  # CU_STREAM_NON_BLOCKING
+
     def cuEventCreate(self, flags):
         ev = 0x900 + len(self.events)
         self.events[ev] = {}
@@ -196,6 +199,29 @@ def test_non_blocking_stream_block_read_on_the_legacy_stream(fake):
     fake.dev.use(x.ptr, 0)
     del x
     _alloc(fake, 4000, s)
+
+
+def test_allocation_on_an_explicit_stream_registers_it(fake):
+    s = fake.dev.new_stream(blocking=False)  # a raw handle nobody told the runtime about
+    x = fake.pool.malloc(4000, stream=s)
+    fake.dev.check_reuse(x.ptr, s)
+    assert s in runtime.known_streams and not runtime.known_streams[s].blocking
+    fake.dev.use(x.ptr, 0)
+    ptr = x.ptr
+    del x
+    y = fake.pool.malloc(4000, stream=s)
+    fake.dev.check_reuse(y.ptr, s)
+    assert y.ptr == ptr
+
+
+def test_blocks_of_a_destroyed_stream_are_not_fenced_on_it(fake):
+    s = fake.new_stream(blocking=False)
+    x = _alloc(fake, 4000, s)
+    runtime.retire_stream(s)
+    del x  # (its owner would normally keep s alive; a raw handle does not)
+    fake.dev.calls.clear()
+    fake.pool._settle()
+    assert "wait" not in fake.dev.calls  # no cuStreamWaitEvent on a destroyed stream
 
 
 def test_blocking_stream_and_legacy_stream_need_no_fence(fake):

@@ -251,6 +251,8 @@ class MemoryPool:
             stream, stream_owner = self._tls.cur
         else:
             self._tls.stream  # binds the context in this thread
+            if stream and stream not in _streams:
+                runtime.note_stream(stream)  # blocks homed on it are fenced too
         if 0 < nbytes:
             if nbytes <= 1048576:  # SMALL_MAX
                 size = 512 if nbytes <= 512 else 1 << (nbytes - 1).bit_length()  # MIN_BLOCK
@@ -339,6 +341,9 @@ class MemoryPool:
         (a launch that used a block was queued while the block was still referenced)."""
         d = self._d
         self._tls.stream  # binds the context in this thread
+        # A block's stream that is no longer known was destroyed: nothing is queued on it
+        # any more (its blocks only await the drain).
+        homes = [h for h in homes if h == 0 or h in _streams]
         for handle, info in list(_streams.items()):
             waiting = [h for h in homes if not _ordered(h, handle, info)]
             if not waiting:
