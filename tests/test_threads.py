@@ -284,6 +284,53 @@ def test_handle_creation_goes_through_the_retry(fake_libraries, monkeypatch):
     assert pool.released == 1
 
 
+class FailingOnce:
+    """A library call that reports ALLOC_FAILED the first time, then succeeds."""
+
+    def __init__(self, error):
+        self.error, self.calls = error, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        if self.calls == 1:
+            raise self.error
+
+
+def test_gemm_retried_after_releasing_cached_blocks(fake_libraries, monkeypatch):
+    pool = FakePool()
+    monkeypatch.setattr(memory, "get_pool", lambda: pool)
+    gemm = FailingOnce(cuBLASError(3))
+    monkeypatch.setattr(fake_libraries.cublas, "gemm_ex", gemm, raising=False)
+    buf = types.SimpleNamespace(ptr=0x10000)
+    a, b, out = (blas.Temp(buf, (4, 4), np.float64) for _ in range(3))
+    blas.matmul(None, a, b, out)
+    assert gemm.calls == 2 and pool.released == 1
+
+
+class cuRANDError(Exception):
+    def __init__(self, status):
+        self.status = status
+        super().__init__(f"status {status}")
+
+
+def test_random_generation_retried_after_releasing_cached_blocks(monkeypatch):
+    from cupynum._backends.cuda import rng
+
+    pool = FakePool()
+    monkeypatch.setattr(memory, "get_pool", lambda: pool)
+    cr = FakeLibrary()
+    cr.create_generator = cr._make
+    cr.generate_uniform_double = FailingOnce(cuRANDError(102))  # ALLOCATION_FAILED
+    monkeypatch.setattr(rng, "_lib", cr)
+    monkeypatch.setattr(runtime, "current_stream", lambda: 0)
+    state = rng.State(5)
+    state.fill(None, "uniform", blas.Temp(types.SimpleNamespace(ptr=0x10000), (8,),
+                                          np.float64))
+    assert cr.generate_uniform_double.calls == 2 and pool.released == 1
+    monkeypatch.setattr(memory, "_shutdown", True)  # (no destroy_generator on the fake)
+    del state
+
+
 # --- the soak: threads x mixed ops x their own streams, compared with NumPy -----------------
 
 
@@ -338,3 +385,79 @@ def test_soak_four_threads_mixed_ops_own_streams():
         t.join()
     if errors:
         raise errors[0]
+
+
+# --- on the GPU --------------------------------------------------------------------------
+
+_FIRST_USE_IN_THREADS = r"""
+import threading
+import numpy as np
+import cupynum as cp
+rng = np.random.default_rng(0)
+a = rng.standard_normal((96, 96))
+b = rng.standard_normal(96)
+barrier = threading.Barrier(8)
+errors = []
+def work():
+    barrier.wait()  # every thread's first library call at once: cuBLAS, cuSOLVER, cuFFT
+    try:
+        da = cp.asarray(a)
+        np.testing.assert_allclose(cp.asnumpy(da @ da), a @ a, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(cp.asnumpy(cp.linalg.solve(da, cp.asarray(b))),
+                                   np.linalg.solve(a, b), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(cp.asnumpy(cp.fft.fft(da[0])), np.fft.fft(a[0]),
+                                   rtol=1e-12, atol=1e-12)
+    except BaseException as e:
+        errors.append(repr(e))
+ts = [threading.Thread(target=work) for _ in range(8)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+assert not errors, errors
+print("ok")
+"""
+
+
+@pytest.mark.gpu
+def test_first_library_use_from_many_threads_at_once_on_the_gpu():
+    import os
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", _FIRST_USE_IN_THREADS], capture_output=True,
+                          text=True, timeout=600,
+                          env=dict(os.environ, CUPYNUM_BACKEND="cuda"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.gpu
+def test_library_handles_made_when_the_pool_holds_the_whole_device():
+    # The pool caches every byte of the device; a new thread's cuBLAS/cuSOLVER handles and
+    # cuFFT plan need memory of their own: the pool gives its cached blocks back and the
+    # library call is retried (it used to fail with the library's ALLOC_FAILED).
+    from cupynum import cuda
+
+    pool = cuda.get_default_memory_pool()
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((64, 64))
+    da = cp.asarray(a)
+    out = cp.empty((64, 64))
+    hold = []
+    for chunk in (1 << 30, 64 << 20, 2 << 20):  # fill the device, coarse to fine
+        while True:
+            try:
+                hold.append(cp.empty(chunk, dtype=np.uint8))
+            except memory.OutOfMemoryError:
+                break
+    del hold  # every byte now cached by the pool, none free on the device
+    try:
+        def work():
+            cp.matmul(da, da, out=out)
+            return cp.asnumpy(out), cp.asnumpy(cp.linalg.solve(da, da[0])), \
+                cp.asnumpy(cp.fft.fft(da[1]))
+
+        mm, x, f = _in_thread(work)
+    finally:
+        pool.free_all_blocks()
+    np.testing.assert_allclose(mm, a @ a, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x, np.linalg.solve(a, a[0]), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(f, np.fft.fft(a[1]), rtol=1e-12, atol=1e-12)

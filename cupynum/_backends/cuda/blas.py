@@ -272,18 +272,21 @@ def matmul(backend, a, b, out) -> None:
     suffix = "_64" if big else ""
     if nbatch == 1:  # the plain GEMM: its heuristics may pick another kernel than batch 1
         if typed:
-            getattr(cb, _TYPED_GEMM[char] + suffix)(h, opb, opa, n, m, k, alpha, ptr(b), ldb,
-                                                    ptr(a), lda, beta, ptr(out), n)
+            fn = getattr(cb, _TYPED_GEMM[char] + suffix)
+            args = (h, opb, opa, n, m, k, alpha, ptr(b), ldb, ptr(a), lda, beta, ptr(out), n)
         else:
-            getattr(cb, "gemm_ex" + suffix)(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb,
-                                            ptr(a), dt, lda, beta, ptr(out), dt, n,
-                                            COMPUTE[char], GEMM_ALGO)
+            fn = getattr(cb, "gemm_ex" + suffix)
+            args = (h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, ptr(a), dt, lda, beta,
+                    ptr(out), dt, n, COMPUTE[char], GEMM_ALGO)
     elif typed:
-        getattr(cb, _TYPED_GEMM[char] + "_strided_batched" + suffix)(
-            h, opb, opa, n, m, k, alpha, ptr(b), ldb, sb, ptr(a), lda, sa, beta, ptr(out), n,
-            m * n, nbatch)
+        fn = getattr(cb, _TYPED_GEMM[char] + "_strided_batched" + suffix)
+        args = (h, opb, opa, n, m, k, alpha, ptr(b), ldb, sb, ptr(a), lda, sa, beta, ptr(out),
+                n, m * n, nbatch)
     else:
-        getattr(cb, "gemm_strided_batched_ex" + suffix)(
-            h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa, beta,
-            ptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
+        fn = getattr(cb, "gemm_strided_batched_ex" + suffix)
+        args = (h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa, beta,
+                ptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
+    # cuBLAS's own workspace (GEMM_WORKSPACE_BYTES = 0) is allocated by cuBLAS: under memory
+    # pressure the pool gives its cached blocks back and the GEMM is retried once.
+    memory.library_alloc(fn, *args, what="cuBLAS GEMM")
     del keep

@@ -346,7 +346,7 @@ class MemoryPool:
         homes = [h for h in homes if h == 0 or h in _streams]
         for handle, info in list(_streams.items()):
             waiting = [h for h in homes if not _ordered(h, handle, info)]
-            if not waiting:
+            if not waiting or handle not in _streams:  # (destroyed meanwhile: retired)
                 continue
             if not info.event:
                 err, ev = d.cuEventCreate(2)  # CU_EVENT_DISABLE_TIMING

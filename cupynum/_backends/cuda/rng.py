@@ -72,6 +72,11 @@ class State:
         n = out._size
         if n == 0:
             return
+        # cuRAND allocates its generator state on the device itself (on first use): under
+        # memory pressure the pool gives its cached blocks back and the call is retried.
+        memory.library_alloc(self._fill, kind, out, param, n, what="curandGenerate")
+
+    def _fill(self, kind, out, param, n) -> None:
         cr = lib()
         stream = runtime.current_stream()
         with self._lock:
