@@ -315,21 +315,23 @@ def test_frees_from_many_threads_are_all_settled(fake):
 @pytest.mark.gpu
 def test_inputs_freed_while_a_non_blocking_stream_reads_them():
     # 200 results on a non-blocking stream, each reading an input whose block is freed and
-    # refilled on the legacy stream right away (on the H200, 198 of 200 were corrupt).
+    # refilled on the legacy stream right away (on the H200, 198 of 200 were corrupt).  A
+    # matmul queued first keeps the stream busy, so its read of the input comes late.
     import cupynum as cp
     from cupynum import cuda
 
     n = 1 << 22
     s = cuda.Stream(non_blocking=True)
+    w = cp.ones((2048, 2048))
     results = []
     for i in range(200):
         x = cp.full(n, float(i))
+        s.wait_event(cuda.Stream.null.record())  # x and w are written on the legacy stream
         with s:
-            r = x
-            for _ in range(8):  # long enough that the next fill would overtake it
-                r = r * 1.0 + 0.0
+            busy = w @ w
+            r = x * 1.0 + 0.0
             results.append(r.sum())
-        del x, r
+        del x, r, busy
         junk = cp.full(n, -1.0)  # reuses the freed input's block on the legacy stream
         del junk
     s.synchronize()
@@ -344,19 +346,20 @@ def test_blocks_shared_between_two_user_streams():
 
     n = 1 << 22
     s1, s2 = cuda.Stream(non_blocking=True), cuda.Stream(non_blocking=True)
+    w = cp.ones((2048, 2048))
+    s2.wait_event(cuda.Stream.null.record())
     sums = []
     for i in range(50):
         with s1:
             x = cp.full(n, float(i))
         s2.wait_event(s1.record())
         with s2:
-            r = x
-            for _ in range(8):
-                r = r + 0.0
+            busy = w @ w
+            r = x + 0.0
             sums.append(r.sum())
-        del x, r
+        del x, r, busy
         with s1:
-            junk = cp.full(n, -1.0)
+            junk = cp.full(n, -1.0)  # x's block, reused on its own stream s1
             del junk
     s2.synchronize()
     np.testing.assert_array_equal([float(v) for v in sums], np.arange(50.0) * n)
