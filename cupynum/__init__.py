@@ -7,9 +7,17 @@ as host fallbacks (DESIGN.md principle 3), submodules as fallback proxies.
 from __future__ import annotations
 
 import importlib as _importlib
+import sys as _sys
 import types as _types
 
-import numpy as _np
+if not getattr(_sys, "_is_gil_enabled", lambda: True)():
+    # The memory pool's free lists, the kernel and plan caches and the launchers' parameter
+    # blocks count on the GIL; none of it has been checked without one (docs/guide/streams.md).
+    raise ImportError(
+        "cupynum does not support free-threaded Python with the GIL disabled. "
+        "Run with the GIL enabled (PYTHON_GIL=1 or python -X gil=1).")
+
+import numpy as _np  # noqa: E402
 
 from ._array import ndarray
 from ._fallback import FallbackWarning

@@ -69,7 +69,11 @@ class RawKernel:
         slots = [_arg_slot(a) for a in args]
         params = runtime.ParamBlock([dt for dt, _ in slots])
         params.set_values([v for _, v in slots])
-        handle = runtime.current_stream() if stream is None else getattr(stream, "ptr", stream)
+        if stream is None:
+            handle = runtime.current_stream()
+        else:  # the pool fences blocks freed while work on this stream may still use them
+            handle = int(getattr(stream, "ptr", stream))
+            runtime.note_stream(handle)
         runtime.launch(func, grid, block, shared_mem, handle, params.address)
 
 

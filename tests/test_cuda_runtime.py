@@ -349,6 +349,7 @@ def test_free_list_reuse_is_per_stream(pool):
     moved.set_stream(s.ptr, s)
     moved.free()
     moved.free()  # idempotent
+    pool._settle()  # (with a user stream alive, frees wait in _pending for their fence)
     assert moved_ptr in pool._free[(s.ptr, 4096)]
     assert moved_ptr not in pool._free[(0, 4096)]
 
@@ -393,6 +394,7 @@ def test_destroying_a_stream_releases_its_cached_blocks(pool):
     assert b.stream_owner is s
     before = len(pool._free[(handle, 4096)])
     del b
+    pool._settle()
     assert len(pool._free[(handle, 4096)]) == before + 1
     del s
     gc.collect()

@@ -31,13 +31,19 @@ def _select(choice: str):
                 "CUPYNUM_BACKEND=cuda but no usable CUDA driver/GPU was found"
                 + (f": {driver.reason()}" if hasattr(driver, "reason") else "")
             )
-    elif not driver.available():
-        from .host import HostBackend
+    elif not driver.available() or _forked_from_cuda():
+        from .host import HostBackend  # (a forked child cannot use its parent's GPU)
 
         return HostBackend()
     from .cuda.backend import CudaBackend
 
     return CudaBackend()
+
+
+def _forked_from_cuda() -> bool:
+    from .cuda import runtime
+
+    return runtime.forked()
 
 
 def name() -> str:

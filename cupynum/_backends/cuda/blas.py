@@ -2,7 +2,9 @@
 
 Imported lazily: the first matmul pays the binding import (~35 ms, see ``nvmath_bindings``) and the
 handle creation.  Handles are cached per thread (``threading.local``) and bound to the
-current stream before each call (``set_stream`` only when the stream changed).
+current stream before each call (``set_stream`` only when the stream changed); a thread's
+handle is destroyed when the thread ends (``_ThreadHandle.__del__``: the thread-local drops
+it), so short-lived threads do not leak the handle's device memory.
 
 Row-major trick: cuBLAS is column-major.  A C-ordered ``r x c`` matrix with row stride ``ld``
 is, to cuBLAS, the column-major ``c x r`` matrix (its transpose) with leading dimension
@@ -58,33 +60,59 @@ def lib():
     return _lib
 
 
+class _ThreadHandle:
+    """One thread's cuBLAS handle and what it is configured with; destroyed with the
+    thread's ``threading.local`` (at thread exit), or at garbage collection."""
+
+    __slots__ = ("handle", "stream", "math_mode", "ws_bytes", "workspace")
+
+    def __init__(self, handle):
+        self.handle, self.stream, self.math_mode, self.ws_bytes = handle, None, None, 0
+        self.workspace = None
+
+    def __del__(self):
+        destroy_quietly(lib().destroy, self.handle)
+
+
+def destroy_quietly(destroy, handle) -> None:
+    """``destroy(handle)`` from a finaliser: skipped at interpreter exit and in a forked
+    child (the handle belongs to the parent), errors ignored (nothing to report them to)."""
+    if memory._shutdown:
+        return
+    try:
+        destroy(handle)
+    except Exception:  # noqa: BLE001
+        pass
+
+
 def handle() -> int:
     """This thread's cuBLAS handle, bound to the current stream."""
     stream = runtime.current_stream()
-    h = getattr(_tls, "handle", None)
+    t = getattr(_tls, "state", None)
     cb = lib()
-    if h is None:
-        h = cb.create()
-        _tls.handle, _tls.stream, _tls.math_mode, _tls.ws_bytes = h, None, None, 0
-        _tls.workspace = None
-    if (_tls.stream != stream or _tls.math_mode != MATH_MODE
-            or _tls.ws_bytes != GEMM_WORKSPACE_BYTES):
-        _configure(cb, h, stream)
-    return h
+    if t is None:
+        t = _tls.state = _ThreadHandle(memory.library_alloc(cb.create, what="cublasCreate"))
+    if (t.stream != stream or t.math_mode != MATH_MODE
+            or t.ws_bytes != GEMM_WORKSPACE_BYTES):
+        _configure(cb, t, stream)
+    return t.handle
 
 
-def _configure(cb, h, stream) -> None:
+def _configure(cb, t, stream) -> None:
     """Bind the handle to ``stream`` and apply the knobs (only when one of them changed)."""
+    h = t.handle
     cb.set_stream(h, stream)  # also resets a user workspace to cuBLAS's default
-    _tls.stream = stream
+    t.stream = stream
     cb.set_math_mode(h, MATH_MODE)
-    _tls.math_mode = MATH_MODE
+    t.math_mode = MATH_MODE
     if GEMM_WORKSPACE_BYTES:
-        ws = _tls.workspace
-        if ws is None or ws.nbytes < GEMM_WORKSPACE_BYTES:
-            ws = _tls.workspace = memory.alloc(GEMM_WORKSPACE_BYTES, stream)
+        ws = t.workspace
+        # One per stream: a workspace may still be in use by work queued on the old stream.
+        if ws is None or ws.nbytes < GEMM_WORKSPACE_BYTES or ws.stream != stream:
+            t.workspace = None
+            ws = t.workspace = memory.alloc(GEMM_WORKSPACE_BYTES, stream)
         cb.set_workspace(h, ws.ptr, ws.nbytes)
-    _tls.ws_bytes = GEMM_WORKSPACE_BYTES
+    t.ws_bytes = GEMM_WORKSPACE_BYTES
 
 
 # --- helpers shared with solver.py / fft.py ------------------------------------------------
@@ -244,18 +272,21 @@ def matmul(backend, a, b, out) -> None:
     suffix = "_64" if big else ""
     if nbatch == 1:  # the plain GEMM: its heuristics may pick another kernel than batch 1
         if typed:
-            getattr(cb, _TYPED_GEMM[char] + suffix)(h, opb, opa, n, m, k, alpha, ptr(b), ldb,
-                                                    ptr(a), lda, beta, ptr(out), n)
+            fn = getattr(cb, _TYPED_GEMM[char] + suffix)
+            args = (h, opb, opa, n, m, k, alpha, ptr(b), ldb, ptr(a), lda, beta, ptr(out), n)
         else:
-            getattr(cb, "gemm_ex" + suffix)(h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb,
-                                            ptr(a), dt, lda, beta, ptr(out), dt, n,
-                                            COMPUTE[char], GEMM_ALGO)
+            fn = getattr(cb, "gemm_ex" + suffix)
+            args = (h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, ptr(a), dt, lda, beta,
+                    ptr(out), dt, n, COMPUTE[char], GEMM_ALGO)
     elif typed:
-        getattr(cb, _TYPED_GEMM[char] + "_strided_batched" + suffix)(
-            h, opb, opa, n, m, k, alpha, ptr(b), ldb, sb, ptr(a), lda, sa, beta, ptr(out), n,
-            m * n, nbatch)
+        fn = getattr(cb, _TYPED_GEMM[char] + "_strided_batched" + suffix)
+        args = (h, opb, opa, n, m, k, alpha, ptr(b), ldb, sb, ptr(a), lda, sa, beta, ptr(out),
+                n, m * n, nbatch)
     else:
-        getattr(cb, "gemm_strided_batched_ex" + suffix)(
-            h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa, beta,
-            ptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
+        fn = getattr(cb, "gemm_strided_batched_ex" + suffix)
+        args = (h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa, beta,
+                ptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
+    # cuBLAS's own workspace (GEMM_WORKSPACE_BYTES = 0) is allocated by cuBLAS: under memory
+    # pressure the pool gives its cached blocks back and the GEMM is retried once.
+    memory.library_alloc(fn, *args, what="cuBLAS GEMM")
     del keep

@@ -3,8 +3,10 @@
 The backend contract (see docs/internals.md): ``fft(x, out, kind, rank, forward)``
 transforms the last ``rank`` (1..3) axes of the C-contiguous ``x`` into the C-contiguous
 ``out``, batched over the leading axes, **unnormalised** in both directions (the frontend
-scales).  Plans are cached in a bounded LRU keyed by (thread, stream, kind, dtype, transform
-shape, batch): a plan is bound to one stream and must not run concurrently in two threads.
+scales).  Plans are cached per thread, in a bounded LRU keyed by (stream, kind, dtype,
+transform shape, batch): a plan is bound to one stream and must not run concurrently in two
+threads, and a thread evicts (destroys) only its own plans, never one that another thread is
+about to execute.  A thread's plans are destroyed when the thread ends.
 """
 from __future__ import annotations
 
@@ -13,12 +15,11 @@ import threading
 
 
 from . import memory, runtime
-from .blas import empty
+from .blas import destroy_quietly, empty
 
 _lib = None
-_lock = threading.Lock()
-_plans: "collections.OrderedDict" = collections.OrderedDict()
-PLAN_CACHE_SIZE = 16
+_tls = threading.local()
+PLAN_CACHE_SIZE = 16  # per thread
 FORWARD, INVERSE = -1, 1
 # cufftType per (kind, real/complex double?)
 _TYPES = {("c2c", False): 0x29, ("r2c", False): 0x2A, ("c2r", False): 0x2C,
@@ -48,8 +49,37 @@ class _Plan:
         self.handle, self.xt, self.work = handle, xt, work
 
 
+class _ThreadPlans:
+    """One thread's plan cache (an LRU); its plans are destroyed with the thread's
+    ``threading.local`` (at thread exit)."""
+
+    __slots__ = ("plans",)
+
+    def __init__(self):
+        self.plans = collections.OrderedDict()
+
+    def __del__(self):
+        for p in self.plans.values():
+            destroy_quietly(lib().destroy, p.handle)
+
+
+def _thread_plans() -> "collections.OrderedDict":
+    t = getattr(_tls, "cache", None)
+    if t is None:
+        t = _tls.cache = _ThreadPlans()
+    return t.plans
+
+
 def _make_plan(cf, kind, double, shape, batch, stream) -> _Plan:
     plan = cf.create()
+    try:
+        return _configure_plan(cf, plan, kind, double, shape, batch, stream)
+    except BaseException:
+        cf.destroy(plan)  # (a failed plan, e.g. out of memory, is not leaked)
+        raise
+
+
+def _configure_plan(cf, plan, kind, double, shape, batch, stream) -> _Plan:
     pool_work = WORK_AREA == "pool"
     if pool_work:
         cf.set_auto_allocation(plan, 0)
@@ -94,27 +124,28 @@ def lib():
 
 
 def _plan(kind, double, shape, batch, stream):
-    key = (threading.get_ident(), stream, kind, double, shape, batch, PLAN_API, WORK_AREA)
-    with _lock:
-        plan = _plans.get(key)
-        if plan is not None:
-            _plans.move_to_end(key)
-            return plan
+    plans = _thread_plans()
+    key = (stream, kind, double, shape, batch, PLAN_API, WORK_AREA)
+    plan = plans.get(key)
+    if plan is not None:
+        plans.move_to_end(key)
+        return plan
     cf = lib()
-    plan = _make_plan(cf, kind, double, shape, batch, stream)
-    with _lock:
-        _plans[key] = plan
-        while len(_plans) > PLAN_CACHE_SIZE:
-            _, old = _plans.popitem(last=False)
-            cf.destroy(old.handle)  # its work area returns to the pool after queued work
+    plan = memory.library_alloc(_make_plan, cf, kind, double, shape, batch, stream,
+                                what="cufftMakePlan")
+    plans[key] = plan
+    while len(plans) > PLAN_CACHE_SIZE:
+        _, old = plans.popitem(last=False)
+        cf.destroy(old.handle)  # its work area returns to the pool after queued work
     return plan
 
 
 def clear_plan_cache() -> None:
-    with _lock:
-        plans = list(_plans.values())
-        _plans.clear()
-    for p in plans:
+    """Destroy the calling thread's cached plans."""
+    plans = _thread_plans()
+    old = list(plans.values())
+    plans.clear()
+    for p in old:
         lib().destroy(p.handle)
 
 

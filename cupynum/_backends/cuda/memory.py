@@ -21,6 +21,20 @@ to another stream.  The buffer keeps the stream's owner object alive, so a user 
 destroyed while a free may still be queued on it; before such a stream is destroyed it calls
 ``MemoryPool.release_stream`` for its free-list entries.
 
+Cross-stream use.  A block may be read or written on streams other than its own (an array
+made on the default stream and used inside ``with Stream():``); reusing it on its own stream
+must wait for that work.  Tracking every launch's operands would cost each launch; instead
+the runtime registers every stream cupynum work can run on (``runtime.known_streams``) and,
+once any stream other than the legacy default one exists, a free goes onto ``_pending``
+instead of its free list.  When an allocation misses, ``_settle`` moves the pending blocks
+to their lists after fencing them: an event recorded on each registered stream that is not
+already ordered with the block's stream (the legacy stream and a blocking stream order each
+other; any two others do not), and a ``cuStreamWaitEvent`` of the block's stream on it.
+One fence covers every block freed before it, so the cost is a few driver calls per batch of
+frees, not per free, and none at all while only the legacy default stream is used (the free
+path then tests one dict).  Destroyed streams leave an event behind
+(``runtime.retired_stream_events``) that later fences wait on until it completes.
+
 The hot path (``malloc`` on the default stream) is one dict lookup keyed by the byte count
 (each key maps to its size class's list), a ``list.pop`` and a ``DeviceBuffer`` whose slots
 are set directly (no ``__init__`` frame); everything else takes ``_malloc``.
@@ -90,18 +104,24 @@ D2H = _mode("CUPYNUM_D2H", "staging")
 COPY_THREADS = max(1, int(os.environ.get("CUPYNUM_COPY_THREADS", "0")) or min(8, _cpus() // 2))
 
 _OOM = 2  # CUDA_ERROR_OUT_OF_MEMORY
+_NOT_READY = 600  # CUDA_ERROR_NOT_READY
 _INVALID_VALUE = 1  # CUDA_ERROR_INVALID_VALUE
 _shutdown = False
+# Streams cupynum has seen (runtime.py's dict, the same object): empty, blocks go straight
+# back to their free lists; otherwise onto _pending, as (free list, stream, size, ptr), until
+# MemoryPool._settle fences them (module docstring).
+_streams = runtime.known_streams
+_pending: list = []
 
 
 class OutOfMemoryError(MemoryError):
     """The device has no room for an allocation, even after releasing cached blocks."""
 
-    def __init__(self, size: int, detail: str = ""):
-        self.size = size
-        super().__init__(
-            f"Out of memory allocating {size} bytes on the GPU" + (f" ({detail})" if detail else "")
-        )
+    def __init__(self, size: int | None, detail: str = ""):
+        self.size = size  # None: a library's own allocation, of a size it does not say
+        what = "Out of memory on the GPU" if size is None else \
+            f"Out of memory allocating {size} bytes on the GPU"
+        super().__init__(what + (f" ({detail})" if detail else ""))
 
 
 @atexit.register
@@ -139,11 +159,17 @@ class DeviceBuffer:
         """Release now instead of at garbage collection (idempotent)."""
         if self._pool is not None:
             self._pool = None
-            self._home.append(self.ptr)
+            if _streams:
+                _pending.append((self._home, self.stream, self._size, self.ptr))
+            else:
+                self._home.append(self.ptr)
 
     def __del__(self):  # (runs once: no need to mark the buffer freed, as free() does)
-        if self._pool is not None:  # back onto its stream's free list
-            self._home.append(self.ptr)
+        if self._pool is not None:
+            if _streams:  # other streams may still use it: fenced first (module docstring)
+                _pending.append((self._home, self.stream, self._size, self.ptr))
+            else:  # back onto its stream's free list
+                self._home.append(self.ptr)
 
     def __int__(self):
         return self.ptr
@@ -225,6 +251,8 @@ class MemoryPool:
             stream, stream_owner = self._tls.cur
         else:
             self._tls.stream  # binds the context in this thread
+            if stream and stream not in _streams:
+                runtime.note_stream(stream)  # blocks homed on it are fenced too
         if 0 < nbytes:
             if nbytes <= 1048576:  # SMALL_MAX
                 size = 512 if nbytes <= 512 else 1 << (nbytes - 1).bit_length()  # MIN_BLOCK
@@ -245,6 +273,14 @@ class MemoryPool:
                     return DeviceBuffer(home.pop(), nbytes, stream, stream_owner, self, size, home)
                 except IndexError:  # another thread took the last one
                     pass
+            if _pending:  # blocks freed while other streams exist: fence them, then look again
+                self._settle()
+                if home:
+                    try:
+                        return DeviceBuffer(home.pop(), nbytes, stream, stream_owner, self, size,
+                                            home)
+                    except IndexError:
+                        pass
             ptr = self._driver_alloc(size, stream, nbytes)
             return DeviceBuffer(ptr, nbytes, stream, stream_owner, self, size, home)
         if nbytes == 0:
@@ -278,11 +314,77 @@ class MemoryPool:
         # A request larger than the whole device may be reported as INVALID_VALUE.
         return err == _OOM or (err == _INVALID_VALUE and size > runtime.total_memory())
 
+    # -- cross-stream fences (module docstring) ----------------------------------------
+
+    def _settle(self) -> None:
+        """Move the pending frees onto their free lists, each block's stream first made to
+        wait for the work queued so far on every stream not ordered with it."""
+        with self._lock:
+            items = []
+            while True:  # pop one by one: frees from other threads may append meanwhile
+                try:
+                    items.append(_pending.pop())
+                except IndexError:
+                    break
+            if not items:
+                return
+            with runtime.streams_lock:
+                self._fence({stream for _, stream, _, _ in items})
+                self._forget_finished_streams()
+            for home, _, _, ptr in items:
+                home.append(ptr)
+
+    def _fence(self, homes) -> None:
+        """Make each stream in ``homes`` wait for the work queued so far on every known
+        stream (and every retired stream's last event) it is not ordered with.  The events
+        are recorded after the frees being settled, so they cover every use of those blocks
+        (a launch that used a block was queued while the block was still referenced)."""
+        d = self._d
+        self._tls.stream  # binds the context in this thread
+        # A block's stream that is no longer known was destroyed: nothing is queued on it
+        # any more (its blocks only await the drain).
+        homes = [h for h in homes if h == 0 or h in _streams]
+        for handle, info in list(_streams.items()):
+            waiting = [h for h in homes if not _ordered(h, handle, info)]
+            if not waiting or handle not in _streams:  # (destroyed meanwhile: retired)
+                continue
+            if not info.event:
+                err, ev = d.cuEventCreate(2)  # CU_EVENT_DISABLE_TIMING
+                check(err, "cuEventCreate")
+                info.event = int(ev)
+            (err,) = d.cuEventRecord(info.event, handle)
+            check(err, "cuEventRecord")
+            for h in waiting:
+                (err,) = d.cuStreamWaitEvent(h, info.event, 0)
+                check(err, "cuStreamWaitEvent")
+        for ev in runtime.retired_stream_events:
+            for h in homes:
+                (err,) = d.cuStreamWaitEvent(h, ev, 0)
+                check(err, "cuStreamWaitEvent")
+
+    def _forget_finished_streams(self) -> None:
+        """Drop retired streams' events once their work is done; with no stream left but
+        the legacy one, frees go straight to the free lists again."""
+        d = self._d
+        retired = runtime.retired_stream_events
+        for ev in list(retired):
+            (err,) = d.cuEventQuery(ev)
+            if err == _NOT_READY:
+                continue
+            retired.remove(ev)
+            d.cuEventDestroy(ev)
+        if not retired and list(_streams) == [0]:
+            info = _streams.pop(0)
+            if info.event:
+                d.cuEventDestroy(info.event)
+
     # -- maintenance ------------------------------------------------------------------
 
     def _drain(self, only_stream=None) -> None:
         """Return free-list blocks (of one stream, or all) to the driver pool."""
         self._tls.stream
+        if _pending:
+            self._settle()
         for (stream, size), lst in list(self._free.items()):
             if only_stream is not None and stream != only_stream:
                 continue
@@ -311,7 +413,8 @@ class MemoryPool:
     # -- statistics -------------------------------------------------------------------
 
     def _cached(self) -> int:
-        return sum(size * len(lst) for (_, size), lst in list(self._free.items()))
+        return (sum(size * len(lst) for (_, size), lst in list(self._free.items()))
+                + sum(item[2] for item in list(_pending)))
 
     def used_bytes(self) -> int:
         """Bytes in live buffers (block sizes, as allocated)."""
@@ -336,8 +439,21 @@ class MemoryPool:
         return self.cached_bytes()
 
     def n_free_blocks(self) -> int:
-        """Blocks in the Python free list."""
-        return sum(len(v) for v in list(self._free.values()))
+        """Blocks in the Python free lists (and freed blocks waiting for their fence)."""
+        return sum(len(v) for v in list(self._free.values())) + len(_pending)
+
+
+def _ordered(a: int, b: int, b_info) -> bool:
+    """Whether work on streams ``a`` and ``b`` is ordered without an event: the same stream,
+    or the legacy default stream and a blocking stream (``b_info``: b's KnownStream)."""
+    if a == b:
+        return True
+    if a == 0:
+        return b_info.blocking
+    if b == 0:
+        a_info = _streams.get(a)
+        return a_info is not None and a_info.blocking
+    return False
 
 
 _INLINE_MALLOC = """\
@@ -381,6 +497,43 @@ def get_pool() -> MemoryPool:
 def alloc(nbytes: int, stream: int | None = None) -> DeviceBuffer:
     """``get_pool().malloc(nbytes, stream)``: a buffer on the current (or given) stream."""
     return (_pool or get_pool()).malloc(nbytes, stream)
+
+
+# Library statuses that mean "the library could not allocate device memory", by the
+# nvmath-python exception's class name: cuBLAS/cuSOLVER/cuFFT ALLOC_FAILED, cuRAND
+# ALLOCATION_FAILED.
+_LIBRARY_ALLOC_FAILED = {"cuBLASError": 3, "cuSOLVERError": 2, "cuFFTError": 2,
+                         "cuRANDError": 102}
+
+
+def _is_library_oom(e: BaseException) -> bool:
+    code = _LIBRARY_ALLOC_FAILED.get(type(e).__name__)
+    if code is None:
+        return False
+    status = getattr(e, "status", None)
+    if status is not None:
+        return int(status) == code
+    return "ALLOC" in str(e).upper()
+
+
+def library_alloc(fn, *args, what: str = ""):
+    """``fn(*args)``, a library call that allocates device memory of its own (a handle, a
+    plan, a generator).  Where the library reports an allocation failure, the pool's
+    cached blocks go back to the device and the call is retried once; a second failure
+    raises ``OutOfMemoryError`` instead of the library's error."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - only allocation failures are handled
+        if not _is_library_oom(e):
+            raise
+    get_pool().free_all_blocks()
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001
+        if not _is_library_oom(e):
+            raise
+        raise OutOfMemoryError(None, f"{what or getattr(fn, '__name__', 'library call')}: "
+                                     f"{e}") from e
 
 
 # --- copies --------------------------------------------------------------------------
@@ -609,6 +762,32 @@ class _Staging:
 _staging_obj: _Staging | None = None
 
 
+def _after_fork_in_child() -> None:
+    """In a child forked after CUDA was initialised (runtime.py, "fork"): nothing the parent
+    allocated or created may be freed or destroyed from here (``_shutdown`` stops every
+    finaliser that calls a library or the driver), and the pool forgets the parent's cached
+    blocks, so its next allocation reaches the runtime and raises FORK_MESSAGE."""
+    global _shutdown, _pool_lock, _staging_obj
+    _pool_lock = threading.Lock()
+    if not runtime.forked():
+        return
+    _shutdown = True
+    _pending.clear()
+    _staging_obj = None
+    p = _pool
+    if p is not None:
+        p._lock = threading.RLock()
+        p._fast.clear()  # (the same dict the generated launchers look blocks up in)
+        p._free = {}  # live buffers still append to their old lists: never handed out
+        p._tls = runtime._tls
+        p._alloc_async = p._free_async = runtime._forked_call
+        p._d = runtime._d
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _staging() -> _Staging:
     global _staging_obj
     if _staging_obj is None:
@@ -619,6 +798,7 @@ def _staging() -> _Staging:
 
 
 __all__ = [
-    "DeviceBuffer", "MemoryPool", "OutOfMemoryError", "alloc", "get_pool", "memcpy_dtod",
+    "DeviceBuffer", "MemoryPool", "OutOfMemoryError", "alloc", "get_pool", "library_alloc",
+    "memcpy_dtod",
     "memcpy_dtoh", "memcpy_htod", "memset_d8",
 ]

@@ -44,7 +44,8 @@ class State:
     def __init__(self, seed: int):
         cr = lib()
         self._lock = threading.Lock()
-        self._gen = cr.create_generator(PHILOX)
+        self._gen = memory.library_alloc(cr.create_generator, PHILOX,
+                                         what="curandCreateGenerator")
         cr.set_pseudo_random_generator_seed(self._gen, int(seed) & (2**64 - 1))
         self._stream = None
         self.key = philox_key(seed)
@@ -71,6 +72,11 @@ class State:
         n = out._size
         if n == 0:
             return
+        # cuRAND allocates its generator state on the device itself (on first use): under
+        # memory pressure the pool gives its cached blocks back and the call is retried.
+        memory.library_alloc(self._fill, kind, out, param, n, what="curandGenerate")
+
+    def _fill(self, kind, out, param, n) -> None:
         cr = lib()
         stream = runtime.current_stream()
         with self._lock:

@@ -65,6 +65,8 @@ DEFAULT_STREAM = None  # CUstream(0), built once by init()
 
 def _bindings():
     """cuda.bindings.driver, after checking the probe (never touch it without a driver)."""
+    if _forked:
+        raise RuntimeError(FORK_MESSAGE)
     if _d is not None:
         return _d
     if not _drv.available():
@@ -115,6 +117,8 @@ def init() -> None:
     global _d, _dev, _ctx, _tls, _ready, _cuLaunchKernel, DEFAULT_STREAM
     if _ready:
         return
+    if _forked:
+        raise RuntimeError(FORK_MESSAGE)
     with _init_lock:
         if _ready:
             return
@@ -181,6 +185,8 @@ def set_current_stream(handle: int, owner=None) -> None:
     t.stream = handle = int(handle)
     t.stream_owner = owner
     t.cur = (handle, owner)
+    if handle and handle not in known_streams:
+        note_stream(handle)
     if bool(old) != bool(handle):  # this thread leaves or joins the legacy default stream
         with _stream_count_lock:
             nondefault_streams += 1 if handle else -1
@@ -192,13 +198,70 @@ def create_stream(non_blocking: bool = False) -> int:
     flags = 1 if non_blocking else 0  # CU_STREAM_NON_BLOCKING / CU_STREAM_DEFAULT
     err, s = _d.cuStreamCreate(flags)
     check(err, "cuStreamCreate")
+    note_stream(int(s), blocking=not non_blocking)
     return int(s)
 
 
 def destroy_stream(handle: int) -> None:
     ensure_thread()
+    retire_stream(handle)
     (err,) = _d.cuStreamDestroy(handle)
     check(err, "cuStreamDestroy")
+
+
+# --- streams the memory pool fences freed blocks against (see memory.py) -------------
+
+
+class KnownStream:
+    """A stream cupynum has seen: whether it orders with the legacy default stream (a
+    blocking stream does, both ways), and the event the pool records on it to fence freed
+    blocks (0 until first needed)."""
+
+    __slots__ = ("blocking", "event")
+
+    def __init__(self, blocking: bool):
+        self.blocking = blocking
+        self.event = 0
+
+
+# handle -> KnownStream.  Empty while only the legacy default stream has ever been used (the
+# pool then frees with no bookkeeping at all); once another stream is seen it also holds 0,
+# the legacy stream itself, until every seen stream is destroyed and its last work is done.
+# Never replaced: memory.py tests it on every free.
+known_streams: dict = {}
+# Events recorded last on destroyed streams: their queued work still runs after
+# cuStreamDestroy returns, so the pool fences against these until they complete.
+retired_stream_events: list = []
+streams_lock = threading.RLock()  # guards both, and the pool's fences that read them
+
+
+def note_stream(handle: int, blocking: bool | None = None) -> None:
+    """Register a non-default stream that cupynum work may run on (made current, created,
+    or passed to a launch).  ``blocking`` None: ask the driver (unknown: non-blocking,
+    which fences the most)."""
+    handle = int(handle)
+    if not handle or handle in known_streams:
+        return
+    if blocking is None:
+        ensure_thread()
+        err, flags = _d.cuStreamGetFlags(handle)
+        blocking = not err and not int(flags) & 1  # CU_STREAM_NON_BLOCKING
+    with streams_lock:
+        if handle not in known_streams:
+            known_streams.setdefault(0, KnownStream(True))
+            known_streams[handle] = KnownStream(bool(blocking))
+
+
+def retire_stream(handle: int) -> None:
+    """Before ``handle`` is destroyed: record an event after its queued work, which the pool
+    keeps fencing against until it completes."""
+    with streams_lock:
+        info = known_streams.pop(int(handle), None)
+        if info is None:
+            return
+        ev = info.event or create_event(timing=False)
+        record_event(ev, handle)
+        retired_stream_events.append(ev)
 
 
 def synchronize_stream(handle: int | None = None) -> None:
@@ -492,6 +555,61 @@ class ParamBlock:
         return self._data.tobytes()
 
 
+# --- fork ---------------------------------------------------------------------------
+# A forked child inherits the parent's memory but not its CUDA state: once the driver was
+# initialised (the probe calls cuInit), CUDA cannot be used in a forked child at all, and the
+# parent's context, device pointers, pool and library handles mean nothing there.  The
+# child therefore gets a clear error on its first GPU use (everything that reaches the driver
+# through this module, the pool or a launch fails with FORK_MESSAGE), nothing inherited is
+# freed or destroyed from it (memory.py's hook), and host-only work keeps working.  A parent
+# that never probed the driver leaves the child free to initialise CUDA itself.
+
+FORK_MESSAGE = (
+    "this process was forked from one that had initialised CUDA, and a forked child cannot "
+    "use the GPU (the parent's CUDA context, memory and library handles do not carry over). "
+    "Start worker processes with the 'spawn' or 'forkserver' method, e.g. "
+    "multiprocessing.get_context('spawn'); host-only work keeps working in this process."
+)
+_forked = False  # set in a child forked after the driver was initialised
+
+
+class _ForkedChild:
+    """Stands in for ``_tls`` and ``_d`` in such a child: any use raises FORK_MESSAGE."""
+
+    def __getattr__(self, name):
+        raise RuntimeError(FORK_MESSAGE)
+
+
+def _forked_call(*args, **kwargs):
+    raise RuntimeError(FORK_MESSAGE)
+
+
+def _after_fork_in_child() -> None:
+    global _forked, _ready, _tls, _d, _cuLaunchKernel, _v2_launch, _ctypes_launch
+    global _init_lock, _stream_count_lock, streams_lock, nondefault_streams
+    # Locks another thread may have held at fork() would never be released here.
+    _init_lock, _stream_count_lock = threading.Lock(), threading.Lock()
+    streams_lock = threading.RLock()
+    if not _drv._available:  # never probed (the child may initialise CUDA), or no GPU
+        return
+    _forked = True
+    _ready = False
+    _tls = _d = _ForkedChild()
+    _cuLaunchKernel = _v2_launch = _ctypes_launch = _forked_call
+    nondefault_streams = 0
+    known_streams.clear()
+    retired_stream_events.clear()
+
+
+def forked() -> bool:
+    """True in a child forked after CUDA was initialised (no GPU use possible)."""
+    return _forked
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 # --- device properties (cached; need cuInit only, not a context) -------------------
 
 _props: dict = {}
@@ -507,7 +625,7 @@ def _device(dev: int = 0):
 
 
 def device_count() -> int:
-    if not _drv.available():
+    if not _drv.available() or _forked:
         return 0
     err, n = _bindings().cuDeviceGetCount()
     check(err, "cuDeviceGetCount")

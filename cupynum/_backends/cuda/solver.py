@@ -65,17 +65,43 @@ def lib():
     return _lib
 
 
+class _ThreadHandle:
+    """One thread's cuSOLVER handle, its parameter objects (``params``, ``syevj_info``,
+    ``gesvdj_info``) and the host workspace its last call may still read; all destroyed with
+    the thread's ``threading.local`` (at thread exit), so short-lived threads leak nothing."""
+
+    __slots__ = ("handle", "stream", "params", "syevj_info", "gesvdj_info", "host_work")
+
+    def __init__(self, handle):
+        self.handle, self.stream = handle, None
+        self.params = self.syevj_info = self.gesvdj_info = self.host_work = None
+
+    def __del__(self):
+        cs = lib()
+        if self.params is not None:
+            blas.destroy_quietly(cs.destroy_params, self.params)
+        if self.syevj_info is not None:
+            blas.destroy_quietly(cs.destroy_syevj_info, self.syevj_info)
+        if self.gesvdj_info is not None:
+            blas.destroy_quietly(cs.destroy_gesvdj_info, self.gesvdj_info)
+        blas.destroy_quietly(cs.destroy, self.handle)
+
+
+def _state() -> _ThreadHandle:
+    t = getattr(_tls, "state", None)
+    if t is None:
+        t = _tls.state = _ThreadHandle(memory.library_alloc(lib().create,
+                                                            what="cusolverDnCreate"))
+    return t
+
+
 def handle() -> int:
     stream = runtime.current_stream()
-    h = getattr(_tls, "handle", None)
-    cs = lib()
-    if h is None:
-        h = cs.create()
-        _tls.handle, _tls.stream = h, None
-    if _tls.stream != stream:
-        cs.set_stream(h, stream)
-        _tls.stream = stream
-    return h
+    t = _state()
+    if t.stream != stream:
+        lib().set_stream(t.handle, stream)
+        t.stream = stream
+    return t.handle
 
 
 def _fn(char, name):
@@ -142,11 +168,12 @@ def _solve_batched(af: Temp, bf: Temp, nb, n, k):
 def _jacobi_params(kind: str) -> int:
     """This thread's syevj / gesvdj parameter object (default tolerance and sweeps; sorted
     results: ascending eigenvalues, descending singular values, as NumPy's)."""
+    t = _state()
     attr = kind + "_info"
-    p = getattr(_tls, attr, None)
+    p = getattr(t, attr)
     if p is None:
         p = getattr(lib(), "create_" + kind + "_info")()
-        setattr(_tls, attr, p)
+        setattr(t, attr, p)
     return p
 
 
@@ -426,7 +453,7 @@ def _eigh_xsyev_batched(h, af: Temp, wb, info, jobz, uplo, nb, n) -> None:
     hwork = np.empty(max(int(hsize), 1), np.uint8)
     cs.xsyev_batched(h, prm, jobz, uplo, n, ta, af.ptr, n, tw, ptr(wb), ta, dwork.ptr,
                      int(dsize), hwork.ctypes.data, int(hsize), info.ptr, nb)
-    _tls.xsyev_host_work = hwork  # kept alive until the next call (read by queued work)
+    _state().host_work = hwork  # kept alive until the next call (read by queued work)
 
 
 def eigh(backend, a, w, v, lower: bool) -> np.ndarray:
@@ -471,10 +498,10 @@ EIG_NOVECTOR, EIG_VECTOR = 0, 1  # cusolverEigMode_t
 
 def params() -> int:
     """This thread's ``cusolverDnParams_t`` (default algorithms) for the 64-bit X API."""
-    p = getattr(_tls, "params", None)
-    if p is None:
-        p = _tls.params = lib().create_params()
-    return p
+    t = _state()
+    if t.params is None:
+        t.params = lib().create_params()
+    return t.params
 
 
 def eig(backend, a, w, vr) -> np.ndarray:
