@@ -329,7 +329,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
             s[0], s[1] = s[1], s[0]
     outs = [x.reshape(s) for x, s in zip(arrays, shapes)]
     if not sparse:
-        full_shape = tuple(max(s[d] for s in shapes) for d in range(ndim))
+        full_shape = np.broadcast_shapes(*map(tuple, shapes))  # a size-0 input gives 0
         outs = [broadcast_view(o, full_shape) for o in outs]
     if copy:
         outs = [o.copy() for o in outs]

@@ -105,7 +105,7 @@ def _mask_to_indices(mask, dims_sizes, first_axis):
     """A k-d boolean mask (device or host) over axes of sizes ``dims_sizes`` -> k _Idx."""
     if tuple(mask.shape) != tuple(dims_sizes):
         for j, (m, n) in enumerate(zip(mask.shape, dims_sizes)):
-            if m != n:
+            if m != n and m != 0:  # as NumPy: a size-0 mask axis selects nothing from any
                 raise IndexError(f"boolean index did not match indexed array along axis "
                                  f"{first_axis + j}; size of axis is {n} but size of "
                                  f"corresponding boolean axis is {m}")
