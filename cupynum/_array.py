@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from . import _backends
-from ._dtypes import normalize
+from ._dtypes import normalize, normalize_for_view
 from ._indexing import AdvancedIndex, basic_view, normalize_axis, slice_axis
 
 
@@ -101,7 +101,7 @@ class ndarray:
     # construction ---------------------------------------------------------------------
     def __new__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order="C"):
         shape = _shape_tuple(shape)
-        dt = normalize(dtype)
+        dt = normalize(dtype) if buffer is None else normalize_for_view(dtype)
         if buffer is not None:
             if not isinstance(buffer, ndarray):
                 raise TypeError("buffer must be a cupynum ndarray")
@@ -300,7 +300,7 @@ class ndarray:
                          self._root())
         if isinstance(dtype, builtins.type) and issubclass(dtype, ndarray):
             return self.view()
-        dt = normalize(dtype)
+        dt = normalize_for_view(dtype)
         old = self.dtype.itemsize
         if dt.itemsize == old or self.ndim == 0 and dt.itemsize == old:
             return _make(self._buf, self._offset, self._shape, self._strides, dt, self._root())
@@ -413,7 +413,7 @@ class ndarray:
 
     def getfield(self, dtype, offset=0):
         """A view of the bytes ``offset .. offset + dtype.itemsize`` of each element."""
-        dt = normalize(dtype)
+        dt = normalize_for_view(dtype)
         if offset < 0 or offset + dt.itemsize > self.dtype.itemsize:
             raise ValueError(f"Need 0 <= offset <= {self.dtype.itemsize - dt.itemsize} for "
                              f"requested type but received offset = {offset}")

@@ -63,8 +63,8 @@ class _Transfer:
             if result is host:
                 return dev
         if isinstance(result, np.ndarray):
-            if result.dtype in SUPPORTED_DTYPES and not result.dtype.byteorder == ">":
-                return from_host(result)
+            if result.dtype.newbyteorder("=") in SUPPORTED_DTYPES:
+                return from_host(result)  # a foreign byte order is converted on the way in
             return result
         if isinstance(result, np.generic) and result.dtype in SUPPORTED_DTYPES:
             return from_host(np.asarray(result))
