@@ -1,0 +1,101 @@
+"""Issue 20, items 3, 4 and 15: answers that differed from NumPy's without an error.
+
+Masked arrays and stride tricks through the fallback, and fallback results that must come
+back as cupynum arrays (also through returned callables and index-trick objects)."""
+import numpy as np
+import pytest
+
+import cupynum as cp
+from helpers import assert_same, compare
+
+# --- item 3: masked arrays and stride tricks ---------------------------------------------
+
+
+def test_masked_where_keeps_the_mask():
+    compare(lambda xp, a: xp.ma.masked_where(a > 3, a).sum(), np.arange(6.0))
+
+
+def test_masked_invalid_keeps_the_mask():
+    compare(lambda xp, a: xp.ma.masked_invalid(a).mean(), np.array([1.0, np.nan, 2.0]))
+
+
+def test_masked_array_comes_back_masked():
+    m = cp.ma.masked_where(cp.arange(6.0) > 3, cp.arange(6.0))
+    assert isinstance(m, np.ma.MaskedArray)
+    assert m.mask.tolist() == [False] * 4 + [True] * 2
+
+
+def test_as_strided_is_a_view():
+    def fn(xp, a):
+        v = xp.lib.stride_tricks.as_strided(a, shape=(3,), strides=(16,))
+        v[0] = 99
+        v[2] = -1
+        return a
+    compare(fn, np.arange(6.0))
+
+
+def test_as_strided_overlapping_rows():
+    def fn(xp, a):
+        return xp.lib.stride_tricks.as_strided(a, shape=(4, 3), strides=(8, 8)).sum(axis=1)
+    compare(fn, np.arange(6.0))
+
+
+def test_as_strided_defaults_and_mismatch():
+    compare(lambda xp, a: xp.lib.stride_tricks.as_strided(a), np.arange(6.0).reshape(2, 3))
+    compare(lambda xp, a: xp.lib.stride_tricks.as_strided(a, shape=(2,), strides=(8, 8)),
+            np.arange(6.0))
+
+
+@pytest.mark.parametrize("window, axis", [((2, 2), None), (3, 1), ((2, 2), (1, 1)),
+                                          ((1, 4), (0, 1)), (5, 1), (-1, 0), ((2,), None)])
+def test_sliding_window_view(window, axis):
+    def fn(xp, a):
+        w = xp.lib.stride_tricks.sliding_window_view(a, window, axis=axis)
+        return w, w.strides
+    compare(fn, np.arange(12.0).reshape(3, 4))
+
+
+def test_sliding_window_view_shares_memory():
+    a = cp.arange(6.0)
+    w = cp.lib.stride_tricks.sliding_window_view(a, 3)
+    assert w.strides == (8, 8)
+    a[2] = 50  # later writes to the source show through the windows
+    assert_same(w[:, 0], np.array([0.0, 1.0, 50.0, 3.0]))
+
+
+# --- item 15: more differences ---------------------------------------------------------------
+
+
+def test_index_tricks_give_cupynum_arrays():
+    compare(lambda xp: xp.mgrid[0:3, 0:2])
+    compare(lambda xp: xp.mgrid[0:1:5j])
+    compare(lambda xp: xp.ogrid[0:3, 0:2])
+    compare(lambda xp, a: xp.r_[a, 0, a], np.arange(3))
+    compare(lambda xp, a: xp.c_[a, a], np.arange(3))
+    assert cp.s_[1:2] == np.s_[1:2]
+    assert len(cp.r_) == len(np.r_)
+
+
+def test_vectorize_gives_cupynum_arrays():
+    compare(lambda xp, a: xp.vectorize(lambda x: x + 1)(a), np.arange(3))
+    compare(lambda xp, a: xp.vectorize(lambda x, y: (x * y, x - y))(a, 2.0), np.arange(3))
+    compare(lambda xp, a: xp.vectorize(lambda v: v.sum(), signature="(n)->()")(a),
+            np.arange(6.0).reshape(2, 3))
+    assert isinstance(cp.vectorize(abs), np.vectorize)
+
+    @cp.vectorize
+    def twice(x):
+        return 2 * x
+
+    assert isinstance(twice(cp.arange(3)), cp.ndarray)
+
+
+def test_callables_returned_by_fallbacks_give_cupynum_arrays(monkeypatch):
+    def make_scaler(k):
+        return lambda a: np.asarray(a) * k
+
+    monkeypatch.setattr(np, "_cupynum_test_make_scaler", make_scaler, raising=False)
+    scale = cp._cupynum_test_make_scaler(3)
+    res = scale(cp.arange(3))
+    assert isinstance(res, cp.ndarray)
+    assert_same(res, np.arange(3) * 3)
