@@ -1,7 +1,9 @@
 """Issue 20, items 3, 4 and 15: answers that differed from NumPy's without an error.
 
-Masked arrays and stride tricks through the fallback, and fallback results that must come
-back as cupynum arrays (also through returned callables and index-trick objects)."""
+Masked arrays and stride tricks through the fallback, fractional ``ddof``, NaN-aware
+variance with too few values, empty FFT axes, random draws into an ``out=``, and fallback
+results that must come back as cupynum arrays (also through returned callables and
+index-trick objects)."""
 import numpy as np
 import pytest
 
@@ -61,6 +63,71 @@ def test_sliding_window_view_shares_memory():
     assert w.strides == (8, 8)
     a[2] = 50  # later writes to the source show through the windows
     assert_same(w[:, 0], np.array([0.0, 1.0, 50.0, 3.0]))
+
+
+# --- item 4: values --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+@pytest.mark.parametrize("ddof", [2.5, 0.5, 1.5])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_fractional_ddof(fn, ddof, dtype):
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    compare(lambda xp, a: getattr(xp, fn)(a, ddof=ddof), a, rtol=1e-6)
+    compare(lambda xp, a: getattr(xp, fn)(a, axis=0, ddof=ddof), a, rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("fn", ["nanvar", "nanstd"])
+def test_nan_variance_with_too_few_values_is_nan(fn):
+    compare(lambda xp, a: getattr(xp, fn)(a, ddof=2), np.array([1.0, 2.0]))
+    compare(lambda xp, a: getattr(xp, fn)(a, ddof=3), np.array([1.0, np.nan, 2.0]))
+    compare(lambda xp, a: getattr(xp, fn)(a, axis=1, ddof=2),
+            np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 4.0]]), rtol=1e-12)
+    compare(lambda xp, a: getattr(xp, fn)(a, ddof=0.5), np.array([1.0, 2.0, 4.0]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "fft2", "ifft2"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.complex64])
+def test_fft_over_no_axes_returns_the_input(name, dtype):
+    a = np.arange(6).reshape(2, 3).astype(dtype)
+    compare(lambda xp, a: getattr(xp.fft, name)(a, axes=()), a)
+    x = cp.asarray(a)
+    assert getattr(cp.fft, name)(x, axes=[]) is x  # NumPy returns its input itself
+
+
+@pytest.mark.parametrize("name", ["rfftn", "irfftn", "rfft2", "irfft2"])
+def test_real_fft_over_no_axes_raises_as_numpy(name):
+    compare(lambda xp, a: getattr(xp.fft, name)(a, axes=()), np.arange(6.0).reshape(2, 3))
+
+
+def _out_draw(xp, method, out_dtype, size=None, dtype=np.float64, out_shape=(3,)):
+    g = xp.random.default_rng(0)
+    out = xp.zeros(out_shape, out_dtype)
+    kwargs = {"dtype": dtype, "out": out} if size is None else {"dtype": dtype, "out": out,
+                                                                "size": size}
+    args = (2.0,) if method == "standard_gamma" else ()
+    res = getattr(g, method)(*args, **kwargs)
+    return res is out, res.shape, res.dtype
+
+
+@pytest.mark.parametrize("method", ["random", "standard_normal", "standard_exponential",
+                                    "standard_gamma"])
+@pytest.mark.parametrize("out_dtype, dtype", [(np.int64, np.float64), (np.float32, np.float64),
+                                              (np.float64, np.float32), (np.float32, np.float32)])
+def test_random_out_of_another_dtype_raises(method, out_dtype, dtype):
+    compare(lambda xp: _out_draw(xp, method, out_dtype, dtype=dtype))
+
+
+@pytest.mark.parametrize("method", ["random", "standard_normal", "standard_gamma"])
+@pytest.mark.parametrize("size", [4, (1, 3), 3, (3,)])
+def test_random_size_with_out_must_match(method, size):
+    compare(lambda xp: _out_draw(xp, method, np.float64, size=size))
+
+
+def test_random_out_layout():
+    compare(lambda xp: xp.random.default_rng(0).random(out=xp.zeros((3, 2)).T).shape)
+    compare(lambda xp: xp.random.default_rng(0).random(out=xp.zeros(6)[::2]))
 
 
 # --- item 15: more differences ---------------------------------------------------------------

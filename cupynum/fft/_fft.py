@@ -206,12 +206,16 @@ def _axes_sizes(a, s, axes):
 def fftn(a, s=None, axes=None, norm=None, out=None):
     a = _arr(a)
     axes, s = _axes_sizes(a, s, axes)
+    if not axes:  # NumPy transforms nothing and returns its input itself
+        return a
     return _finish(_c2c(a, axes, s, True, norm), out)
 
 
 def ifftn(a, s=None, axes=None, norm=None, out=None):
     a = _arr(a)
     axes, s = _axes_sizes(a, s, axes)
+    if not axes:  # as fftn
+        return a
     return _finish(_c2c(a, axes, s, False, norm), out)
 
 
