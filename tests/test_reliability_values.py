@@ -1,9 +1,10 @@
 """Issue 20, items 3, 4 and 15: answers that differed from NumPy's without an error.
 
 Masked arrays and stride tricks through the fallback, fractional ``ddof``, NaN-aware
-variance with too few values, empty FFT axes, random draws into an ``out=``, and fallback
-results that must come back as cupynum arrays (also through returned callables and
-index-trick objects)."""
+variance with too few values, empty FFT axes, float16 inverse real FFTs, random draws into
+an ``out=``, memory orders, ``a.flat`` assignment, ``linalg.cond`` of singular matrices,
+``matmul(axes=)``, ``take(out=)``, and fallback results that must come back as cupynum
+arrays (also through returned callables and index-trick objects)."""
 import numpy as np
 import pytest
 
@@ -133,6 +134,59 @@ def test_random_out_layout():
 # --- item 15: more differences ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("name, kwargs", [("irfft", {}), ("irfft", {"norm": "ortho"}),
+                                          ("irfft", {"n": 7}), ("irfftn", {}),
+                                          ("irfftn", {"axes": (1,)}), ("irfft2", {}),
+                                          ("irfftn", {"axes": (0, 1)}), ("hfft", {})])
+def test_inverse_real_fft_of_float16(name, kwargs):
+    a = np.linspace(-1, 1, 10).reshape(2, 5).astype(np.float16)
+    compare(lambda xp, a: getattr(xp.fft, name)(a, **kwargs), a, rtol=2e-3, atol=2e-3)
+
+
+def test_lower_case_order():
+    for order in "cf":
+        compare(lambda xp: xp.ones((2, 3), order=order).strides)
+        compare(lambda xp: xp.zeros((2, 3), order=order).strides)
+    for order in "cfak":
+        compare(lambda xp, a: a.astype(np.float32, order=order).strides,
+                np.arange(6.0).reshape(2, 3))
+        compare(lambda xp, a: a.copy(order=order).strides, np.arange(6.0).reshape(2, 3).T)
+        compare(lambda xp, a: xp.empty_like(a, order=order).strides, np.zeros((2, 3)).T)
+        compare(lambda xp, a: xp.asarray(a, order=order).strides, np.arange(6.0).reshape(2, 3))
+        compare(lambda xp: xp.ndarray((2, 3), order=order).strides)
+    compare(lambda xp, a: a.reshape(3, 2, order="f"), np.arange(6.0).reshape(2, 3))
+    compare(lambda xp, a: a.ravel(order="a"), np.arange(6.0).reshape(2, 3).T)
+
+
+@pytest.mark.parametrize("order", ["x", "CC", "", "cf"])
+def test_bad_order_raises(order):
+    compare(lambda xp: xp.zeros(2, order=order))
+    compare(lambda xp, a: a.astype(np.float32, order=order), np.arange(3.0))
+    compare(lambda xp, a: a.copy(order=order), np.arange(3.0))
+    compare(lambda xp: xp.ndarray((2,), order=order))
+    compare(lambda xp, a: xp.ndarray((2,), strides=(8,), buffer=a, order=order), np.zeros(2))
+
+
+@pytest.mark.parametrize("view", [lambda a: a.transpose(1, 0, 2), lambda a: a.transpose(2, 0, 1),
+                                  lambda a: a[:, ::-1], lambda a: a.transpose(1, 0, 2)[::2],
+                                  lambda a: a.swapaxes(0, 2)[:, 1:]])
+def test_astype_order_k_keeps_the_layout(view):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    compare(lambda xp, a: (lambda r: (r, r.strides))(view(a).astype(np.float32)), a)
+    compare(lambda xp, a: (lambda r: (r, r.strides))(view(a).copy(order="K")), a)
+    compare(lambda xp, a: (lambda r: (r, r.strides))(xp.array(view(a), order="K")), a)
+
+
+@pytest.mark.parametrize("view", [lambda a: a, lambda a: a.T, lambda a: a.transpose(1, 0, 2),
+                                  lambda a: a[:, ::-1], lambda a: a[0, :, 0],
+                                  lambda a: a[::-1, :, ::2].transpose(2, 0, 1)])
+@pytest.mark.parametrize("order", ["K", "k", "a", "f"])
+def test_ravel_and_flatten_in_memory_order(view, order):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    compare(lambda xp, a: view(a).ravel(order=order), a)
+    compare(lambda xp, a: view(a).flatten(order=order), a)
+
+
 def test_index_tricks_give_cupynum_arrays():
     compare(lambda xp: xp.mgrid[0:3, 0:2])
     compare(lambda xp: xp.mgrid[0:1:5j])
@@ -166,3 +220,74 @@ def test_callables_returned_by_fallbacks_give_cupynum_arrays(monkeypatch):
     res = scale(cp.arange(3))
     assert isinstance(res, cp.ndarray)
     assert_same(res, np.arange(3) * 3)
+
+
+def _flat_set(key, value, view=lambda a: a):
+    def fn(xp, a):
+        v = view(a)
+        v.flat[key] = value
+        return a
+    return fn
+
+
+@pytest.mark.parametrize("key, value", [
+    (slice(None), [1.0, 2.0, 3.0]), (slice(None), [1.0, 2.0, 3.0, 4.0]),
+    (slice(1, None), [[7.0], [8.0]]), (slice(None, 2), [1.0, 2.0, 3.0]),
+    ([0, 2, 4, 5], [1.0, 2.0]), ([[0, 1], [2, 3]], [1.0, 2.0, 3.0, 4.0, 5.0]),
+    (Ellipsis, [1.0, 2.0]), (3, 5.0), (slice(None), []), (slice(0, 0), []), (3, [7.0, 8.0]),
+    ((), [1.0, 2.0]), (slice(None), 4.0)])
+def test_flat_assignment_repeats_the_value(key, value):
+    compare(_flat_set(key, value), np.zeros((2, 3)))
+    compare(_flat_set(key, value, lambda a: a.T), np.zeros((2, 3)))
+
+
+def test_flat_assignment_with_a_mask_and_an_array():
+    def fn(xp, a):
+        a.flat[a.flat[:] > 1] = xp.asarray([10, 20])
+        return a
+    compare(fn, np.arange(6).reshape(2, 3))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("p", [None, 1, -1, 2, -2, np.inf, -np.inf, "fro", "nuc"])
+def test_cond_of_singular_matrices_is_inf(p):
+    compare(lambda xp, a: xp.linalg.cond(a, p), np.ones((2, 2)))
+    compare(lambda xp, a: xp.linalg.cond(a, p), np.zeros((3, 3)))
+    compare(lambda xp, a: xp.linalg.cond(a, p), np.stack([np.eye(2), np.ones((2, 2))]),
+            rtol=1e-12)
+    compare(lambda xp, a: xp.linalg.cond(a, p), np.array([[1.0, np.nan], [0.0, 1.0]]))
+    compare(lambda xp, a: xp.linalg.cond(a, p), np.ones((2, 2), np.float32))
+
+
+@pytest.mark.parametrize("axes", [[(0, 1), (0, 1), (0, 1)], [(-2, -1), (-2, -1), (-2, -1)],
+                                  [(1, 0), (0, 1), (1, 2)], [(0, 2), (1, 2), (2, 0)]])
+def test_matmul_with_axes(axes):
+    a = np.arange(30.0).reshape(3, 2, 5)
+    b = np.arange(30.0).reshape(2, 3, 5)
+    compare(lambda xp, a, b: xp.matmul(a, b, axes=axes), a, b, rtol=1e-12)
+
+
+def test_matmul_axes_into_out_and_errors():
+    a, b = np.arange(30.0).reshape(3, 2, 5), np.arange(30.0).reshape(2, 3, 5)
+
+    def into(xp, a, b):
+        out = xp.zeros((5, 3, 3))
+        res = xp.matmul(a, b, axes=[(0, 1), (0, 1), (-2, -1)], out=out)
+        return res is out, out
+    compare(into, a, b)
+    m, n = np.ones((3, 2)), np.ones((2, 3))
+    for axes in ([(0, 1), (0, 1)], [(0, 5), (0, 1), (0, 1)], [0, (0, 1), (0, 1)],
+                 [0, (0, 1), 0]):
+        compare(lambda xp, m, n: xp.matmul(m, n, axes=axes), m, n)
+    compare(lambda xp, v, n: xp.matmul(v, n, axes=[0, (0, 1), 0]), np.ones(3), n)
+
+
+@pytest.mark.parametrize("src, out", [("f8", "c16"), ("i8", "f8"), ("f8", "i8"), ("f4", "f8"),
+                                      ("f8", "f4"), ("i4", "i8"), ("?", "i1"), ("f8", "f8")])
+@pytest.mark.parametrize("mode", ["raise", "clip", "wrap"])
+def test_take_out_dtype(src, out, mode):
+    def fn(xp, a):
+        o = xp.zeros(2, out)
+        res = xp.take(a, [0, 2], out=o, mode=mode)
+        return res is o, o
+    compare(fn, np.arange(3).astype(src))

@@ -497,6 +497,10 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if out is not None:
         if out.shape != res.shape:
             raise ValueError("output array does not match result of ndarray.take")
+        # NumPy takes into ``out`` as if it were ``a``'s dtype: out must cast back safely.
+        if not np.can_cast(out.dtype, res.dtype, "safe"):
+            raise TypeError(f"Cannot cast array data from dtype({out.dtype.str!r}) to "
+                            f"dtype({res.dtype.str!r}) according to the rule 'safe'")
         assign(out, res)
         return out
     return res

@@ -251,6 +251,12 @@ def _rfftn(a, axes, s, norm):
     return x
 
 
+def _real_like(res, a):
+    """NumPy's real output dtype for a 1-d inverse real transform of ``a``:
+    ``result_type(a.real.dtype, 1.0)``, float16 for float16 input (computed in single)."""
+    return res.astype(a.dtype) if a.dtype == np.float16 else res
+
+
 def _irfftn(a, axes, s, norm, last_n):
     _check_norm(norm)
     cdt = _cdtype(a.dtype)
@@ -268,7 +274,7 @@ def _irfftn(a, axes, s, norm, last_n):
     sc = _scale(norm, total, False)
     if sc is not None and x._size:  # x is our fresh result: scale it in place
         x = _cp().multiply(x, sc, out=x)
-    return x
+    return _real_like(x, a) if len(axes) == 1 else x
 
 
 def rfft(a, n=None, axis=-1, norm=None, out=None):
@@ -315,7 +321,7 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
     ax = normalize_axis(axis, a.ndim)
     n = 2 * (a._shape[ax] - 1) if n is None else operator.index(n)
     conj = _cp().conjugate(a.astype(_cdtype(a.dtype), copy=False))
-    return _finish(_irfftn(conj, [ax], [], _swap(norm), n), out)
+    return _finish(_real_like(_irfftn(conj, [ax], [], _swap(norm), n), a), out)
 
 
 def ihfft(a, n=None, axis=-1, norm=None, out=None):
