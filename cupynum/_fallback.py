@@ -148,6 +148,8 @@ class _IndexTrick:
     """NumPy's index-trick object (``mgrid[0:3]``, ``r_[a, b]``...) run on the host, its
     arrays back as cupynum arrays."""
 
+    __cupynum_fallback__ = True
+
     def __init__(self, obj, qualname):
         self._obj, self._qualname = obj, qualname
 
@@ -167,6 +169,8 @@ def _vectorize_class():
     class vectorize(np.vectorize):
         """``numpy.vectorize`` (a Python loop on the host); its results come back as cupynum
         arrays.  Instances are ``numpy.vectorize`` instances too."""
+
+        __cupynum_fallback__ = True
 
         def __call__(self, *args, **kwargs):
             _notify("numpy.vectorize")
