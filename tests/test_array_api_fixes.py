@@ -71,3 +71,12 @@ def test_mask_with_a_size_0_axis(shape, mask_shape):
 def test_meshgrid_of_empty_inputs(sizes, indexing, sparse):
     arrays = [np.arange(n, dtype=np.uint8) for n in sizes]
     compare(lambda xp, *xs: xp.meshgrid(*xs, indexing=indexing, sparse=sparse), *arrays)
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+@pytest.mark.parametrize("dtype", [None, np.float32, np.float64])
+def test_fftfreq_dtype(name, dtype):
+    """The array API's ``dtype=`` (NumPy 2.4 has none): NumPy's float64 values, cast."""
+    got = getattr(cp.fft, name)(7, 0.5, dtype=dtype)
+    assert_same(got, getattr(np.fft, name)(7, 0.5).astype(dtype or np.float64))
+    assert_same(getattr(cp.fft, name)(8), getattr(np.fft, name)(8))

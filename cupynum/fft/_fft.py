@@ -333,12 +333,14 @@ def ihfft(a, n=None, axis=-1, norm=None, out=None):
 
 # --- helpers -------------------------------------------------------------------------------
 
-def fftfreq(n, d=1.0, device=None):
-    return _cp().asarray(np.fft.fftfreq(n, d))
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
+    """NumPy's ``fftfreq``; ``dtype`` (the array API's) casts the float64 frequencies."""
+    return _cp().asarray(np.fft.fftfreq(n, d), dtype=dtype)
 
 
-def rfftfreq(n, d=1.0, device=None):
-    return _cp().asarray(np.fft.rfftfreq(n, d))
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
+    """NumPy's ``rfftfreq``; ``dtype`` as in ``fftfreq``."""
+    return _cp().asarray(np.fft.rfftfreq(n, d), dtype=dtype)
 
 
 def _roll_axis(x, shift, axis):
