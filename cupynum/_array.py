@@ -928,6 +928,8 @@ class _FlatIter:
             raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
         if isinstance(value, ndarray):
             v = value.astype(flat.dtype, copy=False)
+        elif np.ndim(value) == 0:
+            return value  # a scalar fills the selection as it is (no transfer)
         else:
             v = from_host(np.asarray(value, dtype=flat.dtype))
         if v.ndim == 0:
