@@ -155,6 +155,10 @@ def test_lower_case_order():
         compare(lambda xp, a: xp.asarray(a, order=order).strides, np.arange(6.0).reshape(2, 3))
         compare(lambda xp: xp.ndarray((2, 3), order=order).strides)
     compare(lambda xp, a: a.reshape(3, 2, order="f"), np.arange(6.0).reshape(2, 3))
+    compare(lambda xp, a: xp.reshape(a, (3, 2), order="f"), np.arange(6.0).reshape(2, 3))
+    compare(lambda xp, a: xp.ravel(a, order="f"), np.arange(6.0).reshape(2, 3))
+    compare(lambda xp: xp.eye(3, order="f").strides)
+    compare(lambda xp, a: xp.full_like(a, 1, order="f").strides, np.zeros((2, 3)))
     compare(lambda xp, a: a.ravel(order="a"), np.arange(6.0).reshape(2, 3).T)
 
 
