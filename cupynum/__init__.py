@@ -82,7 +82,7 @@ def __array_namespace_info__():
 # Imported on first use: numpy.testing alone costs ~30 ms of import time, numpy.random
 # (under cupynum.random) ~10 ms and numpy.linalg ~5 ms.
 _SUBMODULES = {name: f"cupynum.{name}" for name in ("cuda", "testing", "fft", "linalg",
-                                                    "random", "emath")}
+                                                    "random", "emath", "lib")}
 _proxies: dict[str, _types.ModuleType] = {}
 
 

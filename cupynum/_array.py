@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from . import _backends
-from ._dtypes import normalize
+from ._dtypes import normalize, normalize_for_view
 from ._indexing import AdvancedIndex, basic_view, normalize_axis, slice_axis
 
 
@@ -101,14 +101,15 @@ class ndarray:
     # construction ---------------------------------------------------------------------
     def __new__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order="C"):
         shape = _shape_tuple(shape)
-        dt = normalize(dtype)
+        dt = normalize(dtype) if buffer is None else normalize_for_view(dtype)
         if buffer is not None:
             if not isinstance(buffer, ndarray):
                 raise TypeError("buffer must be a cupynum ndarray")
+            order = order_code(order)
             if strides is None:
                 strides = _c_strides(shape, dt.itemsize) if order != "F" else _f_strides(shape, dt.itemsize)
             return _make(buffer._buf, buffer._offset + offset, shape, tuple(strides), dt, buffer)
-        return empty_array(shape, dt, order)
+        return empty_array(shape, dt, order_code(order))
 
     # attributes -----------------------------------------------------------------------
     @property
@@ -300,7 +301,7 @@ class ndarray:
                          self._root())
         if isinstance(dtype, builtins.type) and issubclass(dtype, ndarray):
             return self.view()
-        dt = normalize(dtype)
+        dt = normalize_for_view(dtype)
         old = self.dtype.itemsize
         if dt.itemsize == old or self.ndim == 0 and dt.itemsize == old:
             return _make(self._buf, self._offset, self._shape, self._strides, dt, self._root())
@@ -338,6 +339,7 @@ class ndarray:
     def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
+        order = order_code(order)
         if order not in ("C", "F", "A", None):
             raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
         if order == "A":
@@ -355,9 +357,13 @@ class ndarray:
                      self.dtype, src)
 
     def ravel(self, order="C"):
+        if order_code(order) == "K":
+            return _memory_order_view(self).reshape(-1)
         return self.reshape(-1, order=order)
 
     def flatten(self, order="C"):
+        if order_code(order) == "K":
+            return self.ravel("K").copy()
         return self.copy(order=order).reshape(-1, order=order)
 
     def squeeze(self, axis=None):
@@ -375,9 +381,7 @@ class ndarray:
 
     # copies -----------------------------------------------------------------------------
     def copy(self, order="C"):
-        if order == "K":
-            order = "F" if self._f_contig and not self._c_contig else "C"
-        out = empty_array(self._shape, self.dtype, _resolve_order(order, self))
+        out = _empty_in_order(self, self.dtype, order)
         if self._size:
             _backends.get().copy(self, out)
         return out
@@ -389,7 +393,7 @@ class ndarray:
                             f"the rule {casting!r}")
         if dt == self.dtype and not copy:
             return self
-        out = empty_array(self._shape, dt, _resolve_order(order, self))
+        out = _empty_in_order(self, dt, order)
         if self._size:
             _backends.get().copy(self, out)
         return out
@@ -413,7 +417,7 @@ class ndarray:
 
     def getfield(self, dtype, offset=0):
         """A view of the bytes ``offset .. offset + dtype.itemsize`` of each element."""
-        dt = normalize(dtype)
+        dt = normalize_for_view(dtype)
         if offset < 0 or offset + dt.itemsize > self.dtype.itemsize:
             raise ValueError(f"Need 0 <= offset <= {self.dtype.itemsize - dt.itemsize} for "
                              f"requested type but received offset = {offset}")
@@ -696,7 +700,39 @@ def _zeros_like_nocheck(a):
     return out
 
 
+def order_code(order):
+    """A memory order as NumPy spells it ('C', 'F', 'A' or 'K', either case) -> upper case;
+    None stays None; anything else raises NumPy's ValueError."""
+    if order is None or order in ("C", "F", "A", "K"):
+        return order
+    if isinstance(order, str) and len(order) == 1 and order.upper() in "CFAK":
+        return order.upper()
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _empty_in_order(a, dtype, order):
+    """A new array of a's shape for a copy or cast of ``a`` in ``order``.  Order 'K' of an
+    array that is neither C- nor F-contiguous keeps its axes' memory order (NumPy's rule:
+    axes sorted by decreasing absolute stride), so a transposed view copies as one."""
+    order = order_code(order)
+    if order == "K" and not (a._c_contig or a._f_contig):
+        perm = sorted(range(a.ndim), key=lambda ax: -abs(a._strides[ax]))  # stable on ties
+        packed = empty_array(tuple(a._shape[ax] for ax in perm), dtype)
+        strides = [0] * a.ndim
+        for pos, ax in enumerate(perm):
+            strides[ax] = packed._strides[pos]
+        return _make(packed._buf, 0, a._shape, tuple(strides), dtype, None)
+    return empty_array(a._shape, dtype, _resolve_order(order, a))
+
+
+def _memory_order_view(a):
+    """a with its axes in memory order (decreasing absolute stride, each axis still read
+    in index order): what NumPy's ravel(order='K') reads."""
+    return a.transpose(sorted(range(a.ndim), key=lambda ax: -abs(a._strides[ax])))
+
+
 def _resolve_order(order, a):
+    order = order_code(order)
     if order in ("C", None):
         return "C"
     if order == "F":
@@ -888,12 +924,37 @@ class _FlatIter:
 
     def __setitem__(self, key, value):
         a = self.base
-        if a._c_contig:
-            a.reshape(-1)[key] = value
-        else:  # not viewable flat: write into a C-order copy, then back
-            tmp = a.copy()
-            tmp.reshape(-1)[key] = value
-            a[...] = tmp
+        flat = a.reshape(-1) if a._c_contig else a.copy().reshape(-1)
+        flat[key] = self._repeated(flat, key, value)
+        if not a._c_contig:  # not viewable flat: written into a C-order copy, now back
+            a[...] = flat.reshape(a._shape)
+
+    @staticmethod
+    def _repeated(flat, key, value):
+        """NumPy's flat assignment does not broadcast: the value's elements, flattened,
+        repeat in order over the selected elements (so ``[]`` writes nothing)."""
+        if isinstance(key, tuple) and not key:
+            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
+        if isinstance(value, ndarray):
+            v = value.astype(flat.dtype, copy=False)
+        elif np.ndim(value) == 0:
+            return value  # a scalar fills the selection as it is (no transfer)
+        else:
+            v = from_host(np.asarray(value, dtype=flat.dtype))
+        if v.ndim == 0:
+            return v
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            raise ValueError("Error setting single item of array.")
+        shape = flat[key].shape
+        n = _prod(shape)
+        v = v.reshape(-1)
+        if v._size == 0:
+            return flat[key]  # writes the selected elements back unchanged
+        if v._size != n:
+            from ._api.creation import arange
+
+            v = v[arange(n) % v._size]
+        return v.reshape(shape)
 
     def copy(self):
         return self.base.flatten()

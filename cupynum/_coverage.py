@@ -8,8 +8,9 @@ every public attribute of ``numpy.ndarray``, one row saying how cupynum provides
     ``cupynum.linalg``...), or defined on ``cupynum.ndarray``.  NumPy's own dtypes and
     constants that cupynum re-exports count here, as the namespace holds them.
 ``fallback``
-    a NumPy function (or submodule) reached through the module ``__getattr__``: it runs
-    through NumPy on the host, with a ``cupynum.FallbackWarning`` (DESIGN.md principle 3).
+    a NumPy function (or submodule, or an object such as ``mgrid`` or ``vectorize`` whose
+    results are arrays) reached through the module ``__getattr__``: it runs through NumPy on
+    the host, with a ``cupynum.FallbackWarning`` (DESIGN.md principle 3).
 ``numpy``
     a NumPy class, exception or constant reached through ``__getattr__``: NumPy's own object,
     unwrapped, which works unchanged.
@@ -82,12 +83,18 @@ def module_section(np_module, cpn_module) -> Section:
         kind = kind_of(_get(np_module, name))
         if name in ours:
             status = "native"
-        elif kind in ("function", "ufunc", "module"):
+        elif kind in ("function", "ufunc", "module") or _wrapped(cpn_module, name):
             status = "fallback"
         else:
             status = "numpy"
         sec.rows.append((name, kind, status))
     return sec
+
+
+def _wrapped(cpn_module, name) -> bool:
+    """A NumPy object that ``__getattr__`` hands out wrapped, so that its results come back
+    as cupynum arrays (``vectorize``, ``mgrid``...)."""
+    return getattr(_get(cpn_module, name), "__cupynum_fallback__", False)
 
 
 def ndarray_section(cpn_ndarray) -> Section:
@@ -106,7 +113,8 @@ def coverage() -> list:
 
     subs = ("linalg", "fft", "random")
     ours = [importlib.import_module(f"cupynum.{sub}") for sub in subs]  # (imported lazily)
-    importlib.import_module("cupynum.emath")  # (lazy too; numpy.emath has no section)
+    for lazy in ("emath", "lib"):  # (lazy too, and without sections of their own)
+        importlib.import_module(f"cupynum.{lazy}")
     sections = [module_section(numpy, cupynum)]
     for sub, mod in zip(subs, ours):
         sections.append(module_section(importlib.import_module(f"numpy.{sub}"), mod))

@@ -17,8 +17,10 @@ def normalize(dtype) -> np.dtype:
     except (KeyError, TypeError):
         pass
     dt = np.dtype(dtype)
+    if not dt.isnative:  # '>f8' etc. (data from files): stored, and computed, natively
+        dt = dt.newbyteorder("=")
     dt = _CANONICAL.get(dt, dt)
-    if dt not in SUPPORTED_DTYPES or dt.byteorder == ">":
+    if dt not in SUPPORTED_DTYPES:
         raise TypeError(f"cupynum does not support dtype {dt!r} ({dt.name}); supported: bool, "
                         "int8-64, uint8-64, float16/32/64, complex64/128")
     if dt.byteorder == "|" or dt.isnative:
@@ -33,3 +35,14 @@ def normalize(dtype) -> np.dtype:
 def check(dt: np.dtype) -> np.dtype:
     """Canonical form of an already-made numpy dtype (raises for unsupported)."""
     return normalize(dt)
+
+
+def normalize_for_view(dtype) -> np.dtype:
+    """``normalize`` for a dtype that reinterprets existing bytes (``view``, ``getfield``,
+    ``ndarray(buffer=...)``): there a foreign byte order would change the values, and
+    cupynum arrays are native, so it is refused rather than silently converted."""
+    if not np.dtype(dtype).isnative:
+        raise TypeError(f"cupynum arrays are stored in native byte order; a view as "
+                        f"{np.dtype(dtype)!r} would reinterpret their bytes (use astype, or "
+                        "byteswap() for the swapped values)")
+    return normalize(dtype)

@@ -62,9 +62,9 @@ class _Transfer:
         for dev, host, _ in self.pairs:
             if result is host:
                 return dev
-        if isinstance(result, np.ndarray):
-            if result.dtype in SUPPORTED_DTYPES and not result.dtype.byteorder == ">":
-                return from_host(result)
+        if type(result) is np.ndarray:  # subclasses (masked arrays, matrix) keep their class
+            if result.dtype.newbyteorder("=") in SUPPORTED_DTYPES:
+                return from_host(result)  # a foreign byte order is converted on the way in
             return result
         if isinstance(result, np.generic) and result.dtype in SUPPORTED_DTYPES:
             return from_host(np.asarray(result))
@@ -73,7 +73,19 @@ class _Transfer:
             return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
         if isinstance(result, list):
             return [self.from_host(r) for r in result]
+        if isinstance(result, (types.FunctionType, functools.partial)):
+            return _host_callable(result)  # what it returns later comes back too
         return result
+
+
+def _host_callable(func):
+    """A callable NumPy handed back (a closure, a partial) whose results come back as cupynum
+    arrays, as the fallback's own results do."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return call_on_host(func, args, kwargs)
+
+    return wrapper
 
 
 def _write(dev: ndarray, host: np.ndarray) -> None:
@@ -119,9 +131,53 @@ def fallback_proxy(np_module, name: str, owner: str):
         raise AttributeError(f"module {owner!r} has no attribute {name!r}") from None
     if isinstance(obj, types.ModuleType):
         return module_proxy(obj, f"{owner}.{name}")
+    qualname = f"{np_module.__name__}.{name}"
+    if obj is np.vectorize:
+        return _vectorize_class()
+    if type(obj).__module__ == _INDEX_TRICKS and not callable(obj):
+        return _IndexTrick(obj, qualname)
     if isinstance(obj, type) or not callable(obj):
         return obj
-    return fallback_for(obj, f"{np_module.__name__}.{name}")
+    return fallback_for(obj, qualname)
+
+
+_INDEX_TRICKS = np.mgrid.__class__.__module__  # mgrid, ogrid, r_, c_, s_, index_exp
+
+
+class _IndexTrick:
+    """NumPy's index-trick object (``mgrid[0:3]``, ``r_[a, b]``...) run on the host, its
+    arrays back as cupynum arrays."""
+
+    __cupynum_fallback__ = True
+
+    def __init__(self, obj, qualname):
+        self._obj, self._qualname = obj, qualname
+
+    def __getitem__(self, key):
+        _notify(self._qualname)
+        return call_on_host(type(self._obj).__getitem__, (self._obj, key), {})
+
+    def __len__(self):
+        return len(self._obj)
+
+    def __getattr__(self, name):
+        return getattr(self._obj, name)
+
+
+@functools.lru_cache(maxsize=None)
+def _vectorize_class():
+    class vectorize(np.vectorize):
+        """``numpy.vectorize`` (a Python loop on the host); its results come back as cupynum
+        arrays.  Instances are ``numpy.vectorize`` instances too."""
+
+        __cupynum_fallback__ = True
+
+        def __call__(self, *args, **kwargs):
+            _notify("numpy.vectorize")
+            return call_on_host(super().__call__, args, kwargs)
+
+    vectorize.__module__ = "cupynum"
+    return vectorize
 
 
 def module_proxy(np_module, qualname: str):

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._array import _fill, _shape_tuple, empty_array, from_host, ndarray
+from .._array import _fill, _shape_tuple, empty_array, from_host, ndarray, order_code
 from .._dtypes import _cache as _dtype_cache  # normalize()'s answers, for empty's fast path
 from .._dtypes import normalize
 
@@ -25,6 +25,7 @@ __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarra
 
 
 def _order(order):
+    order = order_code(order)
     if order in (None, "C", "K", "A"):
         return "C"
     if order == "F":
@@ -60,6 +61,7 @@ def _dlpack_on_gpu(obj):
 
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     """``copy``: True always copies, None copies only when needed, False never copies."""
+    order = order_code(order)
     if isinstance(obj, ndarray) or _foreign_device_array(obj):
         out = obj if isinstance(obj, ndarray) else from_dlpack(obj)
         dt = out.dtype if dtype is None else normalize(dtype)
@@ -182,6 +184,7 @@ _constants: dict = {}
 def _like_args(a, dtype, order, shape):
     a = asarray(a)
     dt = a.dtype if dtype is None else normalize(dtype)
+    order = order_code(order)
     if order == "K" or order == "A":
         order = "F" if a._f_contig and not a._c_contig else "C"
     return (a.shape if shape is None else _check_shape(shape)), dt, order
@@ -329,7 +332,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
             s[0], s[1] = s[1], s[0]
     outs = [x.reshape(s) for x, s in zip(arrays, shapes)]
     if not sparse:
-        full_shape = tuple(max(s[d] for s in shapes) for d in range(ndim))
+        full_shape = np.broadcast_shapes(*map(tuple, shapes))  # a size-0 input gives 0
         outs = [broadcast_view(o, full_shape) for o in outs]
     if copy:
         outs = [o.copy() for o in outs]

@@ -105,7 +105,7 @@ def _mask_to_indices(mask, dims_sizes, first_axis):
     """A k-d boolean mask (device or host) over axes of sizes ``dims_sizes`` -> k _Idx."""
     if tuple(mask.shape) != tuple(dims_sizes):
         for j, (m, n) in enumerate(zip(mask.shape, dims_sizes)):
-            if m != n:
+            if m != n and m != 0:  # as NumPy: a size-0 mask axis selects nothing from any
                 raise IndexError(f"boolean index did not match indexed array along axis "
                                  f"{first_axis + j}; size of axis is {n} but size of "
                                  f"corresponding boolean axis is {m}")
@@ -497,6 +497,10 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if out is not None:
         if out.shape != res.shape:
             raise ValueError("output array does not match result of ndarray.take")
+        # NumPy takes into ``out`` as if it were ``a``'s dtype: out must cast back safely.
+        if not np.can_cast(out.dtype, res.dtype, "safe"):
+            raise TypeError(f"Cannot cast array data from dtype({out.dtype.str!r}) to "
+                            f"dtype({res.dtype.str!r}) according to the rule 'safe'")
         assign(out, res)
         return out
     return res

@@ -96,6 +96,40 @@ def _same_batch_matmul(a, b):
     return res
 
 
+def _matrix_axes(x1, x2, axes):
+    """Whether ``axes`` (the gufunc argument) names two core axes of each of two arrays of
+    ndim >= 2 and of the output: the case done natively, by moving them last."""
+    return (isinstance(x1, ndarray) and isinstance(x2, ndarray) and x1.ndim >= 2
+            and x2.ndim >= 2 and isinstance(axes, (list, tuple)) and len(axes) == 3
+            and all(isinstance(ax, (list, tuple)) and len(ax) == 2 for ax in axes))
+
+
+def _core_last(x, pair):
+    """x with the two axes of ``pair`` moved last, in that order (a view), and the axes'
+    permutation."""
+    core = [normalize_axis(ax, x.ndim) for ax in pair]
+    if core[0] == core[1]:
+        raise ValueError("repeated axis in matmul axes")
+    perm = [ax for ax in range(x.ndim) if ax not in core] + core
+    return x.transpose(perm), perm
+
+
+def _matmul_moved(x1, x2, axes, out, **kw):
+    a, _ = _core_last(x1, axes[0])
+    b, _ = _core_last(x2, axes[1])
+    if out is not None:
+        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        out_view, _ = _core_last(out, axes[2])
+        matmul(a, b, out=out_view, **kw)
+        return out
+    res = matmul(a, b, **kw)
+    _, perm = _core_last(res, axes[2])
+    inverse = [0] * res.ndim
+    for pos, ax in enumerate(perm):
+        inverse[ax] = pos
+    return res.transpose(inverse)
+
+
 def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True,
            signature=None, axes=None, axis=None):
     if (type(x1) is ndarray and type(x2) is ndarray and out is None and dtype is None
@@ -104,12 +138,16 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
         res = _plain_matmul(x1, x2)
         if res is not None:
             return res
+    if axes is not None and axis is None and signature is None and _matrix_axes(x1, x2, axes):
+        return _matmul_moved(x1, x2, axes, out, casting=casting, dtype=dtype)
     if axes is not None or axis is not None or signature is not None:
         from .._fallback import fallback_for
 
+        # Only what the caller gave: NumPy refuses axes= next to an explicit axis=None.
+        given = {k: v for k, v in (("axes", axes), ("axis", axis), ("signature", signature))
+                 if v is not None}
         return fallback_for(np.matmul, "numpy.matmul")(
-            x1, x2, out=out, casting=casting, order=order, dtype=dtype, axes=axes, axis=axis,
-            signature=signature)
+            x1, x2, out=out, casting=casting, order=order, dtype=dtype, **given)
     a, b = _arr(x1), _arr(x2)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:

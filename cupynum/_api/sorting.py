@@ -60,11 +60,36 @@ def _check_kind(kind, stable):
     return bool(stable) or kind in ("stable", "mergesort")
 
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+def _reversed(a, axis):
+    """a reversed along ``axis`` (a view); None flattens first, as sorting does."""
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    axis = normalize_axis(axis, a.ndim)
+    return a[(slice(None),) * axis + (slice(None, None, -1),)], axis
+
+
+def _descending(sort_func, a, axis, kind, stable):
+    """The array API's ``descending=True``: sort the reversed array ascending and reverse
+    the result, so that equal elements keep their original order (NaNs come first);
+    indices are mapped back to the unreversed axis."""
+    flipped, ax = _reversed(a, axis)
+    res, _ = _reversed(sort_func(flipped, ax, kind, stable=stable), ax)
+    if sort_func is argsort:
+        from .._ufunc import UFUNCS
+
+        res = UFUNCS["subtract"](flipped.shape[ax] - 1, res)
+    return res
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if order is not None:
         raise ValueError("Cannot specify order when the array has no fields.")
     st = _check_kind(kind, stable)
     a = _asarray(a)
+    if descending:
+        return _descending(sort, a, axis, kind, stable)
     src, moved, ax = _rows(a, axis)
     nd = 1 if axis is None else a.ndim
     out = empty_array(src.shape, a.dtype)
@@ -73,11 +98,13 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _back(out, moved, ax, nd)
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if order is not None:
         raise ValueError("Cannot specify order when the array has no fields.")
     _check_kind(kind, stable)
     a = _asarray(a)
+    if descending:
+        return _descending(argsort, a, axis, kind, stable)
     src, moved, ax = _rows(a, axis)
     nd = 1 if axis is None else a.ndim
     out = empty_array(src.shape, _INTP)

@@ -52,8 +52,10 @@ def _divide(ret, rcount, out):
     if isinstance(rcount, ndarray):
         rcount = rcount.reshape(ret._shape) if rcount._shape != ret._shape and \
             rcount._size == ret._size else rcount
-    else:
+    elif isinstance(rcount, (int, np.integer)):
         rcount = np.intp(rcount)
+    else:  # n - ddof with a fractional ddof: NumPy divides by that float, not its floor
+        rcount = np.float64(rcount)
     res = div(ret, rcount, out=ret, casting="unsafe")
     return res
 
@@ -209,10 +211,13 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, sqrt)
             cnt = cnt.reshape(v._shape)
         dof = _uf("subtract")(cnt, ddof)
         isbad = _uf("less_equal")(dof, 0)
+        v = _uf("true_divide")(v, dof, out=v, casting="unsafe")
         if bool(_r.any(isbad)):
             warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
-            dof = _where(isbad, 0, dof)
-        v = _uf("true_divide")(v, dof, out=v, casting="unsafe")
+            # As NumPy: whatever dividing by dof <= 0 gave (inf, negative), the answer is NaN.
+            from .manipulation import copyto
+
+            copyto(v, np.nan, where=isbad)
         if sqrt:
             v = _uf("sqrt")(v, out=v)
     return v

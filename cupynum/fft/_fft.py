@@ -206,12 +206,16 @@ def _axes_sizes(a, s, axes):
 def fftn(a, s=None, axes=None, norm=None, out=None):
     a = _arr(a)
     axes, s = _axes_sizes(a, s, axes)
+    if not axes:  # NumPy transforms nothing and returns its input itself
+        return a
     return _finish(_c2c(a, axes, s, True, norm), out)
 
 
 def ifftn(a, s=None, axes=None, norm=None, out=None):
     a = _arr(a)
     axes, s = _axes_sizes(a, s, axes)
+    if not axes:  # as fftn
+        return a
     return _finish(_c2c(a, axes, s, False, norm), out)
 
 
@@ -247,6 +251,12 @@ def _rfftn(a, axes, s, norm):
     return x
 
 
+def _real_like(res, a):
+    """NumPy's real output dtype for a 1-d inverse real transform of ``a``:
+    ``result_type(a.real.dtype, 1.0)``, float16 for float16 input (computed in single)."""
+    return res.astype(a.dtype) if a.dtype == np.float16 else res
+
+
 def _irfftn(a, axes, s, norm, last_n):
     _check_norm(norm)
     cdt = _cdtype(a.dtype)
@@ -264,7 +274,7 @@ def _irfftn(a, axes, s, norm, last_n):
     sc = _scale(norm, total, False)
     if sc is not None and x._size:  # x is our fresh result: scale it in place
         x = _cp().multiply(x, sc, out=x)
-    return x
+    return _real_like(x, a) if len(axes) == 1 else x
 
 
 def rfft(a, n=None, axis=-1, norm=None, out=None):
@@ -311,7 +321,7 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
     ax = normalize_axis(axis, a.ndim)
     n = 2 * (a._shape[ax] - 1) if n is None else operator.index(n)
     conj = _cp().conjugate(a.astype(_cdtype(a.dtype), copy=False))
-    return _finish(_irfftn(conj, [ax], [], _swap(norm), n), out)
+    return _finish(_real_like(_irfftn(conj, [ax], [], _swap(norm), n), a), out)
 
 
 def ihfft(a, n=None, axis=-1, norm=None, out=None):
@@ -323,12 +333,14 @@ def ihfft(a, n=None, axis=-1, norm=None, out=None):
 
 # --- helpers -------------------------------------------------------------------------------
 
-def fftfreq(n, d=1.0, device=None):
-    return _cp().asarray(np.fft.fftfreq(n, d))
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
+    """NumPy's ``fftfreq``; ``dtype`` (the array API's) casts the float64 frequencies."""
+    return _cp().asarray(np.fft.fftfreq(n, d), dtype=dtype)
 
 
-def rfftfreq(n, d=1.0, device=None):
-    return _cp().asarray(np.fft.rfftfreq(n, d))
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
+    """NumPy's ``rfftfreq``; ``dtype`` as in ``fftfreq``."""
+    return _cp().asarray(np.fft.rfftfreq(n, d), dtype=dtype)
 
 
 def _roll_axis(x, shift, axis):

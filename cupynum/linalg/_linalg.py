@@ -595,13 +595,36 @@ def cond(x, p=None):
     cp = _cp()
     x = _arr(x)
     _at_least_2d(x)
-    if p is None or p == 2 or p == -2:
-        s = svdvals(x)
-        if p == -2:
-            return cp.divide(s[..., -1], s[..., 0])
-        return cp.divide(s[..., 0], s[..., -1])
-    _square(x)
-    return cp.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    with np.errstate(all="ignore"):
+        if p is None or p == 2 or p == -2:
+            s = svdvals(x)
+            r = cp.divide(s[..., -1], s[..., 0]) if p == -2 else cp.divide(s[..., 0], s[..., -1])
+        else:
+            _square(x)
+            r = cp.multiply(norm(x, p, axis=(-2, -1)), norm(_inv_or_nan(x), p, axis=(-2, -1)))
+    # NumPy: a singular matrix has condition number inf (its NaN becomes inf), unless the
+    # matrix itself holds a NaN.
+    nan = cp.isnan(r)
+    if nan.any():
+        nan &= ~cp.isnan(x).any(axis=(-2, -1))
+        r = cp.where(nan, cp.inf, r).astype(r.dtype, copy=False)
+    return r
+
+
+def _inv_or_nan(a):
+    """``inv(a)`` where each singular matrix of the stack becomes all NaN instead of raising
+    (what NumPy's ``cond`` computes with)."""
+    dt = _work_dtype(a)
+    n = a._shape[-1]
+    x = empty_array(a._shape, dt)
+    if x._size:
+        a3 = _stack3(a, dt)
+        x3 = x.reshape(a3._shape)
+        info = _backends.get().solve(a3, broadcast_view(_cp().eye(n, dtype=dt), a3._shape), x3)
+        singular = np.asarray(info).reshape(-1) > 0
+        if singular.any():
+            x3[_cp().asarray(singular)] = np.nan
+    return x
 
 
 # --- tensors, views, products ----------------------------------------------------------------

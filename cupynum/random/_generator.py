@@ -28,6 +28,23 @@ def _cp():
     return cupynum
 
 
+def _check_out(out, dtype, size):
+    """NumPy's checks of a draw's ``out=``, in its order: C or F layout, exactly the draw's
+    dtype (never a silent cast), and the shape ``size`` names when both are given."""
+    if out is None:
+        return
+    if not isinstance(out, ndarray) or not (out.flags.c_contiguous or out.flags.f_contiguous):
+        raise ValueError("Supplied output array must be contiguous, writable, aligned, and in "
+                         "machine byte-order.")
+    if out.dtype != dtype:
+        raise TypeError(f"Supplied output array has the wrong type. Expected {dtype}, got "
+                        f"{out.dtype}")
+    if size is not None:
+        wanted = tuple(size) if np.iterable(size) else (size,)
+        if wanted != out.shape:
+            raise ValueError("size must match out.shape when used together")
+
+
 def _shape(size):
     if size is None:
         return ()
@@ -206,14 +223,17 @@ class Generator:
 
     def random(self, size=None, dtype=np.float64, out=None):
         dt = self._float_dtype(dtype)
+        _check_out(out, dt, size)
         return self._out(self._draw("random01", self._size(size, out), dt), out)
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         dt = self._float_dtype(dtype)
+        _check_out(out, dt, size)
         return self._out(self._base("normal", self._size(size, out), dt), out)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
         dt = self._float_dtype(dtype)
+        _check_out(out, dt, size)
         u = self._base("uniform", self._size(size, out), dt)
         cp = _cp()
         return self._out(cp.negative(cp.log(u, out=u), out=u), out)
@@ -400,6 +420,7 @@ class Generator:
 
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
         dt = self._float_dtype(dtype)
+        _check_out(out, dt, size)
         _require(shape, "shape < 0", _neg)
         res = self._draw("gamma", self._size(size, out, shape), dt, shape, lg=False)
         return self._out(res, out)
