@@ -30,8 +30,6 @@ from ._ops import type_loops
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
 _BOOL = np.dtype(np.bool_)  # a Python bool is not weak in NEP 50: it resolves as numpy.bool
-_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
-                          "greater_equal"})
 _INT_CHARS = "bhilqBHILQ"
 # Loop chars whose parameter slot a Python scalar may be packed into as it is (the CUDA
 # launcher's struct.pack_into), giving the bits NumPy's conversion to the loop dtype gives:
@@ -293,7 +291,7 @@ class ufunc:
             raw_ok = getattr(launch, "packs_python_scalars", False) and all(
                 d is not None or chars[i] in _RAW_SCALAR_LOOPS[t]
                 for i, (t, d) in enumerate(zip(arg_types, operand_dtypes)))
-        if self.__name__ in _COMPARISONS and int in arg_types:
+        if self._row.comparison and int in arg_types:
             entry = False  # out-of-range Python ints compare by value: general path
         elif self.__name__ == "power" and chars[1] in "bhil":
             entry = False  # negative integer exponents must raise: general path checks
@@ -721,7 +719,7 @@ def _scalar_operand(uf, x, dt, ins):
         with np.errstate(over="ignore"):
             return dt.type(x)
     except OverflowError:
-        if uf.__name__ in _COMPARISONS:
+        if uf._row.comparison:
             return _HOST
         raise
 

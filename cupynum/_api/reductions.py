@@ -21,6 +21,7 @@ from .. import _backends
 from .._array import broadcast_view, empty_array, may_overlap, ndarray
 from .._backends.base import ReduceOp
 from .._dtypes import normalize
+from .._ops import BY_NAME, neutral_element
 
 __all__ = ["sum", "prod", "product", "amin", "amax", "min", "max", "argmin", "argmax", "ptp",
            "any", "all", "count_nonzero", "cumsum", "cumprod", "cumulative_sum",
@@ -46,37 +47,12 @@ def _asarray(a):
     return asarray(a)
 
 
-# --- neutral elements: what every combination of a reorderable op may start from ----------
+_ops: dict = {}
 
 
 def _neutral(name, dt):
-    k = dt.kind
-    t = dt.type
-    if name == "add":
-        return t(complex(-0.0, -0.0)) if k == "c" else t(-0.0) if k == "f" else t(0)
-    if name == "multiply":
-        return t(1)
-    if name in ("minimum", "maximum", "fmin", "fmax"):
-        big = name in ("minimum", "fmin")
-        if k == "b":
-            return t(big)
-        if k in "iu":
-            info = np.iinfo(dt)
-            return t(info.max if big else info.min)
-        if name in ("fmin", "fmax"):
-            return t(complex(np.nan, np.nan)) if k == "c" else t(np.nan)
-        v = np.inf if big else -np.inf
-        return t(complex(v, v)) if k == "c" else t(v)
-    if name in ("logical_and", "logical_or", "logical_xor"):
-        return t(name == "logical_and")
-    if name == "bitwise_and":
-        return t(True) if k == "b" else (t(-1) if k == "i" else t(np.iinfo(dt).max))
-    if name in ("bitwise_or", "bitwise_xor"):
-        return t(0)
-    return None
-
-
-_ops: dict = {}
+    row = BY_NAME.get(name)
+    return None if row is None else neutral_element(row, dt)
 
 
 def _reduce_op(name, functor, loop):
