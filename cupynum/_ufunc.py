@@ -17,15 +17,19 @@ broadcasting for operands of one shape; calls with keywords take ``_call``'s ful
 from __future__ import annotations
 
 import struct
+from types import SimpleNamespace
 
 import numpy as np
 
 from . import _backends
+from ._api.creation import arange, asarray
 from ._array import (_c_strides, _contiguity, _make, assign, broadcast_view, empty_array,
                      fresh_array, from_host, may_overlap, ndarray)
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
+from ._fallback import call_on_host
 from ._ops import type_loops
+from ._ops import UFUNCS as TABLE
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
@@ -569,8 +573,6 @@ class ufunc:
     def _host_call(self, args, out, where, casting, dtype):
         """NumPy computes it on the host (value-dependent cases such as out-of-range Python
         ints in comparisons); results come back to the device."""
-        from ._fallback import call_on_host
-
         kw = {"casting": casting}
         if out is not None:
             kw["out"] = out
@@ -592,33 +594,10 @@ class ufunc:
         return self._np.resolve_dtypes(*args, **kwargs)
 
     def _host_method(self, method, *args, **kwargs):
-        from ._fallback import call_on_host
-
         return call_on_host(getattr(self._np, method), args, kwargs)
 
-    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False,
-               initial=np._NoValue, where=True):
-        if self.nin != 2 or self.nout != 1:
-            return self._host_method("reduce", array, axis=axis, dtype=dtype, out=out,
-                                     keepdims=keepdims, initial=initial, where=where)
-        from ._api.reductions import ufunc_reduce
-
-        return ufunc_reduce(self, array, axis, dtype, out, keepdims, initial, where)
-
-    def accumulate(self, array, axis=0, dtype=None, out=None):
-        if self.nin != 2 or self.nout != 1:
-            return self._host_method("accumulate", array, axis=axis, dtype=dtype, out=out)
-        from ._api.reductions import ufunc_accumulate
-
-        return ufunc_accumulate(self, array, axis, dtype, out)
-
-    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
-        if self.nin != 2 or self.nout != 1:
-            return self._host_method("reduceat", array, indices, axis=axis, dtype=dtype,
-                                     out=out)
-        from ._api.reductions import ufunc_reduceat
-
-        return ufunc_reduceat(self, array, indices, axis, dtype, out)
+    # reduce, accumulate and reduceat are installed by _api/reductions.py, which implements
+    # them on top of the ufuncs.
 
     def at(self, a, indices, b=None, /):
         """Unbuffered ``a[indices] = self(a[indices], b)``: repeated indices accumulate."""
@@ -634,8 +613,6 @@ class ufunc:
             self.at(tmp, indices, b)
             a[...] = tmp
             return None
-        from ._api.creation import arange
-
         target = _as_array(arange(a._size, dtype=np.int64).reshape(a._shape)[indices])
         positions = target.copy().reshape(-1)  # flat element indices, NumPy's index rules
         types = (a.dtype,) if self.nin == 1 else (a.dtype, (
@@ -740,8 +717,6 @@ def _as_operand(x):
 def _as_array(x, dtype=None):
     if isinstance(x, ndarray):
         return x if dtype is None else x.astype(dtype, copy=False)
-    from ._api.creation import asarray
-
     return asarray(x, dtype=dtype)
 
 
@@ -769,10 +744,8 @@ def masked_assign(dst, src, mask):
 
 def _build():
     """ufunc objects for every table row, under their NumPy names and aliases."""
-    from ._ops import UFUNCS
-
     out = {}
-    for row in UFUNCS:
+    for row in TABLE:
         uf = ufunc(row)
         for name in (row.name,) + tuple(row.aliases):
             out[name] = uf
@@ -780,6 +753,9 @@ def _build():
 
 
 UFUNCS = _build()
+# The one way the frontend reaches a ufunc: ``uf.add(a, b)``, ``uf.isnan(x)`` (UFUNCS is the
+# same mapping as a dict, for lookups by a name held in a variable).
+uf = SimpleNamespace(**UFUNCS)
 
 
 # ndarray operators --------------------------------------------------------------------------
@@ -918,24 +894,4 @@ def _fast_scalar_power():
     ndarray.__pow__, ndarray.__ipow__ = pow_, ipow
 
 
-def _matmul_ops():
-    def matmul(self, other):
-        import cupynum
-
-        return cupynum.matmul(self, other)
-
-    def rmatmul(self, other):
-        import cupynum
-
-        return cupynum.matmul(other, self)
-
-    def imatmul(self, other):
-        import cupynum
-
-        return cupynum.matmul(self, other, out=self)
-
-    ndarray.__matmul__, ndarray.__rmatmul__, ndarray.__imatmul__ = matmul, rmatmul, imatmul
-
-
 _install_operators()
-_matmul_ops()
