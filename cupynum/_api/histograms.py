@@ -21,7 +21,16 @@ import numpy as np
 
 from .._array import _make, empty_array, ndarray
 from .._dtypes import normalize
+from .._fallback import call_on_host
+from .._ufunc import uf
 from . import reductions as _r
+from . import sorting
+from . import statistics as _s
+from .creation import asarray
+from .elementwise import where
+from .indexing import take
+from .manipulation import stack
+from .sorting import searchsorted
 
 __all__ = ["bincount", "digitize", "histogram_bin_edges", "histogram", "histogram2d",
            "histogramdd", "correlate", "convolve", "gradient"]
@@ -302,15 +311,6 @@ def _stone(a, n, ptp_x, rng):
 
 
 import numpy.lib._histograms_impl as _hist  # noqa: E402
-from .._ufunc import uf
-from . import sorting
-from . import statistics as _s
-from .._fallback import call_on_host
-from .creation import asarray
-from .elementwise import where
-from .indexing import take
-from .manipulation import stack
-from .sorting import searchsorted
 
 
 def _get_bin_edges(a, bins, range, weights):
