@@ -640,7 +640,7 @@ _HOST = object()  # marks an operand only NumPy can handle (value-dependent prom
 def _check_integer_exponent(b):
     """NumPy refuses negative integer exponents (a sync point when b is an array)."""
     if isinstance(b, ndarray):
-        negative = b._size and bool(UFUNCS["less"](b, 0)._host().any())
+        negative = b._size and bool(uf.less(b, 0)._host().any())
     else:
         negative = b < 0
     if negative:
@@ -855,7 +855,7 @@ def _install_operators():
         setattr(ndarray, f"__r{short}__", reflected)
         setattr(ndarray, f"__i{short}__", inplace)
     _fast_scalar_power()
-    dm_forward, dm_reflected, _ = _binary(UFUNCS["divmod"])
+    dm_forward, dm_reflected, _ = _binary(uf.divmod)
     ndarray.__divmod__, ndarray.__rdivmod__ = dm_forward, dm_reflected
     for short, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                         "gt": "greater", "ge": "greater_equal"}.items():
@@ -872,8 +872,8 @@ def _fast_scalar_power():
     ``sqrt`` (so ``(-0.0) ** 0.5`` is -0.0, as ``sqrt`` gives); in place for ``**=``."""
     power, ipower = ndarray.__pow__, ndarray.__ipow__
     # (exponent type, value): the type is part of the key, so 2.0 and True stay on power
-    by_exponent = {(int, 2): UFUNCS["square"], (int, -1): UFUNCS["reciprocal"],
-                   (float, 0.5): UFUNCS["sqrt"]}
+    by_exponent = {(int, 2): uf.square, (int, -1): uf.reciprocal,
+                   (float, 0.5): uf.sqrt}
 
     def pow_(self, other):
         t = type(other)
