@@ -36,6 +36,7 @@ from ._api.histograms import *  # noqa: E402,F401,F403
 from ._api.products import *  # noqa: E402,F401,F403
 from ._api.indexing import *  # noqa: E402,F401,F403
 from ._api.manipulation import *  # noqa: E402,F401,F403
+from ._api.padding import *  # noqa: E402,F401,F403
 from ._api.sorting import *  # noqa: E402,F401,F403
 from ._api.windows import *  # noqa: E402,F401,F403
 from ._api.interpolate import *  # noqa: E402,F401,F403
@@ -47,6 +48,7 @@ from ._api.printing import *  # noqa: E402,F401,F403
 from ._api.iteration import *  # noqa: E402,F401,F403
 from ._api.poly1d import *  # noqa: E402,F401,F403
 from ._api.host_objects import *  # noqa: E402,F401,F403
+from . import _dispatch  # noqa: E402,F401  (installs the ndarray's NumPy protocols)
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
@@ -98,6 +100,49 @@ def __getattr__(name: str):
     from ._fallback import fallback_proxy
 
     return fallback_proxy(_np, name, "cupynum")
+
+
+# Methods that are NumPy functions with the array first: ``a.sum(...)`` is
+# ``cupynum.sum(a, ...)``, native or through the fallback, whichever the namespace holds.
+# Installed here, once every function exists, so that the ndarray imports nothing above it;
+# a plain function as a class attribute costs nothing per call.
+_FUNCTION_METHODS = (
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "conj",
+    "conjugate", "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min", "nonzero",
+    "prod", "ptp", "put", "repeat", "round", "searchsorted", "std", "sum", "take", "trace",
+    "var",
+)
+
+
+def _install_methods():
+    namespace = globals()
+
+    def method(func):  # a Python function binds as a method; others (ufuncs) get a wrapper
+        if isinstance(func, _types.FunctionType):
+            return func
+        return lambda self, *args, **kwargs: func(self, *args, **kwargs)
+
+    for name in _FUNCTION_METHODS:
+        setattr(ndarray, name, method(namespace.get(name) or __getattr__(name)))
+    sort_, partition_, compress_ = (namespace[n] for n in ("sort", "partition", "compress"))
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """Sort in place, as ``ndarray.sort`` does."""
+        self[...] = sort_(self, axis, kind, order, stable=stable)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        """Partition in place, as ``ndarray.partition`` does."""
+        self[...] = partition_(self, kth, axis, kind, order)
+
+    def compress(self, condition, axis=None, out=None):
+        """``cupynum.compress(condition, a, ...)``: the condition comes first there."""
+        return compress_(condition, self, axis, out)
+
+    ndarray.sort, ndarray.partition, ndarray.compress = sort, partition, compress
+
+
+_install_methods()
+del _install_methods
 
 
 import sys as _sys  # noqa: E402

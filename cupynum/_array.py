@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from . import _backends
+from ._device import current_device
 from ._dtypes import normalize, normalize_for_view
 from ._indexing import AdvancedIndex, basic_view, normalize_axis, slice_axis
 
@@ -159,8 +160,6 @@ class ndarray:
 
     @property
     def device(self):
-        from ._device import current_device
-
         return current_device()
 
     @property
@@ -483,13 +482,11 @@ class ndarray:
             if view is not None:
                 return view
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
-            return (_getitem_advanced or _advanced_getter())(self, key)
+            return _getitem_advanced(self, key)
         try:
             offset, shape, strides = basic_view(self._offset, self._shape, self._strides, key)
         except AdvancedIndex:
-            from ._api import indexing
-
-            return indexing.getitem_advanced(self, key)
+            return _getitem_advanced(self, key)
         return _make(self._buf, offset, shape, strides, self.dtype, self._root())
 
     def _slice0(self, key, base):
@@ -546,38 +543,14 @@ class ndarray:
                     offset, shape, strides = basic_view(self._offset, self._shape,
                                                         self._strides, key)
                 except AdvancedIndex:
-                    from ._api import indexing
-
-                    return indexing.setitem_advanced(self, key, value)
+                    return _setitem_advanced(self, key, value)
                 target = _make(self._buf, offset, shape, strides, self.dtype, self)
         assign(target, value)
 
     # protocols --------------------------------------------------------------------------
-    def __array_namespace__(self, api_version=None):
-        import cupynum
-
-        return cupynum
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from ._dispatch import array_ufunc
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        from ._dispatch import array_function
-
-        return array_function(func, types, args, kwargs)
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from ._interop import to_dlpack
-
-        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device,
-                         copy=copy)
-
-    def __dlpack_device__(self):
-        from ._interop import dlpack_device
-
-        return dlpack_device(self)
+    # __array_namespace__, __array_ufunc__ and __array_function__ are installed by
+    # _dispatch.py, __dlpack__ and __dlpack_device__ by _interop.py (they build on the
+    # namespace and on the array): the ndarray imports nothing above it.
 
     @property
     def __cuda_array_interface__(self):
@@ -599,15 +572,18 @@ def _cai_stream():
 
 
 # ------------------------------------------------------------------------------------------
-_getitem_advanced = None  # _api.indexing.getitem_advanced, imported on first use
+def _advanced_indexing_missing(*args):
+    raise RuntimeError("advanced indexing is installed by cupynum._api.indexing")
 
 
-def _advanced_getter():
-    global _getitem_advanced
-    from ._api import indexing
+# a[idx] and a[idx] = v for keys that are not basic views: installed by _api/indexing.py,
+# which builds advanced indexing on the ndarray (install_advanced_indexing).
+_getitem_advanced = _setitem_advanced = _advanced_indexing_missing
 
-    _getitem_advanced = indexing.getitem_advanced
-    return _getitem_advanced
+
+def install_advanced_indexing(getitem, setitem):
+    global _getitem_advanced, _setitem_advanced
+    _getitem_advanced, _setitem_advanced = getitem, setitem
 
 
 def _make(buf, offset, shape, strides, dtype, base):
@@ -950,10 +926,8 @@ class _FlatIter:
         v = v.reshape(-1)
         if v._size == 0:
             return flat[key]  # writes the selected elements back unchanged
-        if v._size != n:
-            from ._api.creation import arange
-
-            v = v[arange(n) % v._size]
+        if v._size != n:  # NumPy repeats the values over the selection
+            v = v[from_host(np.arange(n, dtype=np.intp) % v._size)]
         return v.reshape(shape)
 
     def copy(self):
@@ -961,32 +935,3 @@ class _FlatIter:
 
     def __array__(self, dtype=None, copy=None):
         return self._flat().__array__(dtype)
-
-
-# Methods that are NumPy functions with the array first: ``a.sum(...)`` is
-# ``cupynum.sum(a, ...)``, native or through the fallback, whichever the namespace holds.
-_FUNCTION_METHODS = (
-    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "compress",
-    "conj", "conjugate", "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min",
-    "nonzero", "partition", "prod", "ptp", "put", "repeat", "round", "searchsorted", "sort",
-    "std", "sum", "take", "trace", "var",
-)
-
-
-def _function_method(name):
-    def method(self, *args, **kwargs):
-        import cupynum
-
-        if name in ("sort", "partition"):  # in place, as ndarray.sort is
-            self[...] = getattr(cupynum, name)(self, *args, **kwargs)
-            return None
-        return getattr(cupynum, name)(self, *args, **kwargs)
-
-    method.__name__ = name
-    method.__doc__ = f"``cupynum.{name}(a, ...)`` as a method."
-    return method
-
-
-for _name in _FUNCTION_METHODS:
-    setattr(ndarray, _name, _function_method(_name))
-del _name

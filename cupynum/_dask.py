@@ -15,13 +15,15 @@ import sys
 
 import numpy as np
 
-import cupynum
+from . import random as _random
+from ._api.creation import asarray, ascontiguousarray, asnumpy, empty
+from ._array import ndarray
 
 
 # sizeof -------------------------------------------------------------------------------------
 def register_sizeof(sizeof) -> None:
     """The ``dask.sizeof`` entry point: register cupynum arrays, and the later hooks."""
-    sizeof.register(cupynum.ndarray)(lambda x: int(x.nbytes))
+    sizeof.register(ndarray)(lambda x: int(x.nbytes))
     after_import("dask.array.chunk_types", _register_chunk_type)
     after_import("distributed.protocol", _register_serializers)
     after_import("dask_cuda.get_device_memory_objects", _register_device_memory_objects)
@@ -32,7 +34,7 @@ def register_sizeof(sizeof) -> None:
 def _register_chunk_type(chunk_types) -> None:
     """A Dask array then treats cupynum arrays beside it as chunks (``x @ cupynum_array``
     stays a Dask array), rather than handing the operation to them."""
-    chunk_types.register_chunk_type(cupynum.ndarray)
+    chunk_types.register_chunk_type(ndarray)
 
 
 # distributed: the "cuda" and "dask" serialiser families -----------------------------------
@@ -41,7 +43,7 @@ def _header(x) -> dict:
 
 
 def _on_device() -> bool:
-    from cupynum import _backends
+    from . import _backends
 
     return _backends.name() != "host"
 
@@ -51,36 +53,36 @@ def serialize_device(x):
     ``__cuda_array_interface__``, so UCX moves them GPU to GPU)."""
     if not _on_device():
         raise NotImplementedError("cupynum runs on its host backend: no device frames")
-    flat = cupynum.ascontiguousarray(x).reshape(-1).view(np.uint8)
+    flat = ascontiguousarray(x).reshape(-1).view(np.uint8)
     return _header(x), [flat]
 
 
 def deserialize_device(header, frames):
     (frame,) = frames
-    data = cupynum.asarray(frame).reshape(-1).view(np.uint8)
+    data = asarray(frame).reshape(-1).view(np.uint8)
     return data.view(np.dtype(header["dtype"])).reshape(header["shape"])
 
 
 def serialize_host(x):
     """The "dask" family: the bytes as one host frame (TCP, spilling to host memory)."""
-    host = np.ascontiguousarray(cupynum.asnumpy(x))
+    host = np.ascontiguousarray(asnumpy(x))
     return _header(x), [memoryview(host.reshape(-1).view(np.uint8))]
 
 
 def deserialize_host(header, frames):
     (frame,) = frames
     host = np.frombuffer(frame, dtype=np.uint8).view(np.dtype(header["dtype"]))
-    return cupynum.asarray(host.reshape(header["shape"]))
+    return asarray(host.reshape(header["shape"]))
 
 
 def _register_serializers(protocol) -> None:
     from distributed.protocol.cuda import cuda_deserialize, cuda_serialize
     from distributed.protocol.serialize import dask_deserialize, dask_serialize
 
-    cuda_serialize.register(cupynum.ndarray)(serialize_device)
-    cuda_deserialize.register(cupynum.ndarray)(deserialize_device)
-    dask_serialize.register(cupynum.ndarray)(serialize_host)
-    dask_deserialize.register(cupynum.ndarray)(deserialize_host)
+    cuda_serialize.register(ndarray)(serialize_device)
+    cuda_deserialize.register(ndarray)(deserialize_device)
+    dask_serialize.register(ndarray)(serialize_host)
+    dask_deserialize.register(ndarray)(deserialize_host)
 
 
 # dask-cuda: which objects hold device memory (its spilling counts and moves them) ---------
@@ -89,11 +91,11 @@ def _owner(x):
 
 
 def _register_device_memory_objects(module) -> None:
-    module.dispatch.register(cupynum.ndarray)(lambda x: [_owner(x)] if _on_device() else [])
+    module.dispatch.register(ndarray)(lambda x: [_owner(x)] if _on_device() else [])
 
 
 def _register_is_device_object(module) -> None:
-    module.is_device_object.register(cupynum.ndarray)(lambda x: _on_device())
+    module.is_device_object.register(ndarray)(lambda x: _on_device())
 
 
 # dask.array: its CuPy test is a substring test of the type's name ------------------------
@@ -127,10 +129,10 @@ def _backend_entrypoint_class():
 
     import dask.array as da
 
-    to_numpy_dispatch.register(cupynum.ndarray)(lambda x, **kwargs: cupynum.asnumpy(x))
+    to_numpy_dispatch.register(ndarray)(lambda x, **kwargs: asnumpy(x))
 
     def with_meta(name, *args, meta=None, **kwargs):
-        meta = cupynum.empty(()) if meta is None else meta
+        meta = empty(()) if meta is None else meta
         with config.set({"array.backend": "numpy"}):
             return getattr(da, name)(*args, meta=meta, **kwargs)
 
@@ -143,17 +145,17 @@ def _backend_entrypoint_class():
 
         @classmethod
         def to_backend(cls, data, **kwargs):
-            if isinstance(data._meta, cupynum.ndarray):
+            if isinstance(data._meta, ndarray):
                 return data
             return data.map_blocks(_to_cupynum, **kwargs)
 
         @property
         def RandomState(self):
-            return cupynum.random.RandomState
+            return _random.RandomState
 
         @property
         def default_bit_generator(self):
-            return cupynum.random.Philox
+            return _random.Philox
 
         @staticmethod
         def ones(*args, **kwargs):
@@ -173,7 +175,7 @@ def _backend_entrypoint_class():
 
         @staticmethod
         def arange(*args, like=None, **kwargs):
-            like = cupynum.empty(()) if like is None else like
+            like = empty(()) if like is None else like
             with config.set({"array.backend": "numpy"}):
                 return da.arange(*args, like=like, **kwargs)
 
@@ -181,7 +183,7 @@ def _backend_entrypoint_class():
 
 
 def _to_cupynum(data, **kwargs):
-    return cupynum.asarray(data)
+    return asarray(data)
 
 
 def __getattr__(name):

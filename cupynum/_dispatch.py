@@ -48,3 +48,24 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if isinstance(out, tuple) and len(out) == 1:  # NumPy always hands ``out`` as a tuple
         kwargs = dict(kwargs, out=out[0])
     return getattr(ours, method)(*inputs, **kwargs)
+
+
+# The ndarray's protocol methods: installed here, above the ndarray, because they answer
+# with the namespace (the ndarray itself imports nothing above it).
+def _array_namespace(self, api_version=None):
+    import cupynum
+
+    return cupynum
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    return array_ufunc(ufunc, method, inputs, kwargs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    return array_function(func, types, args, kwargs)
+
+
+ndarray.__array_namespace__ = _array_namespace
+ndarray.__array_ufunc__ = _array_ufunc
+ndarray.__array_function__ = _array_function

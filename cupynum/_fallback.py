@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from . import _config
+from . import _backends, _config
 from ._array import from_host, ndarray
 from ._ops import SUPPORTED_DTYPES
 
@@ -89,8 +89,6 @@ def _host_callable(func):
 
 
 def _write(dev: ndarray, host: np.ndarray) -> None:
-    from . import _backends
-
     _backends.get().write_host(dev, np.ascontiguousarray(host))
 
 

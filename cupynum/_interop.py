@@ -12,7 +12,8 @@ import ctypes
 import numpy as np
 
 from . import _backends
-from ._array import _make, ndarray
+from ._array import _c_strides, _make, from_host, ndarray
+from ._backends.host import view
 from ._dtypes import normalize
 
 _KDL_CPU, _KDL_CUDA = 1, 2
@@ -28,8 +29,6 @@ def dlpack_device(a):
 def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
     backend = _backends.get()
     if backend.name != "cuda":
-        from ._backends.host import view
-
         host = view(a) if not copy else a._host()
         return host.__dlpack__(stream=stream) if max_version is None else host.__dlpack__(
             stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
@@ -130,8 +129,6 @@ def from_dlpack(x, *, device=None, copy=None):
     backend = _backends.get()
     if backend.name != "cuda":
         host = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
-        from ._array import from_host
-
         return from_host(np.array(host, copy=True))
     if hasattr(x, "__cuda_array_interface__"):
         out = _from_cai(x)
@@ -146,8 +143,6 @@ def _from_cai(x):
     shape = tuple(cai["shape"])
     strides = cai.get("strides")
     if strides is None:
-        from ._array import _c_strides
-
         strides = _c_strides(shape, dt.itemsize)
     ptr = cai["data"][0]
     stream = cai.get("stream")
@@ -170,8 +165,6 @@ def _from_strided_memory_view(x):
     shape = tuple(view.shape)
     strides = view.strides
     if strides is None:
-        from ._array import _c_strides
-
         strides = _c_strides(shape, dt.itemsize)
     else:
         strides = tuple(s * dt.itemsize for s in strides)
@@ -184,3 +177,14 @@ def _wrap(ptr, shape, strides, dt, owner):
         size *= n
     buf = _ForeignBuffer(ptr, size * dt.itemsize, owner)
     return _make(buf, 0, shape, strides, dt, None)
+
+
+# The ndarray's DLPack export, installed here (above the ndarray, which imports nothing
+# above it).
+def _ndarray_dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device,
+                     copy=copy)
+
+
+ndarray.__dlpack__ = _ndarray_dlpack
+ndarray.__dlpack_device__ = dlpack_device

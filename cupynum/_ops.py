@@ -52,6 +52,12 @@ class UfuncDef(NamedTuple):
     functor: str  # cpn::<functor> in kernels/
     aliases: tuple[str, ...] = ()
     half_native: bool = False  # float16 loops pass cpn::half, not float, to the functor
+    # A reduction's neutral element, by rule (see neutral_element); None: the op has none,
+    # so its reductions are not reorderable (they combine strictly left to right).
+    neutral: str | None = None
+    # Comparisons take Python ints by value: one out of the loop dtype's range still compares
+    # (NumPy's result, computed on the host) instead of raising.
+    comparison: bool = False
 
     @property
     def ufunc(self) -> np.ufunc:
@@ -77,9 +83,45 @@ class UfuncDef(NamedTuple):
     def public_names(self) -> tuple[str, ...]:
         return (self.name,) + self.aliases
 
+    @property
+    def reorderable(self) -> bool:
+        """Whether a reduction may combine elements in any grouping (it has a neutral
+        element to start every partial combination from)."""
+        return self.neutral is not None
 
-def _row(name, *aliases, functor=None, half_native=False):
-    return UfuncDef(name, functor or name, tuple(aliases), half_native)
+
+def neutral_element(row: UfuncDef, dt: np.dtype):
+    """The NumPy scalar of dtype ``dt`` that every partial combination of ``row``'s
+    reduction may start from (``op(neutral, x) == x`` bit for bit), or None.  The rules:
+    ``-zero`` (add: -0.0 keeps a sum of -0.0 negative), ``zero``, ``one``, ``true``,
+    ``false``, ``all_bits`` (every bit set), ``highest``/``lowest`` (the type's largest or
+    smallest value, inf for floats) and ``nan_or_highest``/``nan_or_lowest`` (the same, but
+    NaN for floats: fmin and fmax skip NaN)."""
+    rule = row.neutral
+    if rule is None:
+        return None
+    k, t = dt.kind, dt.type
+    if rule == "-zero":
+        return t(complex(-0.0, -0.0)) if k == "c" else t(-0.0) if k == "f" else t(0)
+    if rule == "zero":
+        return t(0)
+    if rule == "one":
+        return t(1)
+    if rule in ("true", "false"):
+        return t(rule == "true")
+    if rule == "all_bits":
+        return t(True) if k == "b" else t(-1) if k == "i" else t(np.iinfo(dt).max)
+    high = rule.endswith("highest")
+    if k == "b":
+        return t(high)
+    if k in "iu":
+        return t(np.iinfo(dt).max if high else np.iinfo(dt).min)
+    v = np.nan if rule.startswith("nan_or_") else np.inf if high else -np.inf
+    return t(complex(v, v)) if k == "c" else t(v)
+
+
+def _row(name, *aliases, functor=None, half_native=False, neutral=None, comparison=False):
+    return UfuncDef(name, functor or name, tuple(aliases), half_native, neutral, comparison)
 
 
 # Every ufunc in NumPy's top-level namespace except the gufuncs (matmul, vecdot, matvec,
@@ -87,7 +129,7 @@ def _row(name, *aliases, functor=None, half_native=False):
 # fmt: off
 UFUNCS: tuple[UfuncDef, ...] = (
     _row("absolute", "abs"),
-    _row("add"),
+    _row("add", neutral="-zero"),
     _row("arccos", "acos"),
     _row("arccosh", "acosh"),
     _row("arcsin", "asin"),
@@ -95,10 +137,10 @@ UFUNCS: tuple[UfuncDef, ...] = (
     _row("arctan", "atan"),
     _row("arctan2", "atan2"),
     _row("arctanh", "atanh"),
-    _row("bitwise_and"),
+    _row("bitwise_and", neutral="all_bits"),
     _row("bitwise_count"),
-    _row("bitwise_or"),
-    _row("bitwise_xor"),
+    _row("bitwise_or", neutral="zero"),
+    _row("bitwise_xor", neutral="zero"),
     _row("cbrt"),
     _row("ceil"),
     _row("conjugate", "conj"),
@@ -109,7 +151,7 @@ UFUNCS: tuple[UfuncDef, ...] = (
     _row("degrees", functor="rad2deg"),
     _row("divide", "true_divide"),
     _row("divmod"),
-    _row("equal"),
+    _row("equal", comparison=True),
     _row("exp"),
     _row("exp2"),
     _row("expm1"),
@@ -117,13 +159,13 @@ UFUNCS: tuple[UfuncDef, ...] = (
     _row("float_power"),
     _row("floor"),
     _row("floor_divide"),
-    _row("fmax", half_native=True),
-    _row("fmin", half_native=True),
+    _row("fmax", half_native=True, neutral="nan_or_lowest"),
+    _row("fmin", half_native=True, neutral="nan_or_highest"),
     _row("fmod"),
     _row("frexp"),
     _row("gcd"),
-    _row("greater"),
-    _row("greater_equal"),
+    _row("greater", comparison=True),
+    _row("greater_equal", comparison=True),
     _row("heaviside"),
     _row("hypot"),
     _row("invert", "bitwise_invert", "bitwise_not"),
@@ -134,25 +176,25 @@ UFUNCS: tuple[UfuncDef, ...] = (
     _row("lcm"),
     _row("ldexp"),
     _row("left_shift", "bitwise_left_shift"),
-    _row("less"),
-    _row("less_equal"),
+    _row("less", comparison=True),
+    _row("less_equal", comparison=True),
     _row("log"),
     _row("log10"),
     _row("log1p"),
     _row("log2"),
     _row("logaddexp"),
     _row("logaddexp2"),
-    _row("logical_and"),
+    _row("logical_and", neutral="true"),
     _row("logical_not"),
-    _row("logical_or"),
-    _row("logical_xor"),
-    _row("maximum", half_native=True),
-    _row("minimum", half_native=True),
+    _row("logical_or", neutral="false"),
+    _row("logical_xor", neutral="false"),
+    _row("maximum", half_native=True, neutral="lowest"),
+    _row("minimum", half_native=True, neutral="highest"),
     _row("modf"),
-    _row("multiply"),
+    _row("multiply", neutral="one"),
     _row("negative"),
     _row("nextafter", half_native=True),
-    _row("not_equal"),
+    _row("not_equal", comparison=True),
     _row("positive"),
     _row("power", "pow"),
     _row("rad2deg"),

@@ -17,21 +17,23 @@ broadcasting for operands of one shape; calls with keywords take ``_call``'s ful
 from __future__ import annotations
 
 import struct
+from types import SimpleNamespace
 
 import numpy as np
 
 from . import _backends
+from ._api.creation import arange, asarray
 from ._array import (_c_strides, _contiguity, _make, assign, broadcast_view, empty_array,
                      fresh_array, from_host, may_overlap, ndarray)
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
+from ._fallback import call_on_host
 from ._ops import type_loops
+from ._ops import UFUNCS as TABLE
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
 _BOOL = np.dtype(np.bool_)  # a Python bool is not weak in NEP 50: it resolves as numpy.bool
-_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
-                          "greater_equal"})
 _INT_CHARS = "bhilqBHILQ"
 # Loop chars whose parameter slot a Python scalar may be packed into as it is (the CUDA
 # launcher's struct.pack_into), giving the bits NumPy's conversion to the loop dtype gives:
@@ -293,7 +295,7 @@ class ufunc:
             raw_ok = getattr(launch, "packs_python_scalars", False) and all(
                 d is not None or chars[i] in _RAW_SCALAR_LOOPS[t]
                 for i, (t, d) in enumerate(zip(arg_types, operand_dtypes)))
-        if self.__name__ in _COMPARISONS and int in arg_types:
+        if self._row.comparison and int in arg_types:
             entry = False  # out-of-range Python ints compare by value: general path
         elif self.__name__ == "power" and chars[1] in "bhil":
             entry = False  # negative integer exponents must raise: general path checks
@@ -575,8 +577,6 @@ class ufunc:
     def _host_call(self, args, out, where, casting, dtype):
         """NumPy computes it on the host (value-dependent cases such as out-of-range Python
         ints in comparisons); results come back to the device."""
-        from ._fallback import call_on_host
-
         kw = {"casting": casting}
         if out is not None:
             kw["out"] = out
@@ -598,33 +598,10 @@ class ufunc:
         return self._np.resolve_dtypes(*args, **kwargs)
 
     def _host_method(self, method, *args, **kwargs):
-        from ._fallback import call_on_host
-
         return call_on_host(getattr(self._np, method), args, kwargs)
 
-    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False,
-               initial=np._NoValue, where=True):
-        if self.nin != 2 or self.nout != 1:
-            return self._host_method("reduce", array, axis=axis, dtype=dtype, out=out,
-                                     keepdims=keepdims, initial=initial, where=where)
-        from ._api.reductions import ufunc_reduce
-
-        return ufunc_reduce(self, array, axis, dtype, out, keepdims, initial, where)
-
-    def accumulate(self, array, axis=0, dtype=None, out=None):
-        if self.nin != 2 or self.nout != 1:
-            return self._host_method("accumulate", array, axis=axis, dtype=dtype, out=out)
-        from ._api.reductions import ufunc_accumulate
-
-        return ufunc_accumulate(self, array, axis, dtype, out)
-
-    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
-        if self.nin != 2 or self.nout != 1:
-            return self._host_method("reduceat", array, indices, axis=axis, dtype=dtype,
-                                     out=out)
-        from ._api.reductions import ufunc_reduceat
-
-        return ufunc_reduceat(self, array, indices, axis, dtype, out)
+    # reduce, accumulate and reduceat are installed by _api/reductions.py, which implements
+    # them on top of the ufuncs.
 
     def at(self, a, indices, b=None, /):
         """Unbuffered ``a[indices] = self(a[indices], b)``: repeated indices accumulate."""
@@ -640,8 +617,6 @@ class ufunc:
             self.at(tmp, indices, b)
             a[...] = tmp
             return None
-        from ._api.creation import arange
-
         target = _as_array(arange(a._size, dtype=np.int64).reshape(a._shape)[indices])
         positions = target.copy().reshape(-1)  # flat element indices, NumPy's index rules
         types = (a.dtype,) if self.nin == 1 else (a.dtype, (
@@ -669,7 +644,7 @@ _HOST = object()  # marks an operand only NumPy can handle (value-dependent prom
 def _check_integer_exponent(b):
     """NumPy refuses negative integer exponents (a sync point when b is an array)."""
     if isinstance(b, ndarray):
-        negative = b._size and bool(UFUNCS["less"](b, 0)._host().any())
+        negative = b._size and bool(uf.less(b, 0)._host().any())
     else:
         negative = b < 0
     if negative:
@@ -725,7 +700,7 @@ def _scalar_operand(uf, x, dt, ins):
         with np.errstate(over="ignore"):
             return dt.type(x)
     except OverflowError:
-        if uf.__name__ in _COMPARISONS:
+        if uf._row.comparison:
             return _HOST
         raise
 
@@ -746,8 +721,6 @@ def _as_operand(x):
 def _as_array(x, dtype=None):
     if isinstance(x, ndarray):
         return x if dtype is None else x.astype(dtype, copy=False)
-    from ._api.creation import asarray
-
     return asarray(x, dtype=dtype)
 
 
@@ -786,10 +759,8 @@ def masked_assign(dst, src, mask):
 
 def _build():
     """ufunc objects for every table row, under their NumPy names and aliases."""
-    from ._ops import UFUNCS
-
     out = {}
-    for row in UFUNCS:
+    for row in TABLE:
         uf = ufunc(row)
         for name in (row.name,) + tuple(row.aliases):
             out[name] = uf
@@ -797,6 +768,9 @@ def _build():
 
 
 UFUNCS = _build()
+# The one way the frontend reaches a ufunc: ``uf.add(a, b)``, ``uf.isnan(x)`` (UFUNCS is the
+# same mapping as a dict, for lookups by a name held in a variable).
+uf = SimpleNamespace(**UFUNCS)
 
 
 # ndarray operators --------------------------------------------------------------------------
@@ -896,7 +870,7 @@ def _install_operators():
         setattr(ndarray, f"__r{short}__", reflected)
         setattr(ndarray, f"__i{short}__", inplace)
     _fast_scalar_power()
-    dm_forward, dm_reflected, _ = _binary(UFUNCS["divmod"])
+    dm_forward, dm_reflected, _ = _binary(uf.divmod)
     ndarray.__divmod__, ndarray.__rdivmod__ = dm_forward, dm_reflected
     for short, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                         "gt": "greater", "ge": "greater_equal"}.items():
@@ -913,8 +887,8 @@ def _fast_scalar_power():
     ``sqrt`` (so ``(-0.0) ** 0.5`` is -0.0, as ``sqrt`` gives); in place for ``**=``."""
     power, ipower = ndarray.__pow__, ndarray.__ipow__
     # (exponent type, value): the type is part of the key, so 2.0 and True stay on power
-    by_exponent = {(int, 2): UFUNCS["square"], (int, -1): UFUNCS["reciprocal"],
-                   (float, 0.5): UFUNCS["sqrt"]}
+    by_exponent = {(int, 2): uf.square, (int, -1): uf.reciprocal,
+                   (float, 0.5): uf.sqrt}
 
     def pow_(self, other):
         t = type(other)
@@ -935,24 +909,4 @@ def _fast_scalar_power():
     ndarray.__pow__, ndarray.__ipow__ = pow_, ipow
 
 
-def _matmul_ops():
-    def matmul(self, other):
-        import cupynum
-
-        return cupynum.matmul(self, other)
-
-    def rmatmul(self, other):
-        import cupynum
-
-        return cupynum.matmul(other, self)
-
-    def imatmul(self, other):
-        import cupynum
-
-        return cupynum.matmul(self, other, out=self)
-
-    ndarray.__matmul__, ndarray.__rmatmul__, ndarray.__imatmul__ = matmul, rmatmul, imatmul
-
-
 _install_operators()
-_matmul_ops()

@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from . import _backends
+from ._api.creation import asarray
 from ._array import broadcast_view, empty_array, ndarray
 from ._dtypes import normalize
 
@@ -175,8 +176,6 @@ class ElementwiseKernel:
             raise TypeError(f"{self.name} takes {nin} inputs (and optionally {nout} outputs), "
                             f"got {len(args)} arguments")
         _require_cuda("ElementwiseKernel")
-        from ._api.creation import asarray
-
         ins = [a if isinstance(a, (ndarray, np.generic, int, float, complex, bool))
                else asarray(a) for a in args[:nin]]
         in_types, out_types, bound = self._types(ins)

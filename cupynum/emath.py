@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._api import creation, reductions
+from ._ufunc import UFUNCS, uf
+
 __all__ = ["sqrt", "log", "log2", "logn", "log10", "power", "arccos", "arcsin", "arctanh"]
 
 # NumPy's _tocomplex: these become complex64, everything else complex128
 _SINGLE_KINDS = frozenset(np.dtype(t) for t in (np.single, np.byte, np.short, np.ubyte,
                                                 np.ushort, np.csingle))
-
-
-def _cp():
-    import cupynum
-
-    return cupynum
 
 
 def _tocomplex(x):
@@ -25,28 +22,28 @@ def _tocomplex(x):
 
 def _any_real_where(x, test) -> bool:
     """Whether some element of a real array passes ``test`` (complex arrays: never)."""
-    return x.dtype.kind != "c" and bool(_cp().any(test(x)))
+    return x.dtype.kind != "c" and bool(reductions.any(test(x)))
 
 
 def _fix_real_lt_zero(x):
-    x = _cp().asarray(x)
+    x = creation.asarray(x)
     return _tocomplex(x) if _any_real_where(x, lambda v: v < 0) else x
 
 
 def _fix_int_lt_zero(x):
-    x = _cp().asarray(x)
+    x = creation.asarray(x)
     return x * 1.0 if _any_real_where(x, lambda v: v < 0) else x
 
 
 def _fix_real_abs_gt_1(x):
-    x = _cp().asarray(x)
+    x = creation.asarray(x)
     return _tocomplex(x) if _any_real_where(x, lambda v: abs(v) > 1) else x
 
 
 def _in_domain(name, fix):
     """``numpy.emath.<name>``: the ufunc ``name`` of ``fix(x)``."""
     def f(x):
-        return getattr(_cp(), name)(fix(x))
+        return UFUNCS[name](fix(x))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"numpy.emath.{name}: complex results where a real x leaves the domain."
@@ -63,9 +60,8 @@ arctanh = _in_domain("arctanh", _fix_real_abs_gt_1)
 
 
 def logn(n, x):
-    cp = _cp()
-    return cp.log(_fix_real_lt_zero(x)) / cp.log(_fix_real_lt_zero(n))
+    return uf.log(_fix_real_lt_zero(x)) / uf.log(_fix_real_lt_zero(n))
 
 
 def power(x, p):
-    return _cp().power(_fix_real_lt_zero(x), _fix_int_lt_zero(p))
+    return uf.power(_fix_real_lt_zero(x), _fix_int_lt_zero(p))

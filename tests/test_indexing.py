@@ -240,6 +240,14 @@ def test_place_putmask_choose_compress_extract_select():
     compare(lambda xp: xp.choose(xp.asarray([0, 3]), [[1, 2], [3, 4]]))
     compare(lambda xp, a: xp.compress([True, False, True], a, axis=0), a)
     compare(lambda xp, a: xp.compress([False, True], a), a)
+    compare(lambda xp, a: a.compress([True, False, True], axis=0), a)  # the method's order
+    compare(lambda xp: xp.choose(xp.asarray([0]), []))  # ValueError, as NumPy
+
+    def put_cycled(xp, a):  # fewer values than indices: NumPy repeats them in order
+        xp.put(a, [0, 5, 7, 11], xp.asarray([-1.0, -2.0, -3.0]))
+        return a
+
+    compare(put_cycled, a)
     compare(lambda xp, a: xp.extract(a > 4, a), a)
     compare(lambda xp, a: xp.select([a < 3, a > 8], [a, a ** 2], default=-1), a)
 

@@ -141,3 +141,51 @@ def test_headers_and_types():
 @pytest.mark.parametrize("row", _ops.UFUNCS, ids=lambda r: r.name)
 def test_row_has_loops_unless_datetime(row):
     assert row.loops or row.name == "isnat"
+
+
+def _same_bits(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    return x.dtype == y.dtype and x.tobytes() == y.tobytes() or (
+        x.dtype == y.dtype and x.dtype.kind in "fc" and bool(np.isnan(x)) and bool(np.isnan(y)))
+
+
+def test_neutral_elements_are_neutral():
+    """A row's neutral element n (the op table's ``neutral`` column) gives op(n, x) == x,
+    bit for bit, over edge values of every same-typed loop; rows without one are the ones
+    whose reductions are not reorderable."""
+    with_neutral = {row.name for row in _ops.UFUNCS if row.neutral is not None}
+    assert with_neutral == {"add", "multiply", "minimum", "maximum", "fmin", "fmax",
+                            "logical_and", "logical_or", "logical_xor", "bitwise_and",
+                            "bitwise_or", "bitwise_xor"}
+    for row in _ops.UFUNCS:
+        if row.neutral is None:
+            assert not row.reorderable and _ops.neutral_element(row, np.dtype("d")) is None
+            continue
+        assert row.reorderable
+        for loop in row.loops:
+            if len(set(loop)) != 1:
+                continue  # mixed-type loops: the reductions run the same-typed ones
+            dt = np.dtype(loop[0])
+            n = _ops.neutral_element(row, dt)
+            assert isinstance(n, dt.type), (row.name, dt)
+            if dt.kind == "b":
+                values = [False, True]
+            elif dt.kind in "iu":
+                info = np.iinfo(dt)
+                values = [0, 1, info.min, info.max]
+            elif dt.kind == "f":
+                values = [0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan]
+            else:  # complex: finite values (1 * (inf+0j) is inf+nanj, in NumPy too)
+                values = [0.0, -0.0, 1.5, complex(-0.0, 0.0), complex(1, -2.5),
+                          complex(np.nan, 1)]
+            with np.errstate(all="ignore"):
+                for v in np.array(values, dtype=dt):
+                    assert _same_bits(row.ufunc(n, v), v), (row.name, dt, v)
+
+
+def test_comparison_rows():
+    """The ``comparison`` column marks the six comparisons, whose loops all give bool."""
+    rows = {row.name for row in _ops.UFUNCS if row.comparison}
+    assert rows == {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+    for name in rows:
+        assert all(loop[-1] == "?" for loop in _ops.type_loops(name)), name

@@ -9,16 +9,11 @@ import numpy as np
 from numpy import base_repr, binary_repr
 
 from .._indexing import normalize_axis
+from . import creation, manipulation
 
 __all__ = ["packbits", "unpackbits", "binary_repr", "base_repr"]
 
 _UINT8 = np.dtype(np.uint8)
-
-
-def _cp():
-    import cupynum
-
-    return cupynum
 
 
 def _little(bitorder):
@@ -49,14 +44,13 @@ def _bit_weights(little, ndim_after):
     weights = 1 << np.arange(8, dtype=np.uint8)
     if not little:
         weights = weights[::-1]
-    return _cp().asarray(weights.reshape((8,) + (1,) * ndim_after))
+    return creation.asarray(weights.reshape((8,) + (1,) * ndim_after))
 
 
 def packbits(a, /, axis=None, bitorder="big"):
     """Bits (nonzero = 1) along ``axis`` packed into uint8, the last byte padded with zeros:
     the axis is split into (bytes, 8) and the weighted bits are summed."""
-    cp = _cp()
-    a = cp.asarray(a)
+    a = creation.asarray(a)
     if a.dtype.kind not in "biu":
         raise TypeError("Expected an input array of integer or boolean data type")
     little = _little(bitorder)
@@ -66,7 +60,7 @@ def packbits(a, /, axis=None, bitorder="big"):
     before, after = a.shape[:axis], a.shape[axis + 1:]
     bits = a != 0
     if n % 8:  # the last byte's missing bits are zeros
-        padded = cp.zeros(before + (nbytes * 8,) + after, bool)
+        padded = creation.zeros(before + (nbytes * 8,) + after, bool)
         padded[(slice(None),) * axis + (slice(0, n),)] = bits
         bits = padded
     bits = bits.reshape(before + (nbytes, 8) + after)
@@ -77,8 +71,7 @@ def packbits(a, /, axis=None, bitorder="big"):
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     """Each uint8 along ``axis`` becomes 8 bits (shift right, and 1); ``count`` keeps the
     first bits (negative: drops from the end) or pads with zeros, as in NumPy."""
-    cp = _cp()
-    a = cp.asarray(a)
+    a = creation.asarray(a)
     if a.dtype != _UINT8:
         raise TypeError("Expected an input array of unsigned byte data type")
     little = _little(bitorder)
@@ -92,11 +85,11 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
             count += nbits
     before, after = a.shape[:axis], a.shape[axis + 1:]
     shifts = _bit_shifts(little, len(after))
-    bits = (cp.expand_dims(a, axis + 1) >> shifts) & 1
+    bits = (manipulation.expand_dims(a, axis + 1) >> shifts) & 1
     bits = bits.reshape(before + (nbits,) + after)
     if count is None or count == nbits:
         return bits
-    out = cp.zeros(before + (count,) + after, _UINT8)
+    out = creation.zeros(before + (count,) + after, _UINT8)
     keep = (slice(None),) * axis + (slice(0, min(count, nbits)),)
     out[keep] = bits[keep]
     return out
@@ -106,4 +99,4 @@ def _bit_shifts(little, ndim_after):
     shifts = np.arange(8, dtype=np.uint8)
     if not little:
         shifts = shifts[::-1]
-    return _cp().asarray(shifts.reshape((8,) + (1,) * ndim_after))
+    return creation.asarray(shifts.reshape((8,) + (1,) * ndim_after))

@@ -6,21 +6,21 @@ NumPy's bit for bit; constant fills run on the device.
 """
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .. import _backends
-from .._array import _fill, _shape_tuple, empty_array, from_host, ndarray, order_code
-from .._dtypes import _cache as _dtype_cache  # normalize()'s answers, for empty's fast path
+from .._array import (_fill, _make, _shape_tuple, broadcast_view, empty_array, from_host,
+                      ndarray, order_code)
 from .._dtypes import normalize
+from .._dtypes import _cache as _dtype_cache  # normalize()'s answers, for empty's fast path
+from .._interop import from_dlpack as _from_dlpack
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy",
            "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
            "full_like", "arange", "linspace", "logspace", "geomspace", "eye", "identity",
-           "tri", "tril", "triu", "diag", "diagflat", "meshgrid", "indices", "frombuffer",
+           "tri", "diag", "diagflat", "meshgrid", "indices", "frombuffer",
            "fromfile", "load", "save", "asnumpy", "from_dlpack", "fromiter", "fromstring",
-           "fromfunction", "asarray_chkfinite", "isfortran", "require", "loadtxt",
+           "fromfunction", "isfortran", "require", "loadtxt",
            "genfromtxt", "fromregex", "savetxt", "savez", "savez_compressed"]
 
 
@@ -112,9 +112,7 @@ def asnumpy(a, stream=None, order="C", out=None):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    from .._interop import from_dlpack as _from
-
-    return _from(x, device=device, copy=copy)
+    return _from_dlpack(x, device=device, copy=copy)
 
 
 # from shape or value ----------------------------------------------------------------------
@@ -263,27 +261,6 @@ def tri(N, M=None, k=0, dtype=float, *, like=None):
     return from_host(np.tri(N, M, k, dtype=dtype))
 
 
-def _tri_mask(m, k, upper):
-    from .elementwise import where
-
-    m = asarray(m)
-    if m.ndim < 2:
-        raise ValueError("input array must be at least 2-d")
-    rows, cols = m.shape[-2:]
-    keep = np.tri(rows, cols, k - 1 if upper else k, dtype=bool)
-    if upper:
-        keep = ~keep
-    return where(from_host(keep), m, m.dtype.type(0))
-
-
-def tril(m, k=0):
-    return _tri_mask(m, operator.index(k), upper=False)
-
-
-def triu(m, k=0):
-    return _tri_mask(m, operator.index(k), upper=True)
-
-
 def diag(v, k=0):
     v = asarray(v)
     if v.ndim == 1:
@@ -299,8 +276,6 @@ def diag(v, k=0):
 
 def diagonal_view(a, k=0):
     """The k-th diagonal of the last two axes as a strided view."""
-    from .._array import _make
-
     rows, cols = a.shape[-2:]
     s0, s1 = a.strides[-2:]
     if k >= 0:
@@ -316,8 +291,6 @@ def diagflat(v, k=0):
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    from .._array import broadcast_view
-
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     arrays = [asarray(x).ravel() for x in xi]
@@ -419,19 +392,6 @@ def savez_compressed(file, *args, allow_pickle=True, **kwds):
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
     """``function(*indices(shape, dtype), **kwargs)``, the index grids on the device."""
     return function(*indices(shape, dtype=dtype), **kwargs)
-
-
-def asarray_chkfinite(a, dtype=None, order=None):
-    """``asarray``, raising ValueError when a float or complex result holds inf or NaN (one
-    read back: a sync point)."""
-    a = asarray(a, dtype=dtype, order=order)
-    if a.dtype.char in np.typecodes["AllFloat"]:
-        from .._ufunc import UFUNCS
-        from .reductions import all as _all
-
-        if not bool(_all(UFUNCS["isfinite"](a))):
-            raise ValueError("array must not contain infs or NaNs")
-    return a
 
 
 def isfortran(a):

@@ -1,16 +1,20 @@
 """Elementwise functions that are not ufuncs (NumPy: "Mathematical functions", where)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import _backends
-from .._array import broadcast_view, empty_array, ndarray
+from .._array import assign, broadcast_view, empty_array, from_host, ndarray
 from .._backends.base import ElementwiseOp
-from .._ufunc import _as_operand
+from .._fallback import call_on_host
+from .._ufunc import _as_operand, uf
+from .creation import asarray, zeros
 
-__all__ = ["where", "clip", "nan_to_num", "real", "imag", "angle", "around", "round",
-           "fix", "sinc", "i0", "isclose", "isreal", "iscomplex", "real_if_close", "astype",
-           "isposinf", "isneginf", "unwrap"]
+__all__ = ["where", "tril", "triu", "clip", "nan_to_num", "real", "imag", "angle", "around",
+           "round", "fix", "sinc", "i0", "isclose", "isreal", "iscomplex", "real_if_close",
+           "astype", "isposinf", "isneginf"]
 
 
 def _weak(x):
@@ -19,28 +23,16 @@ def _weak(x):
     return x.dtype if isinstance(x, ndarray) else x
 
 
-def _uf(name):
-    from .._ufunc import UFUNCS
-
-    return UFUNCS[name]
-
-
 def _arr(x):
-    from .creation import asarray
-
     return asarray(x)
 
 
 def where(condition, x=None, y=None, /):
     """``where(c, x, y)`` selects elementwise; ``where(c)`` is ``nonzero(c)``."""
     if x is None and y is None:
-        from .. import nonzero
-
-        return nonzero(condition)
+        return asarray(condition).nonzero()  # the method: nonzero is built above, on indexing
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
-    from .creation import asarray
-
     cond = asarray(condition)
     if cond.dtype != np.bool_:
         cond = cond.astype(np.bool_)
@@ -61,6 +53,26 @@ def where(condition, x=None, y=None, /):
     return out
 
 
+# tril and triu (NumPy: "Building matrices") select with a triangular mask: they are where.
+def _tri_mask(m, k, upper):
+    m = asarray(m)
+    if m.ndim < 2:
+        raise ValueError("input array must be at least 2-d")
+    rows, cols = m.shape[-2:]
+    keep = np.tri(rows, cols, k - 1 if upper else k, dtype=bool)
+    if upper:
+        keep = ~keep
+    return where(from_host(keep), m, m.dtype.type(0))
+
+
+def tril(m, k=0):
+    return _tri_mask(m, operator.index(k), upper=False)
+
+
+def triu(m, k=0):
+    return _tri_mask(m, operator.index(k), upper=True)
+
+
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
          max=np._NoValue, **kwargs):
     """NumPy's clip: a value equal to a bound is kept as it is (so -0.0 stays), and NaN in
@@ -70,21 +82,18 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
     a = _as_operand(a)
     dt = np.result_type(*[_weak(x) for x in (a, lo, hi) if x is not None])
     res = _arr(a).astype(dt, copy=False)
-    u = _uf
     if lo is not None:
-        res = where(u("less")(res, lo), lo, res)
+        res = where(uf.less(res, lo), lo, res)
         if dt.kind in "fc":
-            res = where(u("isnan")(lo), lo, res)
+            res = where(uf.isnan(lo), lo, res)
     if hi is not None:
-        res = where(u("greater")(res, hi), hi, res)
+        res = where(uf.greater(res, hi), hi, res)
         if dt.kind in "fc":
-            res = where(u("isnan")(hi), hi, res)
+            res = where(uf.isnan(hi), hi, res)
     if lo is None and hi is None:
         res = res.copy()
     res = res.astype(dt, copy=False)
     if out is not None:
-        from .._array import assign
-
         assign(out, res)
         return out
     return res
@@ -102,9 +111,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     fi = np.finfo(x.dtype)
     pos = fi.max if posinf is None else posinf
     neg = fi.min if neginf is None else neginf
-    res = where(_uf("isnan")(x), x.dtype.type(nan), x)
-    res = where(_uf("equal")(res, np.inf), x.dtype.type(pos), res)
-    res = where(_uf("equal")(res, -np.inf), x.dtype.type(neg), res)
+    res = where(uf.isnan(x), x.dtype.type(nan), x)
+    res = where(uf.equal(res, np.inf), x.dtype.type(pos), res)
+    res = where(uf.equal(res, -np.inf), x.dtype.type(neg), res)
     if copy:
         return res
     x[...] = res
@@ -127,7 +136,7 @@ def angle(z, deg=False):
         zimag, zreal = z.imag, z.real
     else:
         zimag, zreal = 0, z
-    a = _uf("arctan2")(zimag, zreal)
+    a = uf.arctan2(zimag, zreal)
     if deg:
         a = a * (180 / np.pi)
     return a
@@ -144,18 +153,16 @@ def around(a, decimals=0, out=None):
             res = a.copy()
         else:
             f = 10 ** (-decimals)
-            res = _uf("multiply")(_uf("rint")(_uf("true_divide")(a, f)), f).astype(a.dtype)
+            res = uf.multiply(uf.rint(uf.true_divide(a, f)), f).astype(a.dtype)
     elif decimals == 0:
-        res = _uf("rint")(a)
+        res = uf.rint(a)
     elif decimals > 0:
         f = a.dtype.type(10.0 ** decimals)
-        res = _uf("true_divide")(_uf("rint")(_uf("multiply")(a, f)), f)
+        res = uf.true_divide(uf.rint(uf.multiply(a, f)), f)
     else:
         f = a.dtype.type(10.0 ** -decimals)
-        res = _uf("multiply")(_uf("rint")(_uf("true_divide")(a, f)), f)
+        res = uf.multiply(uf.rint(uf.true_divide(a, f)), f)
     if out is not None:
-        from .._array import assign
-
         assign(out, res)
         return out
     return res
@@ -166,14 +173,14 @@ round = around
 
 def fix(x, out=None):
     x = _arr(x)
-    res = _uf("ceil")(x, out=out)
-    return _uf("floor")(x, out=res, where=_uf("greater_equal")(x, 0))
+    res = uf.ceil(x, out=out)
+    return uf.floor(x, out=res, where=uf.greater_equal(x, 0))
 
 
 def sinc(x):
     x = _arr(x)
-    y = _uf("multiply")(np.pi, where(_uf("equal")(x, 0), 1.0e-20, x))
-    return _uf("true_divide")(_uf("sin")(y), y)
+    y = uf.multiply(np.pi, where(uf.equal(x, 0), 1.0e-20, x))
+    return uf.true_divide(uf.sin(y), y)
 
 
 def isclose(a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
@@ -184,26 +191,23 @@ def isclose(a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
         y = y.astype(dt, copy=False)
     elif isinstance(y, int):
         y = float(y)
-    u = _uf
-    close = u("less_equal")(u("absolute")(u("subtract")(x, y)),
-                            u("add")(atol, u("multiply")(rtol, u("absolute")(y))))
-    result = u("logical_or")(u("logical_and")(close, u("isfinite")(y)), u("equal")(x, y))
+    close = uf.less_equal(uf.absolute(uf.subtract(x, y)),
+                            uf.add(atol, uf.multiply(rtol, uf.absolute(y))))
+    result = uf.logical_or(uf.logical_and(close, uf.isfinite(y)), uf.equal(x, y))
     if equal_nan:
-        result = u("logical_or")(result, u("logical_and")(u("isnan")(x), u("isnan")(y)))
+        result = uf.logical_or(result, uf.logical_and(uf.isnan(x), uf.isnan(y)))
     return result
 
 
 def isreal(x):
-    return _uf("equal")(imag(x), 0)
+    return uf.equal(imag(x), 0)
 
 
 def iscomplex(x):
     x = _arr(x)
     if x.dtype.kind != "c":
-        from .creation import zeros
-
         return zeros(x.shape, bool)
-    return _uf("not_equal")(x.imag, 0)
+    return uf.not_equal(x.imag, 0)
 
 
 def real_if_close(a, tol=100):
@@ -212,7 +216,7 @@ def real_if_close(a, tol=100):
         return a
     if tol > 1:
         tol = np.finfo(a.dtype).eps * tol
-    small = _uf("less")(_uf("absolute")(a.imag), tol)
+    small = uf.less(uf.absolute(a.imag), tol)
     return a.real.copy() if bool(small._host().all()) else a  # a sync point
 
 
@@ -228,14 +232,13 @@ def _i0_tables():
 
 
 def _chbevl(x, vals):
-    u = _uf
     b0, b1 = vals[0], 0.0
     b2 = 0.0
     for v in list(vals)[1:]:
         b2 = b1
         b1 = b0
-        b0 = u("add")(u("subtract")(u("multiply")(x, b1), b2), v)
-    return u("multiply")(0.5, u("subtract")(b0, b2))
+        b0 = uf.add(uf.subtract(uf.multiply(x, b1), b2), v)
+    return uf.multiply(0.5, uf.subtract(b0, b2))
 
 
 def i0(x):
@@ -246,18 +249,15 @@ def i0(x):
         x = x.astype(np.float64)
     tables = _i0_tables()
     if tables is None:
-        from .._fallback import call_on_host
-
         return call_on_host(np.i0, (x,), {})
-    u = _uf
-    x = u("absolute")(x)
-    small = u("multiply")(u("exp")(x), _chbevl(u("subtract")(u("divide")(x, 2.0), 2.0),
+    x = uf.absolute(x)
+    small = uf.multiply(uf.exp(x), _chbevl(uf.subtract(uf.divide(x, 2.0), 2.0),
                                                 tables[0]))
-    big = u("true_divide")(u("multiply")(u("exp")(x),
-                                         _chbevl(u("subtract")(u("divide")(32.0, x), 2.0),
+    big = uf.true_divide(uf.multiply(uf.exp(x),
+                                         _chbevl(uf.subtract(uf.divide(32.0, x), 2.0),
                                                  tables[1])),
-                           u("sqrt")(x))
-    return where(u("less_equal")(x, 8.0), small, big)
+                           uf.sqrt(x))
+    return where(uf.less_equal(x, 8.0), small, big)
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -275,13 +275,13 @@ def astype(x, dtype, /, *, copy=True, device=None):
 def _signed_inf(x, out, positive):
     x = x if isinstance(x, ndarray) else _arr(x)
     try:
-        sign_ok = _uf("signbit")(x)
+        sign_ok = uf.signbit(x)
     except TypeError as e:
         raise TypeError(f"This operation is not supported for {x.dtype} values because it "
                         "would be ambiguous.") from e
     if positive:
-        sign_ok = _uf("logical_not")(sign_ok)
-    return _uf("logical_and")(_uf("isinf")(x), sign_ok, out)
+        sign_ok = uf.logical_not(sign_ok)
+    return uf.logical_and(uf.isinf(x), sign_ok, out)
 
 
 def isposinf(x, out=None):
@@ -292,35 +292,3 @@ def isposinf(x, out=None):
 def isneginf(x, out=None):
     """True where x is -inf (NumPy's isinf and signbit)."""
     return _signed_inf(x, out, False)
-
-
-def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
-    """NumPy's algorithm: differences wrapped into [-period/2, period/2) with ``mod``, the
-    ambiguous boundary fixed with a masked copy, corrections accumulated with ``cumsum``."""
-    import cupynum as cp
-
-    p = _arr(p)
-    nd = p.ndim
-    dd = cp.diff(p, axis=axis)
-    if discont is None:
-        discont = period / 2
-    slice1 = [slice(None, None)] * nd
-    slice1[axis] = slice(1, None)
-    slice1 = tuple(slice1)
-    dtype = np.result_type(dd.dtype, _weak(period))
-    if np.issubdtype(dtype, np.integer):
-        interval_high, rem = divmod(period, 2)
-        boundary_ambiguous = rem == 0
-    else:
-        interval_high = period / 2
-        boundary_ambiguous = True
-    interval_low = -interval_high
-    ddmod = cp.mod(dd - interval_low, period) + interval_low
-    if boundary_ambiguous:
-        # mod sent dd == period/2 to -period/2: give those their sign back
-        cp.copyto(ddmod, interval_high, where=(ddmod == interval_low) & (dd > 0))
-    ph_correct = ddmod - dd
-    cp.copyto(ph_correct, 0, where=abs(dd) < discont)
-    up = cp.array(p, copy=True, dtype=dtype)
-    up[slice1] = p[slice1] + ph_correct.cumsum(axis)
-    return up

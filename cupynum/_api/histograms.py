@@ -21,32 +21,34 @@ import numpy as np
 
 from .._array import _make, empty_array, ndarray
 from .._dtypes import normalize
+from .._fallback import call_on_host
+from .._ufunc import uf
 from . import reductions as _r
+from . import sorting
+from . import statistics as _s
+from .creation import asarray
+from .elementwise import where
+from .indexing import take
+from .manipulation import stack
+from .sorting import searchsorted
 
 __all__ = ["bincount", "digitize", "histogram_bin_edges", "histogram", "histogram2d",
            "histogramdd", "correlate", "convolve", "gradient"]
 
-_uf = _r._uf
 _asarray = _r._asarray
 _INTP = np.dtype(np.intp)
 _F8 = np.dtype(np.float64)
 
 
 def _host(fname, *args, **kwargs):
-    from .._fallback import call_on_host
-
     return call_on_host(getattr(np, fname), args, kwargs)
 
 
 def _arange(n):
-    from .creation import asarray
-
     return asarray(np.arange(n, dtype=np.intp))
 
 
 def _where(c, x, y):
-    from .elementwise import where
-
     return where(c, x, y)
 
 
@@ -62,20 +64,14 @@ def _read(*scalars):
 
 
 def _sort(a):
-    import cupynum
-
-    return cupynum.sort(a)
+    return sorting.sort(a)
 
 
 def _argsort(a):
-    import cupynum
-
-    return cupynum.argsort(a, kind="stable")
+    return sorting.argsort(a, kind="stable")
 
 
 def _searchsorted(a, v, side):
-    from .sorting import searchsorted
-
     return searchsorted(a, v, side)
 
 
@@ -84,8 +80,6 @@ def _searchsorted(a, v, side):
 
 def _take(a, idx):
     """Gather of in-range device indices without the bounds check (no sync)."""
-    from .indexing import take
-
     return take(a, idx, mode="clip")
 
 
@@ -105,24 +99,24 @@ def _segment_sums(sw, pos):
         return res
     keys = _searchsorted(pos, _arange(n), "right")  # segment id of every element
     s = sw.astype(_F8, copy=True)
-    eq, add = _uf("equal"), _uf("add")
+    eq, add = uf.equal, uf.add
     d = 1
     while d < n:
         upd = _where(eq(keys[d:], keys[:-d]), add(s[d:], s[:-d]), s[d:])
         s = _cat([s[:d], upd])
         d *= 2
     hi, lo = pos[1:], pos[:-1]
-    last = _uf("subtract")(hi, np.intp(1))
+    last = uf.subtract(hi, np.intp(1))
     tot = _take(s, last)
     # + 0.0 as NumPy's sum starts from 0.0 (a lone -0.0 gives 0.0)
-    return add(_where(_uf("greater")(hi, lo), tot, 0.0), 0.0)
+    return add(_where(uf.greater(hi, lo), tot, 0.0), 0.0)
 
 
 def _bincount_sorted(sx, nbins, sw=None):
     """bincount of sorted int64 keys ``sx`` (all in [0, nbins)) with sorted float64 weights."""
     pos = _searchsorted(sx, _arange(nbins + 1), "left")
     if sw is None:
-        return _uf("subtract")(pos[1:], pos[:-1])
+        return uf.subtract(pos[1:], pos[:-1])
     return _segment_sums(sw, pos)
 
 
@@ -200,7 +194,7 @@ def digitize(x, bins, right=False):
         b = _asarray(bh)
     side = "left" if right else "right"
     if _direction(bh) == -1:
-        return _uf("subtract")(np.intp(b._size), _searchsorted(b[::-1], x, side))
+        return uf.subtract(np.intp(b._size), _searchsorted(b[::-1], x, side))
     return _searchsorted(b, x, side)
 
 
@@ -245,8 +239,6 @@ def _standin(a, need_minmax):
 
 def _width(name, a, rng):
     """NumPy's bin-width estimators over device data (a few scalars read back)."""
-    from . import statistics as _s
-
     n = a._size
     mn, mx = _read(_r.amin(a), _r.amax(a)).astype(a.dtype)
     ptp = _hist._unsigned_subtract(mx, mn)
@@ -278,9 +270,9 @@ def _width(name, a, rng):
             sg1 = np.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
             sigma = _s.std(a).get()[()]
             if sigma > 0.0:
-                temp = _uf("subtract")(a, _s.mean(a))
-                temp = _uf("true_divide")(temp, sigma)
-                temp = _uf("power")(temp, 3)
+                temp = uf.subtract(a, _s.mean(a))
+                temp = uf.true_divide(temp, sigma)
+                temp = uf.power(temp, 3)
                 g1 = _s.mean(temp).get()[()]
                 return ptp / (1.0 + np.log2(n) + np.log2(1.0 + np.absolute(g1) / sg1))
         return 0.0
@@ -300,8 +292,6 @@ def _stone(a, n, ptp_x, rng):
     allv = np.concatenate(edges)
     last = np.zeros(allv.size, bool)
     last[np.cumsum([e.size for e in edges]) - 1] = True
-    from .creation import asarray
-
     v = asarray(allv)
     pos = _where(asarray(last), _searchsorted(sa, v, "right"), _searchsorted(sa, v, "left"))
     pos = pos.get()
@@ -334,8 +324,8 @@ def _get_bin_edges(a, bins, range, weights):
         stand = _standin(a, range is None)
         first, last = _hist._get_outer_edges(stand, range)
         if range is not None and a._size:
-            keep = _uf("logical_and")(_uf("greater_equal")(a, first),
-                                      _uf("less_equal")(a, last))
+            keep = uf.logical_and(uf.greater_equal(a, first),
+                                      uf.less_equal(a, last))
             a = a[keep]  # sync (the kept size)
         if a._size == 0:
             n_equal = 1
@@ -350,7 +340,7 @@ def _get_bin_edges(a, bins, range, weights):
                 n_equal = 1
         return _hist._get_bin_edges(stand, n_equal, range, None)
     if np.ndim(bins) == 1 and isinstance(bins, ndarray):
-        if bins._size > 1 and bool(_r.any(_uf("greater")(bins[:-1], bins[1:]))):  # sync
+        if bins._size > 1 and bool(_r.any(uf.greater(bins[:-1], bins[1:]))):  # sync
             raise ValueError("`bins` must increase monotonically, when an array")
         return bins, None
     need = np.ndim(bins) == 0 and range is None
@@ -386,7 +376,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if uniform is not None:
         a = a.astype(edges.dtype, copy=False)  # NumPy compares in the edges' dtype
     if weights is None:
-        n = _uf("subtract")(*_pair(_inclusive_positions(_sort(a), edges)))
+        n = uf.subtract(*_pair(_inclusive_positions(_sort(a), edges)))
     else:
         order = _argsort(a)
         sa = _take(a, order)
@@ -406,10 +396,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
             z = empty_array((1,), cs.dtype)
             z[...] = 0
             cw = _take(_cat([z, cs]), pos).astype(ntype)
-            n = _uf("subtract")(cw[1:], cw[:-1])
+            n = uf.subtract(cw[1:], cw[:-1])
     if density:
         db = _r.diff(edges).astype(_F8)
-        div = _uf("true_divide")
+        div = uf.true_divide
         return div(div(n, db), _r.sum(n)), edges
     return n, edges
 
@@ -431,8 +421,6 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             s = s.reshape(1, -1).T
     else:
         try:
-            from .manipulation import stack
-
             s = stack([_asarray(v) for v in sample])
         except Exception:  # noqa: BLE001 - ragged or odd input: NumPy's answer
             return host()
@@ -473,7 +461,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             e_i = _asarray(np.linspace(smin, smax, k + 1))
         elif np.ndim(b) == 1:
             e_i = _asarray(b)
-            if e_i._size > 1 and bool(_r.any(_uf("greater")(e_i[:-1], e_i[1:]))):  # sync
+            if e_i._size > 1 and bool(_r.any(uf.greater(e_i[:-1], e_i[1:]))):  # sync
                 raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an "
                                  "array")
         else:
@@ -485,10 +473,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     for i in np.arange(D).tolist():
         col = s[:, i]
         c = _searchsorted(edges[i], col, "right")
-        c = _uf("subtract")(c, _uf("equal")(col, edges[i][-1]).astype(_INTP))
+        c = uf.subtract(c, uf.equal(col, edges[i][-1]).astype(_INTP))
         stride = int(np.prod(nbin[i + 1:], dtype=np.intp))
-        c = _uf("multiply")(c, np.intp(stride)) if stride != 1 else c
-        xy = c if xy is None else _uf("add")(xy, c)
+        c = uf.multiply(c, np.intp(stride)) if stride != 1 else c
+        xy = c if xy is None else uf.add(xy, c)
     if weights is not None and weights._size != N:
         raise ValueError("The weights and list don't have the same length.")
     if N == 0:
@@ -500,7 +488,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     hist = hist[(slice(1, -1),) * D]
     if density:
         tot = _r.sum(hist)
-        div = _uf("true_divide")
+        div = uf.true_divide
         for i in np.arange(D).tolist():
             shape = [1] * D
             shape[i] = nbin[i] - 2
@@ -557,7 +545,7 @@ def _full_corr(a, v, dt):
     isz = dt.itemsize
     out = empty_array((L,), dt)
     chunk = max(1, (1 << 22) // m)
-    mul = _uf("logical_and") if dt == np.bool_ else _uf("multiply")
+    mul = uf.logical_and if dt == np.bool_ else uf.multiply
     for s0 in range(0, L, chunk):
         rows = min(chunk, L - s0)
         win = _make(ap._buf, ap._offset + s0 * isz, (rows, m), (isz, isz), dt, ap)
@@ -581,9 +569,9 @@ def _correlate(a, v, mode, conj, rdt):
     cdt = np.dtype(np.float32) if rdt == np.float16 else (
         _INTP if rdt.kind == "i" else np.dtype(np.uint64) if rdt.kind == "u" else rdt)
     if conj and rdt.kind == "c" and not inverted:
-        v = _uf("conjugate")(v)
+        v = uf.conjugate(v)
     if conj and rdt.kind == "c" and inverted:
-        a = _uf("conjugate")(a)
+        a = uf.conjugate(a)
     full = _full_corr(a, v, cdt)
     if mode == 2:
         res = full
@@ -666,7 +654,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
                 distances = distances.astype(np.float64)
             if dev:
                 diffx = _r.diff(distances)
-                if diffx._size and bool(_r.all(_uf("equal")(diffx, diffx[0]))):  # sync
+                if diffx._size and bool(_r.all(uf.equal(diffx, diffx[0]))):  # sync
                     diffx = diffx[0]
             else:
                 diffx = np.diff(distances)

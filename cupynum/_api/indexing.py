@@ -22,9 +22,14 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._array import (_make, assign, broadcast_view, empty_array, from_host, may_overlap,
-                      ndarray)
+from .._array import (_make, assign, broadcast_view, empty_array, from_host,
+                      install_advanced_indexing, may_overlap, ndarray)
+from .._backends.base import ElementwiseOp
 from .._indexing import normalize_axis, slice_axis
+from .._ufunc import uf
+from .creation import arange, asarray, diagonal_view, ones, zeros
+from .elementwise import clip, where
+from .reductions import sum as _sum
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "place", "putmask", "choose",
            "compress", "extract", "select", "nonzero", "flatnonzero", "argwhere",
@@ -38,8 +43,6 @@ _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`No
 
 
 def _asarray(x):
-    from .creation import asarray
-
     return asarray(x)
 
 
@@ -356,8 +359,6 @@ def _is_scalar(v):
 
 
 def _masked_fill(a, mask, value):
-    from .._backends.base import ElementwiseOp
-
     if isinstance(value, ndarray):
         value = value.astype(a.dtype)
         ops_v = broadcast_view(value, a.shape)
@@ -385,9 +386,7 @@ def _flatnonzero_bool(mask):
 def _as_bool(a):
     if a.dtype.kind == "b":
         return a
-    from .. import not_equal
-
-    return not_equal(a, 0)
+    return uf.not_equal(a, 0)
 
 
 def flatnonzero(a):
@@ -396,8 +395,6 @@ def flatnonzero(a):
 
 
 def _unravel(flat, shape):
-    from .. import floor_divide, remainder
-
     out, stride = [], 1
     strides = []
     for n in reversed(shape):
@@ -405,8 +402,8 @@ def _unravel(flat, shape):
         stride *= n
     strides = strides[::-1]
     for n, s in zip(shape, strides):
-        v = flat if s == 1 else floor_divide(flat, s)
-        out.append(v if v is flat and len(shape) == 1 else remainder(v, n) if n else v)
+        v = flat if s == 1 else uf.floor_divide(flat, s)
+        out.append(v if v is flat and len(shape) == 1 else uf.remainder(v, n) if n else v)
     return out
 
 
@@ -427,9 +424,11 @@ def argwhere(a):
     if a.ndim == 0:
         n = _flatnonzero_bool(_as_bool(a).reshape(1)).size
         return empty_array((n, 0), _INTP)
-    from .manipulation import stack
-
-    return stack(nonzero(a), axis=1)
+    columns = nonzero(a)
+    out = empty_array((columns[0].size, len(columns)), _INTP)
+    for d, column in enumerate(columns):
+        out[:, d] = column
+    return out
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
@@ -438,22 +437,18 @@ def count_nonzero(a, axis=None, *, keepdims=False):
         if not a.size:
             return from_host(np.asarray(0, _INTP))
         return from_host(np.asarray(_flatnonzero_bool(_as_bool(a).reshape(-1)).size, _INTP))
-    from .reductions import sum as _sum
-
     # NumPy: ``a.astype(bool).sum(axis, dtype=intp, keepdims=keepdims)``
     return _sum(_as_bool(a), axis=axis, dtype=_INTP, keepdims=keepdims)
 
 
 # --- take / put ------------------------------------------------------------------------------
 def _mode_indices(ind, n, mode):
-    from .. import clip, remainder
-
     if mode == "raise":
         return ind, True
     if mode == "wrap":
         if n == 0:
             raise IndexError("cannot do a non-empty take from an empty axes.")
-        return remainder(ind, n), False
+        return uf.remainder(ind, n), False
     if mode == "clip":
         if n == 0:
             raise IndexError("cannot do a non-empty take from an empty axes.")
@@ -522,8 +517,6 @@ def take_along_axis(arr, indices, axis=-1):
 
 
 def _fancy_along(shape, indices, axis):
-    from .creation import arange
-
     key = []
     nd = len(shape)
     for d in range(nd):
@@ -557,6 +550,15 @@ def _shares(v, a):
     return v._buf is a._buf
 
 
+def _cycled(v, n):
+    """``numpy.resize(v, n)``: v's values in C order, repeated to length n (zeros when v is
+    empty)."""
+    flat = v.reshape(-1)
+    if not flat.size or not n:
+        return zeros(n, v.dtype)
+    return take(flat, uf.remainder(arange(n, dtype=_INTP), flat.size))
+
+
 def put(a, ind, v, mode="raise"):
     if not isinstance(a, ndarray):
         raise TypeError("argument 1 must be cupynum.ndarray, not " + type(a).__name__)
@@ -572,9 +574,7 @@ def put(a, ind, v, mode="raise"):
     if vals.size == 0:
         return None
     if vals.size != ind.size:
-        from .manipulation import resize
-
-        vals = resize(vals, ind.size)
+        vals = _cycled(vals, ind.size)
     flat = a.reshape(-1) if a._c_contig else a.copy().reshape(-1)
     if may_overlap(vals, a):
         vals = vals.copy()
@@ -617,9 +617,7 @@ def putmask(a, mask, values):
             raise ValueError("putmask: cannot put values from an empty array")
         return None
     if vals.shape != a.shape:
-        from .manipulation import resize
-
-        vals = resize(vals.reshape(-1), a.size).reshape(a.shape)
+        vals = _cycled(vals, a.size).reshape(a.shape)
     _masked_fill(a, _as_bool(mask), vals)
     return None
 
@@ -632,13 +630,13 @@ def choose(a, choices, out=None, mode="raise"):
     n = len(choices)
     dt = np.result_type(*[c.dtype for c in choices]) if choices else np.dtype(float)
     shape = np.broadcast_shapes(a.shape, *[c.shape for c in choices])
-    from .manipulation import stack
-
-    st = stack([broadcast_view(c.astype(dt, copy=False), shape) for c in choices], axis=0)
+    if not choices:
+        raise ValueError("0-length sequence.")
+    st = empty_array((n,) + shape, dt)  # the choices stacked along a new first axis
+    for i, c in enumerate(choices):
+        assign(st[i], broadcast_view(c, shape))
     ind, check = _mode_indices(a.astype(_INTP, copy=False), n, mode)
     ind = broadcast_view(ind, shape)
-    from .creation import arange
-
     key = (ind,) + tuple(arange(m).reshape((-1,) + (1,) * (len(shape) - d - 1))
                          for d, m in enumerate(shape))
     try:
@@ -677,8 +675,6 @@ def extract(condition, arr):
 
 
 def select(condlist, choicelist, default=0):
-    from .elementwise import where
-
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if len(condlist) == 0:
@@ -705,8 +701,6 @@ def select(condlist, choicelist, default=0):
 
 # --- diagonals and index generators ---------------------------------------------------------
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    from .creation import diagonal_view
-
     a = _asarray(a)
     if a.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
@@ -748,9 +742,7 @@ def _assign_cycled(target, val, dtype):
     if v.size == 0 or target.size == 0:
         return
     if v.size != target.size:
-        from .manipulation import resize
-
-        v = resize(v, target.size)
+        v = _cycled(v, target.size)
     assign(target, v)
 
 
@@ -791,8 +783,6 @@ def triu_indices_from(arr, k=0):
 
 
 def mask_indices(n, mask_func, k=0):
-    from .creation import ones
-
     m = ones((n, n), int)
     a = mask_func(m, k)
     return nonzero(_asarray(a) != 0)
@@ -818,8 +808,6 @@ def ix_(*args):
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    from .. import add, multiply
-
     dims = tuple(operator.index(d) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
     idx = [_asarray(i) for i in multi_index]
     if len(idx) != len(dims):
@@ -845,14 +833,12 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
                     raise ValueError("invalid entry in coordinates array")
         else:
             i, _ = _mode_indices(i, n, m)
-        term = multiply(i, stv) if stv != 1 else i
-        res = term if res is None else add(res, term)
+        term = uf.multiply(i, stv) if stv != 1 else i
+        res = term if res is None else uf.add(res, term)
     return res
 
 
 def unravel_index(indices, shape, order="C"):
-    from .. import floor_divide, remainder
-
     shape = tuple(operator.index(d) for d in (shape if isinstance(shape, (tuple, list))
                                               else (shape,)))
     ind = _asarray(indices)
@@ -872,6 +858,9 @@ def unravel_index(indices, shape, order="C"):
     rng = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
     cur = ind
     for d in rng:
-        out[d] = remainder(cur, shape[d])
-        cur = floor_divide(cur, shape[d])
+        out[d] = uf.remainder(cur, shape[d])
+        cur = uf.floor_divide(cur, shape[d])
     return tuple(out)
+
+
+install_advanced_indexing(getitem_advanced, setitem_advanced)

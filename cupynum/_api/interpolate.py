@@ -12,14 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._array import ndarray
+from .._fallback import call_on_host
+from .._ufunc import uf
+from .creation import asarray
+from .elementwise import where
+from .indexing import take
+from .manipulation import concatenate
+from .sorting import argsort, searchsorted
 
 __all__ = ["interp"]
-
-
-def _uf(name):
-    from .._ufunc import UFUNCS
-
-    return UFUNCS[name]
 
 
 def _is_complex(v):
@@ -28,11 +29,7 @@ def _is_complex(v):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    from .creation import asarray
-
     if any(_is_complex(v) for v in (fp, left, right)):
-        from .._fallback import call_on_host
-
         return call_on_host(np.interp, (x, xp, fp), dict(left=left, right=right, period=period))
     x, xp, fp = (asarray(v, dtype=np.float64) for v in (x, xp, fp))
     # NumPy's own errors (shapes, lengths, period 0) from stand-ins of the same shapes
@@ -46,45 +43,35 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 def _periodic(x, xp, fp, period):
     """NumPy's normalisation: everything modulo the period, xp sorted and padded by one
     point on each side."""
-    from .indexing import take
-    from .manipulation import concatenate
-    from .sorting import argsort
-
-    u = _uf
-    x = u("remainder")(x, period)
-    xp = u("remainder")(xp, period)
+    x = uf.remainder(x, period)
+    xp = uf.remainder(xp, period)
     order = argsort(xp)
     xp, fp = take(xp, order), take(fp, order)
-    xp = concatenate((u("subtract")(xp[-1:], period), xp, u("add")(xp[0:1], period)))
+    xp = concatenate((uf.subtract(xp[-1:], period), xp, uf.add(xp[0:1], period)))
     fp = concatenate((fp[-1:], fp, fp[0:1]))
     return xp, fp, x
 
 
 def _interp(x, xp, fp, left, right):
-    from .elementwise import where
-    from .indexing import take
-    from .sorting import searchsorted
-
-    u = _uf
     n = xp.shape[0]
     first, last = fp[0], fp[n - 1]
     lval = first if left is None else np.float64(left)
     rval = last if right is None else np.float64(right)
     if n == 1:  # NumPy's own branch: comparisons only (a NaN x gives fp[0])
         x0 = xp[0]
-        return where(u("less")(x, x0), lval, where(u("greater")(x, x0), rval, first))
-    j = u("subtract")(searchsorted(xp, x, side="right"), 1)
-    jc = u("minimum")(u("maximum")(j, 0), n - 2)
-    x0, x1 = take(xp, jc), take(xp, u("add")(jc, 1))
-    y0, y1 = take(fp, jc), take(fp, u("add")(jc, 1))
-    slope = u("true_divide")(u("subtract")(y1, y0), u("subtract")(x1, x0))
-    res = u("add")(u("multiply")(slope, u("subtract")(x, x0)), y0)
-    from_right = u("add")(u("multiply")(slope, u("subtract")(x, x1)), y1)
-    from_right = where(u("logical_and")(u("isnan")(from_right), u("equal")(y0, y1)), y0,
+        return where(uf.less(x, x0), lval, where(uf.greater(x, x0), rval, first))
+    j = uf.subtract(searchsorted(xp, x, side="right"), 1)
+    jc = uf.minimum(uf.maximum(j, 0), n - 2)
+    x0, x1 = take(xp, jc), take(xp, uf.add(jc, 1))
+    y0, y1 = take(fp, jc), take(fp, uf.add(jc, 1))
+    slope = uf.true_divide(uf.subtract(y1, y0), uf.subtract(x1, x0))
+    res = uf.add(uf.multiply(slope, uf.subtract(x, x0)), y0)
+    from_right = uf.add(uf.multiply(slope, uf.subtract(x, x1)), y1)
+    from_right = where(uf.logical_and(uf.isnan(from_right), uf.equal(y0, y1)), y0,
                        from_right)
-    res = where(u("isnan")(res), from_right, res)
-    res = where(u("equal")(x0, x), y0, res)
-    res = where(u("equal")(j, n - 1), last, res)
-    res = where(u("greater")(x, xp[n - 1]), rval, res)
-    res = where(u("less")(j, 0), lval, res)
-    return where(u("isnan")(x), x, res)
+    res = where(uf.isnan(res), from_right, res)
+    res = where(uf.equal(x0, x), y0, res)
+    res = where(uf.equal(j, n - 1), last, res)
+    res = where(uf.greater(x, xp[n - 1]), rval, res)
+    res = where(uf.less(j, 0), lval, res)
+    return where(uf.isnan(x), x, res)

@@ -10,6 +10,7 @@ from numpy import (geterr, geterrcall, getbufsize, seterr, seterrcall,  # noqa: 
                    setbufsize)
 
 from .._array import may_overlap, ndarray
+from .._indexing import normalize_axis
 
 __all__ = ["shape", "ndim", "size", "result_type", "may_share_memory", "shares_memory",
            "can_cast", "min_scalar_type", "isscalar", "iscomplexobj", "isrealobj", "iterable",
@@ -48,8 +49,6 @@ def size(a, axis=None):
     if isinstance(a, ndarray):
         if axis is None:
             return a.size
-        from .._indexing import normalize_axis
-
         return a.shape[normalize_axis(axis, a.ndim)]
     return np.size(a, axis)
 

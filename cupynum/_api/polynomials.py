@@ -5,14 +5,21 @@ linalg so they run on the device with NumPy's order of operations."""
 from __future__ import annotations
 
 import numpy as np
+from .. import linalg
+from .._fallback import call_on_host
+from .._ufunc import uf
+from . import creation, histograms, indexing, manipulation, products, reductions, sorting
+from .creation import asarray, empty, zeros_like
 
 __all__ = ["vander", "polyval", "poly", "roots", "polyadd", "polysub", "polymul", "polydiv",
            "polyder", "polyint", "polyfit"]
 
 
-def vander(x, N=None, increasing=False):
-    from .creation import asarray, empty
+def _linalg():
+    return linalg
 
+
+def vander(x, N=None, increasing=False):
     x = asarray(x)
     if x.ndim != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
@@ -24,28 +31,21 @@ def vander(x, N=None, increasing=False):
         powers[:, 0] = 1
     if N > 1:
         powers[:, 1:] = x[:, None]
-        from .._ufunc import UFUNCS
-
-        UFUNCS["multiply"].accumulate(powers[:, 1:], out=powers[:, 1:], axis=1)
+        uf.multiply.accumulate(powers[:, 1:], out=powers[:, 1:], axis=1)
     return v
 
 
 def polyval(p, x):
     """Horner's rule, one multiply and one add a coefficient, as NumPy evaluates it.  (A
     ``numpy.poly1d`` x goes through NumPy on the host.)"""
-    from .._ufunc import UFUNCS
-    from .creation import asarray, zeros_like
-
     if isinstance(x, np.poly1d):
-        from .._fallback import call_on_host
-
         return call_on_host(np.polyval, (p, x), {})
     p = asarray(p)
     if p.ndim == 0:  # NumPy iterates over p
         raise TypeError("iteration over a 0-d array")
     x = asarray(x)
     y = zeros_like(x)
-    multiply, add = UFUNCS["multiply"], UFUNCS["add"]
+    multiply, add = uf.multiply, uf.add
     for i in range(p.shape[0]):
         y = add(multiply(y, x), p[i])
     return y
@@ -62,15 +62,7 @@ def _host_only(*args):
 
 
 def _on_host(np_func, *args, **kwargs):
-    from .._fallback import call_on_host
-
     return call_on_host(np_func, args, kwargs)
-
-
-def _cp():
-    import cupynum
-
-    return cupynum
 
 
 def _check_iterable(x):
@@ -86,11 +78,10 @@ def poly(seq_of_zeros):
     if _host_only(seq_of_zeros):
         return _on_host(np.poly, seq_of_zeros)
     _check_iterable(seq_of_zeros)
-    cp = _cp()
-    zeros = cp.atleast_1d(seq_of_zeros)
+    zeros = manipulation.atleast_1d(seq_of_zeros)
     sh = zeros.shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
-        zeros = cp.linalg.eigvals(zeros)
+        zeros = _linalg().eigvals(zeros)
     elif len(sh) == 1:
         zeros = zeros.astype(np.mintypecode(zeros.dtype.char))
     else:
@@ -98,15 +89,15 @@ def poly(seq_of_zeros):
     if len(zeros) == 0:
         return 1.0
     dt = zeros.dtype
-    a = cp.ones((1,), dtype=dt)
-    factor = cp.ones((2,), dtype=dt)
+    a = creation.ones((1,), dtype=dt)
+    factor = creation.ones((2,), dtype=dt)
     for i in range(len(zeros)):
         factor[1:] = -zeros[i:i + 1]  # the factor [1, -zero]
-        a = cp.convolve(a, factor, mode="full")
+        a = histograms.convolve(a, factor, mode="full")
     if a.dtype.kind == "c":
         # if the complex roots are all complex conjugates, the roots are real
-        roots_ = cp.asarray(zeros, complex)
-        if bool(cp.all(cp.sort(roots_) == cp.sort(roots_.conjugate()))):
+        roots_ = creation.asarray(zeros, complex)
+        if bool(reductions.all(sorting.sort(roots_) == sorting.sort(roots_.conjugate()))):
             a = a.real.copy()
     return a
 
@@ -116,73 +107,68 @@ def roots(p):
     if _host_only(p):
         return _on_host(np.roots, p)
     _check_iterable(p)
-    cp = _cp()
-    p = cp.atleast_1d(p)
+    p = manipulation.atleast_1d(p)
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
-    non_zero = cp.nonzero(cp.ravel(p))[0].get()
+    non_zero = indexing.nonzero(manipulation.ravel(p))[0].get()
     if len(non_zero) == 0:
-        return cp.array([])
+        return creation.array([])
     trailing_zeros = len(p) - int(non_zero[-1]) - 1  # roots at 0
     p = p[int(non_zero[0]):int(non_zero[-1]) + 1]
     if p.dtype.kind not in "fc":
         p = p.astype(float)
     N = len(p)
     if N > 1:
-        A = cp.diag(cp.ones((N - 2,), p.dtype), -1)
+        A = creation.diag(creation.ones((N - 2,), p.dtype), -1)
         A[0, :] = -p[1:] / p[0]
-        found = cp.linalg.eigvals(A)
+        found = _linalg().eigvals(A)
         # NumPy's roots gives real roots a real dtype (its _to_real_if_imag_zero), whether
         # or not this NumPy's eigvals already does
         if found.dtype.kind == "c" and A.dtype.kind != "c" and not bool(
-                cp.any(found.imag != 0)):
+                reductions.any(found.imag != 0)):
             found = found.real.astype(A.dtype)
     else:
-        found = cp.array([])
-    return cp.hstack((found, cp.zeros(trailing_zeros, found.dtype)))
+        found = creation.array([])
+    return manipulation.hstack((found, creation.zeros(trailing_zeros, found.dtype)))
 
 
 def polyint(p, m=1, k=None):
     if _host_only(p, k):
         return _on_host(np.polyint, p, m, k)
-    cp = _cp()
     m = int(m)
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
-    k = cp.zeros(m, float) if k is None else cp.atleast_1d(k)
+    k = creation.zeros(m, float) if k is None else manipulation.atleast_1d(k)
     if len(k) == 1 and m > 1:
-        k = k[0] * cp.ones(m, float)
+        k = k[0] * creation.ones(m, float)
     if len(k) < m:
         raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
-    p = cp.asarray(p)
+    p = creation.asarray(p)
     for i in range(m):  # NumPy recurses once per order; k[i] is the i-th constant
-        p = cp.concatenate((p / cp.arange(len(p), 0, -1), k[i:i + 1]))
+        p = manipulation.concatenate((p / creation.arange(len(p), 0, -1), k[i:i + 1]))
     return p
 
 
 def polyder(p, m=1):
     if _host_only(p):
         return _on_host(np.polyder, p, m)
-    cp = _cp()
     m = int(m)
     if m < 0:
         raise ValueError("Order of derivative must be positive (see polyint)")
-    p = cp.asarray(p)
+    p = creation.asarray(p)
     for _ in range(m):
-        p = p[:-1] * cp.arange(len(p) - 1, 0, -1)
+        p = p[:-1] * creation.arange(len(p) - 1, 0, -1)
     len(p)  # NumPy takes len(p) at order 0 too: a 0-d p raises TypeError as there
     return p
 
 
 def _pad_front(a, n):
-    cp = _cp()
-    return cp.concatenate((cp.zeros(n, a.dtype), a))
+    return manipulation.concatenate((creation.zeros(n, a.dtype), a))
 
 
 def _aligned(a1, a2):
     """a1 and a2 as 1-D arrays of one length, the shorter padded with zeros in front."""
-    cp = _cp()
-    a1, a2 = cp.atleast_1d(a1), cp.atleast_1d(a2)
+    a1, a2 = manipulation.atleast_1d(a1), manipulation.atleast_1d(a2)
     diff = len(a2) - len(a1)
     if diff > 0:
         a1 = _pad_front(a1, diff)
@@ -207,18 +193,17 @@ def polysub(a1, a2):
 
 def _poly1d_coeffs(c):
     """What ``numpy.poly1d(c).coeffs`` holds: 1-d, leading zeros trimmed, at least [0]."""
-    cp = _cp()
-    c = cp.atleast_1d(c)
+    c = manipulation.atleast_1d(c)
     if c.ndim > 1:
         raise ValueError("Polynomial must be 1d only.")
-    c = cp.trim_zeros(c, trim="f")
-    return cp.zeros(1, c.dtype) if len(c) == 0 else c
+    c = manipulation.trim_zeros(c, trim="f")
+    return creation.zeros(1, c.dtype) if len(c) == 0 else c
 
 
 def polymul(a1, a2):
     if _host_only(a1, a2):
         return _on_host(np.polymul, a1, a2)
-    return _cp().convolve(_poly1d_coeffs(a1), _poly1d_coeffs(a2))
+    return histograms.convolve(_poly1d_coeffs(a1), _poly1d_coeffs(a2))
 
 
 def polydiv(u, v):
@@ -226,19 +211,18 @@ def polydiv(u, v):
     leading near-zeros are trimmed with one read each, as NumPy does."""
     if _host_only(u, v):
         return _on_host(np.polydiv, u, v)
-    cp = _cp()
-    u = cp.atleast_1d(u) + 0.0
-    v = cp.atleast_1d(v) + 0.0
+    u = manipulation.atleast_1d(u) + 0.0
+    v = manipulation.atleast_1d(v) + 0.0
     w = u[0] + v[0]  # the common type
     m, n = len(u) - 1, len(v) - 1
     scale = 1. / v[0]
-    q = cp.zeros((max(m - n + 1, 1),), w.dtype)
+    q = creation.zeros((max(m - n + 1, 1),), w.dtype)
     r = u.astype(w.dtype)
     for k in range(m - n + 1):
         d = scale * r[k]
         q[k] = d
         r[k:k + n + 1] -= d * v
-    while cp.allclose(r[0], 0, rtol=1e-14) and (r.shape[-1] > 1):
+    while reductions.allclose(r[0], 0, rtol=1e-14) and (r.shape[-1] > 1):
         r = r[1:]
     return q, r
 
@@ -248,11 +232,9 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if _host_only(x, y, w):
         return _on_host(np.polyfit, x, y, deg, rcond=rcond, full=full, w=w, cov=cov)
     import warnings
-
-    cp = _cp()
     order = int(deg) + 1
-    x = cp.asarray(x) + 0.0
-    y = cp.asarray(y) + 0.0
+    x = creation.asarray(x) + 0.0
+    y = creation.asarray(y) + 0.0
     if deg < 0:
         raise ValueError("expected deg >= 0")
     if x.ndim != 1:
@@ -268,7 +250,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     lhs = vander(x, order)
     rhs = y
     if w is not None:
-        w = cp.asarray(w) + 0.0
+        w = creation.asarray(w) + 0.0
         if w.ndim != 1:
             raise TypeError("expected a 1-d array for weights")
         if w.shape[0] != y.shape[0]:
@@ -278,9 +260,9 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
             rhs *= w[:, None]
         else:
             rhs *= w
-    scale = cp.sqrt((lhs * lhs).sum(axis=0))  # scaling improves the condition number
+    scale = uf.sqrt((lhs * lhs).sum(axis=0))  # scaling improves the condition number
     lhs /= scale
-    c, resids, rank, s = cp.linalg.lstsq(lhs, rhs, rcond)
+    c, resids, rank, s = _linalg().lstsq(lhs, rhs, rcond)
     c = (c.T / scale).T
     if rank != order and not full:
         warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
@@ -288,8 +270,8 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if full:
         return c, resids, rank, s, rcond
     if cov:
-        Vbase = cp.linalg.inv(cp.dot(lhs.T, lhs))
-        Vbase /= cp.outer(scale, scale)
+        Vbase = _linalg().inv(products.dot(lhs.T, lhs))
+        Vbase /= products.outer(scale, scale)
         if cov == "unscaled":
             fac = 1
         else:

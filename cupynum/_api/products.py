@@ -15,20 +15,17 @@ import numpy as np
 from .. import _backends
 from .._array import _make, broadcast_view, empty_array, may_overlap, ndarray
 from .._dtypes import normalize
+from .._fallback import fallback_for
 from .._indexing import normalize_axis
+from .._ufunc import uf
+from . import creation, manipulation, reductions
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "trace",
            "matvec", "vecmat", "vecdot", "cross"]
 
 
-def _cp():
-    import cupynum
-
-    return cupynum
-
-
 def _arr(x):
-    return x if isinstance(x, ndarray) else _cp().asarray(x)
+    return x if isinstance(x, ndarray) else creation.asarray(x)
 
 
 def _matmul_nd(a, b, dtype):
@@ -141,8 +138,6 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     if axes is not None and axis is None and signature is None and _matrix_axes(x1, x2, axes):
         return _matmul_moved(x1, x2, axes, out, casting=casting, dtype=dtype)
     if axes is not None or axis is not None or signature is not None:
-        from .._fallback import fallback_for
-
         # Only what the caller gave: NumPy refuses axes= next to an explicit axis=None.
         given = {k: v for k, v in (("axes", axes), ("axis", axis), ("signature", signature))
                  if v is not None}
@@ -203,9 +198,8 @@ def _result_dtype(*arrays):
 
 def dot(a, b, out=None):
     a, b = _arr(a), _arr(b)
-    cp = _cp()
     if a.ndim == 0 or b.ndim == 0:
-        return cp.multiply(a, b, out=out)
+        return uf.multiply(a, b, out=out)
     if b.ndim <= 2:
         if a._shape[-1] != b._shape[0]:
             raise ValueError(f"shapes {a.shape} and {b.shape} not aligned: "
@@ -239,14 +233,14 @@ def vdot(a, b, /):
         raise ValueError("cannot reshape array: vdot needs arrays of the same size")
     a, b = a.reshape(-1), b.reshape(-1)
     if a.dtype.kind == "c":
-        a = _cp().conjugate(a)
+        a = uf.conjugate(a)
     return dot(a, b)
 
 
 def inner(a, b, /):
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
-        return _cp().multiply(a, b)
+        return uf.multiply(a, b)
     if a._shape[-1] != b._shape[-1]:
         raise ValueError(f"shapes {a.shape} and {b.shape} not aligned: {a._shape[-1]} "
                          f"(dim {a.ndim - 1}) != {b._shape[-1]} (dim {b.ndim - 1})")
@@ -255,7 +249,7 @@ def inner(a, b, /):
 
 def outer(a, b, out=None):
     a, b = _arr(a).reshape(-1), _arr(b).reshape(-1)
-    return _cp().multiply(a[:, None], b[None, :], out=out)
+    return uf.multiply(a[:, None], b[None, :], out=out)
 
 
 def tensordot(a, b, axes=2):
@@ -305,7 +299,7 @@ def kron(a, b):
     for x, y in zip(sa, sb):
         ia += [x, 1]
         ib += [1, y]
-    res = _cp().multiply(a.reshape(ia), b.reshape(ib))
+    res = uf.multiply(a.reshape(ia), b.reshape(ib))
     return res.reshape(tuple(x * y for x, y in zip(sa, sb)))
 
 
@@ -333,7 +327,7 @@ def diagonal_view(a, offset=0, axis1=0, axis2=1):
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d = diagonal_view(a, offset, axis1, axis2)
-    return _cp().sum(d, axis=-1, dtype=dtype, out=out)
+    return reductions.sum(d, axis=-1, dtype=dtype, out=out)
 
 
 def matvec(x1, x2, /, *, out=None, dtype=None, **kwargs):
@@ -349,7 +343,7 @@ def vecmat(x1, x2, /, *, out=None, dtype=None, **kwargs):
     if a.ndim < 1 or b.ndim < 2:
         raise ValueError("vecmat: operands do not have enough dimensions")
     if a.dtype.kind == "c":
-        a = _cp().conjugate(a)
+        a = uf.conjugate(a)
     res = matmul(a[..., None, :], b, dtype=dtype)[..., 0, :]
     return _to_out(res, out) if out is not None else res
 
@@ -364,7 +358,7 @@ def vecdot(x1, x2, /, *, axis=-1, out=None, dtype=None, **kwargs):
         raise ValueError(f"vecdot: Input operand 1 has a mismatch in its core dimension 0 "
                          f"(size {b._shape[-1]} is different from {a._shape[-1]})")
     if a.dtype.kind == "c":
-        a = _cp().conjugate(a)
+        a = uf.conjugate(a)
     res = matmul(a[..., None, :], b[..., :, None], dtype=dtype)[..., 0, 0]
     return _to_out(res, out) if out is not None else res
 
@@ -385,8 +379,6 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
     except _Unsupported:
         res = None
     if res is None:
-        from .._fallback import fallback_for
-
         return fallback_for(np.einsum, "numpy.einsum")(
             *operands, out=out, optimize=optimize, dtype=dtype, order=order, casting=casting)
     return _to_out(res, out)
@@ -433,19 +425,18 @@ def _einsum_native(operands, dtype):
     (x, sx), = ops
     extra = [c for c in sx if c not in out_sub]
     if extra:
-        x = _cp().sum(x, axis=tuple(sx.index(c) for c in extra))
+        x = reductions.sum(x, axis=tuple(sx.index(c) for c in extra))
         sx = "".join(c for c in sx if c in out_sub)
     return x.transpose([sx.index(c) for c in out_sub]).astype(res_dt, copy=False)
 
 
 def _contract(x, sx, y, sy, keep, dtype):
-    cp = _cp()
     # indices only in one operand and needed nowhere else: sum them out first
     for which in (0, 1):
         a, sa, other = (x, sx, sy) if which == 0 else (y, sy, sx)
         drop = [c for c in sa if c not in other and c not in keep]
         if drop:
-            a = cp.sum(a, axis=tuple(sa.index(c) for c in drop))
+            a = reductions.sum(a, axis=tuple(sa.index(c) for c in drop))
             sa = "".join(c for c in sa if c not in drop)
         if which == 0:
             x, sx = a, sa
@@ -491,8 +482,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     import warnings
 
     from numpy.lib.array_utils import normalize_axis_index
-
-    cp = _cp()
     a, b = _arr(a), _arr(b)
 
     def numpy_error():  # NumPy's own error for these shapes and axes (this NumPy's wording)
@@ -506,12 +495,12 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa, axisb, axisc = (axis,) * 3
     axisa = normalize_axis_index(axisa, a.ndim, msg_prefix="axisa")
     axisb = normalize_axis_index(axisb, b.ndim, msg_prefix="axisb")
-    a = cp.moveaxis(a, axisa, -1)
-    b = cp.moveaxis(b, axisb, -1)
+    a = manipulation.moveaxis(a, axisa, -1)
+    b = manipulation.moveaxis(b, axisb, -1)
     na, nb = a.shape[-1], b.shape[-1]
     if (na != 3 or nb != 3) and (na not in (2, 3) or nb not in (2, 3)
                                  or not _numpy_cross_takes_2d()):
-        a, b = cp.moveaxis(a, -1, axisa), cp.moveaxis(b, -1, axisb)
+        a, b = manipulation.moveaxis(a, -1, axisa), manipulation.moveaxis(b, -1, axisb)
         numpy_error()
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
@@ -522,10 +511,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         shape += (3,)
         axisc = normalize_axis_index(axisc, len(shape), msg_prefix="axisc")
     dtype = np.promote_types(a.dtype, b.dtype)
-    out = cp.empty(shape, dtype)
+    out = creation.empty(shape, dtype)
     a, b = a.astype(dtype), b.astype(dtype)
     a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
-    multiply, negative = cp.multiply, cp.negative
+    multiply, negative = uf.multiply, uf.negative
     if na == 2 and nb == 2:
         multiply(a0, b1, out=out)
         out -= a1 * b0
@@ -556,4 +545,21 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         multiply(a2, b0, out=c1)
         multiply(a0, b1, out=c2)
         c2 -= a1 * b0
-    return cp.moveaxis(out, -1, axisc)
+    return manipulation.moveaxis(out, -1, axisc)
+
+
+# ``a @ b``, ``b @ a`` and ``a @= b``: installed on the ndarray from here, where matmul is.
+def _matmul_operator(self, other):
+    return matmul(self, other)
+
+
+def _rmatmul_operator(self, other):
+    return matmul(other, self)
+
+
+def _imatmul_operator(self, other):
+    return matmul(self, other, out=self)
+
+
+ndarray.__matmul__, ndarray.__rmatmul__, ndarray.__imatmul__ = (
+    _matmul_operator, _rmatmul_operator, _imatmul_operator)

@@ -18,65 +18,39 @@ import warnings
 import numpy as np
 
 from .. import _backends
-from .._array import broadcast_view, empty_array, may_overlap, ndarray
+from .._array import _fill, _make, assign, broadcast_view, empty_array, may_overlap, ndarray
 from .._backends.base import ReduceOp
 from .._dtypes import normalize
+from .._fallback import call_on_host
+from .._indexing import normalize_axis
+from .._ops import BY_NAME, neutral_element
+from .._ufunc import UFUNCS, uf, ufunc
+from .creation import asarray
+from .elementwise import _weak, isclose
+from .elementwise import where as _where
 
 __all__ = ["sum", "prod", "product", "amin", "amax", "min", "max", "argmin", "argmax", "ptp",
            "any", "all", "count_nonzero", "cumsum", "cumprod", "cumulative_sum",
            "cumulative_prod", "nansum", "nanprod", "nanmin", "nanmax", "nanargmin",
-           "nanargmax", "nancumsum", "nancumprod", "diff", "ediff1d", "trapezoid", "allclose",
-           "array_equal", "array_equiv"]
+           "nanargmax", "nancumsum", "nancumprod", "diff", "unwrap", "ediff1d", "trapezoid",
+           "allclose", "array_equal", "array_equiv"]
 
 _NoValue = np._NoValue
 _builtin_all, _builtin_any, _builtin_sum = all, any, sum  # (shadowed below)
 
 
-def _uf(name):
-    from .._ufunc import UFUNCS
-
-    return UFUNCS[name]
-
-
 def _asarray(a):
     if type(a) is ndarray:
         return a
-    from .creation import asarray
-
     return asarray(a)
 
 
-# --- neutral elements: what every combination of a reorderable op may start from ----------
+_ops: dict = {}
 
 
 def _neutral(name, dt):
-    k = dt.kind
-    t = dt.type
-    if name == "add":
-        return t(complex(-0.0, -0.0)) if k == "c" else t(-0.0) if k == "f" else t(0)
-    if name == "multiply":
-        return t(1)
-    if name in ("minimum", "maximum", "fmin", "fmax"):
-        big = name in ("minimum", "fmin")
-        if k == "b":
-            return t(big)
-        if k in "iu":
-            info = np.iinfo(dt)
-            return t(info.max if big else info.min)
-        if name in ("fmin", "fmax"):
-            return t(complex(np.nan, np.nan)) if k == "c" else t(np.nan)
-        v = np.inf if big else -np.inf
-        return t(complex(v, v)) if k == "c" else t(v)
-    if name in ("logical_and", "logical_or", "logical_xor"):
-        return t(name == "logical_and")
-    if name == "bitwise_and":
-        return t(True) if k == "b" else (t(-1) if k == "i" else t(np.iinfo(dt).max))
-    if name in ("bitwise_or", "bitwise_xor"):
-        return t(0)
-    return None
-
-
-_ops: dict = {}
+    row = BY_NAME.get(name)
+    return None if row is None else neutral_element(row, dt)
 
 
 def _reduce_op(name, functor, loop):
@@ -232,15 +206,11 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
         src = a
         if has_where:
             if op.neutral is None:
-                from .._fallback import call_on_host
-
                 kw = dict(axis=axis, dtype=dtype, keepdims=keepdims, where=where)
                 if has_initial:
                     kw["initial"] = initial
                 res = call_on_host(uf._np.reduce, (a,), kw)
                 return _finish_host(res, out)
-            from .elementwise import where as _where
-
             src = _where(mask, a.astype(loop, copy=False), op.neutral)
         init = loop.type(initial) if has_initial else None
         _backends.get().reduce(op, src, target, axes, init)
@@ -254,8 +224,6 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
             _fast[(uf, a.dtype, a._shape, axis, keepdims)] = (odt, op, axes, kept, view)
     if out is not None:
         if target is not out and not _is_view_of(target, out):
-            from .._array import assign
-
             assign(_squeeze_axes(out, axes) if keepdims else out, target)
         return out
     if keepdims:
@@ -274,16 +242,12 @@ def _finish_host(res, out):
 
 
 def _squeeze_axes(x, axes):
-    from .._array import _make
-
     keep = [i for i in range(x.ndim) if i not in axes]
     return _make(x._buf, x._offset, tuple(x._shape[i] for i in keep),
                  tuple(x._strides[i] for i in keep), x.dtype, x._root())
 
 
 def _fill_value(target, value):
-    from .._array import _fill
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _fill(target, value, casting="unsafe")
@@ -326,15 +290,11 @@ def _scan(uf, a, axis, dtype, out, np_func):
     if target._size:
         op = _reduce_op(uf.__name__, uf._row.functor, loop)
         if a.ndim == 0:
-            from .._array import assign
-
             assign(target, a)
         else:
             _backends.get().scan(op, a, target, ax)
     if out is not None:
         if target is not out:
-            from .._array import assign
-
             assign(out, target)
         return out
     return target
@@ -365,8 +325,6 @@ def ufunc_reduceat(uf, array, indices, axis=0, dtype=None, out=None):
     rdt = normalize(probe.dtype if out is None else out.dtype)
     shape = a._shape[:ax] + (len(idx),) + a._shape[ax + 1:]
     res = empty_array(shape, rdt)
-    from .._array import assign
-
     for j, i in enumerate(idx.tolist()):
         stop = idx[j + 1] if j + 1 < len(idx) else n
         dst = _take_axis(res, ax, j)
@@ -389,7 +347,7 @@ def _take_axis(a, ax, key):
 
 
 def _red(name, a, axis, dtype, out, keepdims, initial=_NoValue, where=True):
-    return ufunc_reduce(_uf(name), a, axis, dtype, out, keepdims, initial, where)
+    return ufunc_reduce(UFUNCS[name], a, axis, dtype, out, keepdims, initial, where)
 
 
 def _kd(keepdims):
@@ -432,7 +390,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=True):
 def ptp(a, axis=None, out=None, keepdims=False):
     hi = amax(a, axis, None, keepdims)
     lo = amin(a, axis, None, keepdims)
-    return _uf("subtract")(hi, lo, out=out) if out is not None else _uf("subtract")(hi, lo)
+    return uf.subtract(hi, lo, out=out) if out is not None else uf.subtract(hi, lo)
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
@@ -471,8 +429,6 @@ def _arg(kind, a, axis, out, keepdims):
     if out is not None:
         if out._shape != shape:
             raise ValueError("output array does not match result of np.argmax.")
-        from .._array import assign
-
         assign(out, res)
         return out
     return res
@@ -499,12 +455,12 @@ def _flat_axis(a, axis):
 
 def cumsum(a, axis=None, dtype=None, out=None):
     a, ax = _flat_axis(a, axis)
-    return _scan(_uf("add"), a, ax, dtype, out, np.cumsum)
+    return _scan(uf.add, a, ax, dtype, out, np.cumsum)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
     a, ax = _flat_axis(a, axis)
-    return _scan(_uf("multiply"), a, ax, dtype, out, np.cumprod)
+    return _scan(uf.multiply, a, ax, dtype, out, np.cumprod)
 
 
 def _cumulative(name, npf, x, axis, dtype, out, include_initial):
@@ -546,9 +502,7 @@ def _nan_replaced(a, value):
     a = _asarray(a)
     if a.dtype.kind not in "fc":
         return a, None
-    from .elementwise import where as _where
-
-    mask = _uf("isnan")(a)
+    mask = uf.isnan(a)
     return _where(mask, value, a), mask
 
 
@@ -563,7 +517,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue
 
 
 def _all_nan_warning(res):
-    if res.dtype.kind in "fc" and res._size and bool(_uf("isnan")(res).any()):
+    if res.dtype.kind in "fc" and res._size and bool(uf.isnan(res).any()):
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
 
 
@@ -625,8 +579,6 @@ def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
     a = _asarray(a)
     if a.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
-    from .._indexing import normalize_axis
-
     axis = normalize_axis(axis, a.ndim)
     parts = []
     for v in (prepend, append):
@@ -642,7 +594,7 @@ def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
     if parts[0] is not None or parts[1] is not None:
         seq = [p for p in (parts[0], a, parts[1]) if p is not None]
         a = _concat(seq, axis)
-    op = _uf("not_equal") if a.dtype == np.bool_ else _uf("subtract")
+    op = uf.not_equal if a.dtype == np.bool_ else uf.subtract
     for _ in range(n):
         a = op(_take_axis(a, axis, slice(1, None)), _take_axis(a, axis, slice(None, -1)))
     return a
@@ -662,9 +614,41 @@ def _concat(arrays, axis):
     return out
 
 
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """NumPy's algorithm: differences wrapped into [-period/2, period/2) with ``mod``, the
+    ambiguous boundary fixed with a select, corrections accumulated with ``cumsum``.  (Here,
+    beside ``diff``, which it is built on.)"""
+    p = asarray(p)
+    nd = p.ndim
+    dd = diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    slice1 = [slice(None, None)] * nd
+    slice1[axis] = slice(1, None)
+    slice1 = tuple(slice1)
+    dtype = np.result_type(dd.dtype, _weak(period))
+    if np.issubdtype(dtype, np.integer):
+        interval_high, rem = divmod(period, 2)
+        boundary_ambiguous = rem == 0
+    else:
+        interval_high = period / 2
+        boundary_ambiguous = True
+    interval_low = -interval_high
+    ddmod = uf.mod(dd - interval_low, period) + interval_low
+    if boundary_ambiguous:
+        # mod sent dd == period/2 to -period/2: give those their sign back
+        ddmod = _where((ddmod == interval_low) & (dd > 0), ddmod.dtype.type(interval_high),
+                       ddmod)
+    ph_correct = ddmod - dd
+    ph_correct = _where(abs(dd) < discont, ph_correct.dtype.type(0), ph_correct)
+    up = p.astype(dtype)
+    up[slice1] = p[slice1] + ph_correct.cumsum(axis)
+    return up
+
+
 def ediff1d(ary, to_end=None, to_begin=None):
     a = _asarray(ary).reshape(-1)
-    d = _uf("subtract")(a[1:], a[:-1])
+    d = uf.subtract(a[1:], a[:-1])
     seq = []
     if to_begin is not None:
         b = _asarray(to_begin).reshape(-1)
@@ -687,8 +671,6 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = _asarray(y)
-    from .._indexing import normalize_axis
-
     nd = y.ndim
     axis = normalize_axis(axis, nd)
     hi = _take_axis(y, axis, slice(1, None))
@@ -704,7 +686,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             d = d.reshape(shape)
         else:
             d = diff(x, axis=axis)
-    mul, add, div = _uf("multiply"), _uf("add"), _uf("true_divide")
+    mul, add, div = uf.multiply, uf.add, uf.true_divide
     return sum(div(mul(d, add(hi, lo)), 2.0), axis=axis)
 
 
@@ -712,8 +694,6 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 
 def allclose(a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
-    from .elementwise import isclose
-
     return bool(all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
@@ -725,12 +705,12 @@ def array_equal(a1, a2, equal_nan=False):
     if a1._shape != a2._shape:
         return False
     if not equal_nan or not (a1.dtype.kind in "fc" or a2.dtype.kind in "fc"):
-        return bool(all(_uf("equal")(a1, a2)))
-    isnan = _uf("isnan")
+        return bool(all(uf.equal(a1, a2)))
+    isnan = uf.isnan
     n1, n2 = isnan(a1), isnan(a2)
-    if not bool(all(_uf("equal")(n1, n2))):
+    if not bool(all(uf.equal(n1, n2))):
         return False
-    return bool(all(_uf("logical_or")(_uf("equal")(a1, a2), n1)))
+    return bool(all(uf.logical_or(uf.equal(a1, a2), n1)))
 
 
 def array_equiv(a1, a2):
@@ -742,4 +722,31 @@ def array_equiv(a1, a2):
         np.broadcast_shapes(a1._shape, a2._shape)
     except ValueError:
         return False
-    return bool(all(_uf("equal")(a1, a2)))
+    return bool(all(uf.equal(a1, a2)))
+
+
+# --- the ufunc methods built here --------------------------------------------------------------
+# ufunc.reduce, accumulate and reduceat are installed on the ufunc class from here, where they
+# are implemented (the ufunc class, a layer below, does not import the reductions).
+def _reduce_method(self, array, axis=0, dtype=None, out=None, keepdims=False,
+                   initial=_NoValue, where=True):
+    if self.nin != 2 or self.nout != 1:
+        return self._host_method("reduce", array, axis=axis, dtype=dtype, out=out,
+                                 keepdims=keepdims, initial=initial, where=where)
+    return ufunc_reduce(self, array, axis, dtype, out, keepdims, initial, where)
+
+
+def _accumulate_method(self, array, axis=0, dtype=None, out=None):
+    if self.nin != 2 or self.nout != 1:
+        return self._host_method("accumulate", array, axis=axis, dtype=dtype, out=out)
+    return ufunc_accumulate(self, array, axis, dtype, out)
+
+
+def _reduceat_method(self, array, indices, axis=0, dtype=None, out=None):
+    if self.nin != 2 or self.nout != 1:
+        return self._host_method("reduceat", array, indices, axis=axis, dtype=dtype, out=out)
+    return ufunc_reduceat(self, array, indices, axis, dtype, out)
+
+
+ufunc.reduce, ufunc.accumulate, ufunc.reduceat = (
+    _reduce_method, _accumulate_method, _reduceat_method)

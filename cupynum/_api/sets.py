@@ -10,6 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._array import empty_array, from_host, ndarray
+from .._indexing import normalize_axis
+from .._ufunc import uf
+from . import reductions
+from .creation import arange, asarray, empty, full
+from .indexing import _flatnonzero_bool
+from .manipulation import concatenate, moveaxis
+from .reductions import any as _any
+from .sorting import argsort, lexsort, searchsorted, sort
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
            "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d"]
@@ -18,30 +26,20 @@ _INTP = np.dtype(np.intp)
 
 
 def _asarray(x):
-    from .creation import asarray
-
     return asarray(x)
-
-
-def _uf(name):
-    import cupynum
-
-    return getattr(cupynum, name)
 
 
 def _group_starts(s, equal_nan):
     """Bool mask over sorted s: True at the first element of each group of equal values."""
     n = s.shape[0]
-    from .creation import empty
-
     mask = empty(n, bool)
     mask[:1] = True
     if n > 1:
-        neq = _uf("not_equal")(s[1:], s[:-1])
+        neq = uf.not_equal(s[1:], s[:-1])
         if equal_nan and s.dtype.kind in "fc":
-            isn = _uf("isnan")
-            both = _uf("logical_and")(isn(s[1:]), isn(s[:-1]))
-            neq = _uf("logical_and")(neq, _uf("logical_not")(both))
+            isn = uf.isnan
+            both = uf.logical_and(isn(s[1:]), isn(s[:-1]))
+            neq = uf.logical_and(neq, uf.logical_not(both))
         mask[1:] = neq
     return mask
 
@@ -53,9 +51,6 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         res = _unique_axis(ar, axis, return_index, return_inverse, return_counts)
         if res is not None:
             return res
-    from .indexing import _flatnonzero_bool
-    from .sorting import argsort, sort
-
     flat = ar.reshape(-1)
     n = flat.shape[0]
     need_perm = return_index or return_inverse
@@ -70,18 +65,14 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_index:
         res += (perm[idx],)
     if return_inverse:
-        from .creation import empty
-
         inv = empty(n, _INTP)
         if n:
-            csum = _uf("cumsum")(mask.astype(_INTP))
-            inv[perm] = _uf("subtract")(csum, 1)
+            csum = reductions.cumsum(mask.astype(_INTP))
+            inv[perm] = uf.subtract(csum, 1)
         res += (inv.reshape(ar.shape),)
     if return_counts:
-        from .manipulation import concatenate
-
         ends = concatenate([idx, from_host(np.asarray([n], _INTP))])
-        res += (_uf("subtract")(ends[1:], ends[:-1]),)
+        res += (uf.subtract(ends[1:], ends[:-1]),)
     return res[0] if len(res) == 1 else res
 
 
@@ -89,15 +80,8 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts):
     """NumPy's ``unique(..., axis=k)``: the slices along ``axis`` compared as rows of
     ``(n, m)`` (NumPy's structured view: lexicographic by column, each column in NumPy's
     sort order; rows holding NaN never compare equal, whatever ``equal_nan``)."""
-    from .indexing import _flatnonzero_bool
-    from .manipulation import concatenate, moveaxis
-    from .reductions import any as _any
-    from .sorting import lexsort
-
     if ar.ndim == 0:
         raise np.exceptions.AxisError(axis, 0)
-    from .._indexing import normalize_axis
-
     axis = normalize_axis(axis, ar.ndim)
     if ar.ndim == 1:  # NumPy: the 1-D path (equal_nan applies)
         return None
@@ -108,14 +92,12 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts):
     n = moved.shape[0]
     m = int(np.prod(rest, dtype=np.intp))
     rows = moved.reshape(n, m)
-    from .creation import arange, empty
-
     if n and m:
         keys = []
         for j in range(m - 1, -1, -1):
             keys.append(rows[:, j])
             if ar.dtype == np.float16:  # NumPy's structured float16 compare puts NaN first
-                keys.append(_uf("logical_not")(_uf("isnan")(rows[:, j])))
+                keys.append(uf.logical_not(uf.isnan(rows[:, j])))
         perm = lexsort(keys)
     else:
         perm = arange(n, dtype=_INTP)
@@ -123,7 +105,7 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts):
     mask = empty(n, bool)
     mask[:1] = True
     if n > 1:
-        mask[1:] = _any(_uf("not_equal")(s[1:], s[:-1]), axis=1)
+        mask[1:] = _any(uf.not_equal(s[1:], s[:-1]), axis=1)
     idx = _flatnonzero_bool(mask) if n else empty_array((0,), _INTP)
     uniq = moveaxis(s[idx].reshape((idx.shape[0],) + rest), 0, axis)
     res = (uniq,)
@@ -132,12 +114,12 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts):
     if return_inverse:
         inv = empty(n, _INTP)
         if n:
-            csum = _uf("cumsum")(mask.astype(_INTP))
-            inv[perm] = _uf("subtract")(csum, 1)
+            csum = reductions.cumsum(mask.astype(_INTP))
+            inv[perm] = uf.subtract(csum, 1)
         res += (inv,)
     if return_counts:
         ends = concatenate([idx, from_host(np.asarray([n], _INTP))])
-        res += (_uf("subtract")(ends[1:], ends[:-1]),)
+        res += (uf.subtract(ends[1:], ends[:-1]),)
     return res[0] if len(res) == 1 else res
 
 
@@ -171,25 +153,18 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     el = _asarray(element)
     te = _asarray(test_elements).reshape(-1)
     if te.size == 0:
-        from .creation import full
-
         return full(el.shape, bool(invert), bool)
-    from .sorting import searchsorted, sort
-
     s = sort(te)
     dt = np.result_type(s.dtype, el.dtype)
     s = s.astype(dt, copy=False)
     e = el.astype(dt, copy=False)
     pos = searchsorted(s, e, "left")
-    posc = _uf("minimum")(pos, s.size - 1)
-    found = _uf("equal")(s[posc], e)
-    return _uf("logical_not")(found) if invert else found
+    posc = uf.minimum(pos, s.size - 1)
+    found = uf.equal(s[posc], e)
+    return uf.logical_not(found) if invert else found
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    from .manipulation import concatenate
-    from .sorting import argsort
-
     ar1, ar2 = _asarray(ar1), _asarray(ar2)
     if not assume_unique:
         if return_indices:
@@ -204,14 +179,12 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         aux_sort_indices = argsort(aux, kind="stable")
         aux = aux[aux_sort_indices]
     else:
-        from .sorting import sort
-
         aux = sort(aux)
-    mask = _uf("equal")(aux[1:], aux[:-1])
+    mask = uf.equal(aux[1:], aux[:-1])
     int1d = aux[:-1][mask]
     if return_indices:
         ar1_indices = aux_sort_indices[:-1][mask]
-        ar2_indices = _uf("subtract")(aux_sort_indices[1:][mask], ar1.size)
+        ar2_indices = uf.subtract(aux_sort_indices[1:][mask], ar1.size)
         if not assume_unique:
             ar1_indices = ind1[ar1_indices]
             ar2_indices = ind2[ar2_indices]
@@ -220,8 +193,6 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 
 def union1d(ar1, ar2):
-    from .manipulation import concatenate
-
     return unique(concatenate((_asarray(ar1), _asarray(ar2)), axis=None))
 
 
@@ -232,9 +203,6 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 
 def setxor1d(ar1, ar2, assume_unique=False):
-    from .manipulation import concatenate
-    from .sorting import sort
-
     ar1, ar2 = _asarray(ar1), _asarray(ar2)
     if not assume_unique:
         ar1, ar2 = unique(ar1), unique(ar2)
@@ -242,5 +210,5 @@ def setxor1d(ar1, ar2, assume_unique=False):
     if aux.size == 0:
         return aux
     t = from_host(np.ones(1, bool))
-    flag = concatenate((t, _uf("not_equal")(aux[1:], aux[:-1]), t))
-    return aux[_uf("logical_and")(flag[1:], flag[:-1])]
+    flag = concatenate((t, uf.not_equal(aux[1:], aux[:-1]), t))
+    return aux[uf.logical_and(flag[1:], flag[:-1])]

@@ -17,6 +17,11 @@ import numpy as np
 from .. import _backends
 from .._array import empty_array, ndarray
 from .._indexing import normalize_axis
+from .._ufunc import uf
+from . import creation, reductions
+from .creation import asarray
+from .indexing import take, take_along_axis
+from .manipulation import concatenate
 
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
            "sort_complex"]
@@ -26,8 +31,6 @@ _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
 
 def _asarray(x):
-    from .creation import asarray
-
     return asarray(x)
 
 
@@ -128,8 +131,6 @@ def lexsort(keys, axis=-1):
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     if len({k.shape for k in keys}) != 1:
         raise ValueError("all keys need to be the same shape")
-    from .indexing import take_along_axis
-
     if keys[0].ndim == 0:
         raise np.exceptions.AxisError(axis, 0) if axis not in (-1, 0) else None
     perm = argsort(keys[0], axis=axis, kind="stable")
@@ -170,8 +171,6 @@ def searchsorted(a, v, side="left", sorter=None):
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
     if sorter is not None:
-        from .indexing import take
-
         sorter = _asarray(sorter)
         if sorter.shape != a.shape:
             raise ValueError("sorter.size must equal a.size")
@@ -193,10 +192,6 @@ def _searchsorted_merge(a, v, side):
     the backends' binary search does not know): v goes before a for 'left' (so equal
     elements of a come after it), after a for 'right'; the answer for v[i] is the number
     of a's elements sorted before it.  No host round trip; ``a`` must be sorted."""
-    import cupynum
-
-    from .manipulation import concatenate
-
     n, m = a.shape[0], v._size
     if m == 0:
         return empty_array(v.shape, _INTP)
@@ -204,8 +199,8 @@ def _searchsorted_merge(a, v, side):
     left = side == "left"
     perm = argsort(concatenate([vf, a] if left else [a, vf]), kind="stable")
     pos = empty_array((n + m,), _INTP)
-    pos[perm] = cupynum.arange(n + m, dtype=_INTP)  # sorted position of each element
-    is_v = cupynum.less(perm, m) if left else cupynum.greater_equal(perm, n)
-    v_upto = cupynum.cumsum(is_v, dtype=_INTP)  # v elements at or before each position
+    pos[perm] = creation.arange(n + m, dtype=_INTP)  # sorted position of each element
+    is_v = uf.less(perm, m) if left else uf.greater_equal(perm, n)
+    v_upto = reductions.cumsum(is_v, dtype=_INTP)  # v elements at or before each position
     pv = pos[:m] if left else pos[n:]
-    return cupynum.subtract(cupynum.add(pv, 1), v_upto[pv]).reshape(v.shape)
+    return uf.subtract(uf.add(pv, 1), v_upto[pv]).reshape(v.shape)

@@ -14,16 +14,23 @@ import warnings
 
 import numpy as np
 
-from .._array import empty_array, ndarray
+from .. import _backends
+from .._array import broadcast_view, empty_array, ndarray
 from .._dtypes import normalize
+from .._fallback import call_on_host
+from .._ufunc import UFUNCS, uf
+from . import creation, indexing, manipulation, products, sorting
 from . import reductions as _r
+from .creation import arange, asarray, full
+from .elementwise import clip
+from .elementwise import where as _where
+from .indexing import take
 
 __all__ = ["mean", "var", "std", "nanmean", "nanvar", "nanstd", "average", "median",
            "nanmedian", "quantile", "percentile", "nanquantile", "nanpercentile", "cov",
            "corrcoef"]
 
 _NoValue = np._NoValue
-_uf = _r._uf
 _asarray = _r._asarray
 
 
@@ -34,8 +41,6 @@ def _count(a, axis, keepdims, where):
         for ax in axes:
             n *= a._shape[ax]
         return n
-    from .._array import broadcast_view
-
     w = _asarray(where)
     return _r.sum(broadcast_view(w.astype(np.bool_, copy=False), a._shape), axis, np.intp,
                   None, keepdims)
@@ -43,12 +48,12 @@ def _count(a, axis, keepdims, where):
 
 def _is_zero_count(rcount):
     if isinstance(rcount, ndarray):
-        return bool(_r.any(_uf("equal")(rcount, 0)))
+        return bool(_r.any(uf.equal(rcount, 0)))
     return rcount == 0
 
 
 def _divide(ret, rcount, out):
-    div = _uf("true_divide")
+    div = uf.true_divide
     if isinstance(rcount, ndarray):
         rcount = rcount.reshape(ret._shape) if rcount._shape != ret._shape and \
             rcount._size == ret._size else rcount
@@ -90,7 +95,7 @@ def _var(a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
     keepdims = _r._kd(keepdims)
     rcount = _count(a, axis, keepdims, where)
     if isinstance(rcount, ndarray):
-        bad = bool(_r.any(_uf("less_equal")(rcount, ddof)))
+        bad = bool(_r.any(uf.less_equal(rcount, ddof)))
     else:
         bad = ddof >= rcount
     if bad:
@@ -110,14 +115,14 @@ def _var(a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
             arrmean = _r.sum(a, axis, dtype, None, True, where=where)
             rc = _count(a, axis, True, where)
             arrmean = _divide(arrmean, rc, None)
-        x = _uf("subtract")(a, arrmean)
+        x = uf.subtract(a, arrmean)
         if a.dtype.kind in "fiub":
-            x = _uf("square")(x)
+            x = uf.square(x)
         else:
-            x = _uf("add")(_uf("square")(x.real), _uf("square")(x.imag))
+            x = uf.add(uf.square(x.real), uf.square(x.imag))
         ret = _r.sum(x, axis, dtype, out, keepdims, where=where)
         if isinstance(rcount, ndarray):
-            rc = _uf("maximum")(_uf("subtract")(rcount, ddof), 0)
+            rc = uf.maximum(uf.subtract(rcount, ddof), 0)
         else:
             rc = max(rcount - ddof, 0)
             rc = float(rc) if not isinstance(rc, int) else rc
@@ -129,8 +134,6 @@ def _var_fused(a, axis, keepdims, rcount, ddof):
     """The common var: the mean (NumPy's sum / count, in a's dtype), then one fused
     reduction of |a - mean|^2 (``Backend.sqdev_sum``: no temporary of a's size), then
     the division by max(n - ddof, 0).  None where the backend has no fused path."""
-    from .. import _backends
-
     be = _backends._backend
     fused = getattr(be, "sqdev_sum", None)
     if fused is None:
@@ -157,7 +160,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
         correction=_NoValue):
     ret = _var(a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-    return _uf("sqrt")(ret, out=ret)
+    return uf.sqrt(ret, out=ret)
 
 
 # --- NaN-ignoring -------------------------------------------------------------------------------
@@ -169,13 +172,13 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         return mean(a, axis, dtype, out, keepdims, where=where)
     b, mask = _r._nan_replaced(a, 0)
     keepdims = _r._kd(keepdims)
-    notnan = _uf("logical_not")(mask)
+    notnan = uf.logical_not(mask)
     cnt = _r.sum(notnan, axis, np.intp, None, keepdims, where=where)
     tot = _r.sum(b, axis, dtype, out, keepdims, where=where)
-    if bool(_r.any(_uf("equal")(cnt, 0))):
+    if bool(_r.any(uf.equal(cnt, 0))):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     with np.errstate(all="ignore"):
-        avg = _uf("true_divide")(tot, cnt, out=tot, casting="unsafe")
+        avg = uf.true_divide(tot, cnt, out=tot, casting="unsafe")
     return avg
 
 
@@ -191,35 +194,31 @@ def _nanvar(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, sqrt)
         ddof = correction
     keepdims = _r._kd(keepdims)
     b, mask = _r._nan_replaced(a, 0)
-    notnan = _uf("logical_not")(mask)
+    notnan = uf.logical_not(mask)
     with np.errstate(all="ignore"):
         cnt = _r.sum(notnan, axis, np.intp, None, True, where=where)
         if mean_ is not None:
             avg = _asarray(mean_)
         else:
             avg = _r.sum(b, axis, dtype, None, True, where=where)
-            avg = _uf("true_divide")(avg, cnt, out=avg, casting="unsafe")
-        from .elementwise import where as _where
-
-        x = _where(mask, 0, _uf("subtract")(b, avg))
+            avg = uf.true_divide(avg, cnt, out=avg, casting="unsafe")
+        x = _where(mask, 0, uf.subtract(b, avg))
         if x.dtype.kind == "c":
-            sq = _uf("add")(_uf("square")(x.real), _uf("square")(x.imag))
+            sq = uf.add(uf.square(x.real), uf.square(x.imag))
         else:
-            sq = _uf("square")(x)
+            sq = uf.square(x)
         v = _r.sum(sq, axis, dtype, out, keepdims, where=where)
         if not keepdims:
             cnt = cnt.reshape(v._shape)
-        dof = _uf("subtract")(cnt, ddof)
-        isbad = _uf("less_equal")(dof, 0)
-        v = _uf("true_divide")(v, dof, out=v, casting="unsafe")
+        dof = uf.subtract(cnt, ddof)
+        isbad = uf.less_equal(dof, 0)
+        v = uf.true_divide(v, dof, out=v, casting="unsafe")
         if bool(_r.any(isbad)):
             warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
             # As NumPy: whatever dividing by dof <= 0 gave (inf, negative), the answer is NaN.
-            from .manipulation import copyto
-
-            copyto(v, np.nan, where=isbad)
+            manipulation.copyto(v, np.nan, where=isbad)
         if sqrt:
-            v = _uf("sqrt")(v, out=v)
+            v = uf.sqrt(v, out=v)
     return v
 
 
@@ -240,8 +239,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NoValue):
         avg = mean(a, axis, keepdims=kd)
         scl = avg.dtype.type(a._size / avg._size) if avg._size else avg.dtype.type(0)
         if returned:
-            from .creation import full
-
             return avg, full(avg._shape, scl, dtype=avg.dtype)
         return avg
     wgt = _asarray(weights)
@@ -267,13 +264,11 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NoValue):
             shape[ax] = a._shape[ax]
         wgt = wgt.reshape(shape)
     scl = _r.sum(wgt, axis, rdt, None, kd)
-    if bool(_r.any(_uf("equal")(scl, 0.0))):
+    if bool(_r.any(uf.equal(scl, 0.0))):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-    avg = _uf("true_divide")(_r.sum(_uf("multiply")(a, wgt), axis, rdt, None, kd), scl)
+    avg = uf.true_divide(_r.sum(uf.multiply(a, wgt), axis, rdt, None, kd), scl)
     if returned:
         if scl._shape != avg._shape:
-            from .._array import broadcast_view
-
             scl = broadcast_view(scl, avg._shape).copy()
         return avg, scl
     return avg
@@ -298,10 +293,8 @@ def _along_front(a, axis):
 
 def _sorted_along(a, axis):
     """(values sorted along the reduced axes moved to the front, n)."""
-    import cupynum
-
     moved, n = _along_front(a, axis)
-    return cupynum.sort(moved, axis=0), n
+    return sorting.sort(moved, axis=0), n
 
 
 def _quantile(a, q, axis, method, keepdims, res_dt):
@@ -330,9 +323,6 @@ def _quantile(a, q, axis, method, keepdims, res_dt):
     nxt[below] = 0
     gamma = np.asanyarray(props["fix_gamma"](vi - np.floor(vi), vi), dtype=vi.dtype)
     gamma = np.where(above | below, 0, gamma)
-    from .creation import asarray
-    from .elementwise import where as _where
-
     rest = srt._shape[1:]
     out_rows = []
     last = srt[n - 1]
@@ -341,13 +331,13 @@ def _quantile(a, q, axis, method, keepdims, res_dt):
         lo = srt[p].astype(res_dt)
         hi = srt[nx].astype(res_dt)
         # NumPy's _lerp takes b - a in the data's dtype, then works in the result's
-        d = _uf("subtract")(srt[nx], srt[p]).astype(res_dt)
+        d = uf.subtract(srt[nx], srt[p]).astype(res_dt)
         gv = res_dt.type(g)
-        r = _uf("add")(lo, _uf("multiply")(d, gv))
+        r = uf.add(lo, uf.multiply(d, gv))
         if g >= 0.5:
-            r = _uf("subtract")(hi, _uf("multiply")(d, res_dt.type(1 - g)))
+            r = uf.subtract(hi, uf.multiply(d, res_dt.type(1 - g)))
         if a.dtype.kind in "fc":
-            r = _where(_uf("isnan")(last), last.astype(res_dt), r)
+            r = _where(uf.isnan(last), last.astype(res_dt), r)
         out_rows.append(r.reshape((1,) + rest))
     res = _r._concat(out_rows, 0) if out_rows else empty_array((0,) + rest, res_dt)
     return _keepdims_shape(res.reshape(np.shape(q) + rest), a, q, axis, keepdims)
@@ -356,15 +346,13 @@ def _quantile(a, q, axis, method, keepdims, res_dt):
 def _pick(a, srt, n, vi, q, axis, keepdims, res_dt):
     """NumPy's ``take`` branch of ``_quantile``: the order statistics ``vi`` (integer
     virtual indices) of the sorted ``srt``; a slice holding a NaN (sorted last) gives NaN."""
-    from .elementwise import where as _where
-
     rest = srt._shape[1:]
     last = srt[n - 1]
     rows = []
     for i in range(vi.size):
         r = srt[int(vi.flat[i])].astype(res_dt)
         if a.dtype.kind in "fc":
-            r = _where(_uf("isnan")(last), last.astype(res_dt), r)
+            r = _where(uf.isnan(last), last.astype(res_dt), r)
         rows.append(r.reshape((1,) + rest))
     res = _r._concat(rows, 0) if rows else empty_array((0,) + rest, res_dt)
     return _keepdims_shape(res.reshape(np.shape(q) + rest), a, q, axis, keepdims)
@@ -382,8 +370,6 @@ def _keepdims_shape(res, a, q, axis, keepdims):
 
 
 def _host(fname, *args, **kwargs):
-    from .._fallback import call_on_host
-
     return call_on_host(getattr(np, fname), args, kwargs)
 
 
@@ -548,15 +534,11 @@ def _sequential_zeros(csum, ws):
     weights, so a row's trailing zero weights share its total and q = 1 picks the last
     positively weighted value; a parallel scan adds the same numbers in another grouping
     and can end a last bit away, which moves the pick onto a zero weight."""
-    import cupynum
-
     n = ws._shape[0]
-    positions = cupynum.arange(n, dtype=np.intp).reshape((n,) + (1,) * (ws.ndim - 1))
-    from .elementwise import where as _where
-
-    last_nonzero = _where(_uf("not_equal")(ws, 0), positions, 0)
-    last_nonzero = _uf("maximum").accumulate(last_nonzero, axis=0)  # forward fill
-    return cupynum.take_along_axis(csum, last_nonzero, 0)
+    positions = creation.arange(n, dtype=np.intp).reshape((n,) + (1,) * (ws.ndim - 1))
+    last_nonzero = _where(uf.not_equal(ws, 0), positions, 0)
+    last_nonzero = uf.maximum.accumulate(last_nonzero, axis=0)  # forward fill
+    return indexing.take_along_axis(csum, last_nonzero, 0)
 
 
 def _weighted_inverted_cdf(a, qh, axis, w, nan):
@@ -567,32 +549,28 @@ def _weighted_inverted_cdf(a, qh, axis, w, nan):
     as the number of cdf values below it (searchsorted 'left' on a sorted row), capped
     at the row's last valid element.  One read back (sync point) for NumPy's errors and
     the All-NaN warning."""
-    import cupynum
-
-    from .elementwise import where as _where
-
     vals, n = _along_front(a, axis)
-    wts, _ = _along_front(cupynum.broadcast_to(w, a._shape), axis)
+    wts, _ = _along_front(manipulation.broadcast_to(w, a._shape), axis)
     rest = vals._shape[1:]
     R = 1
     for m in rest:
         R *= m
     vals, wts = vals.reshape((n, R)), wts.reshape((n, R))
-    order = cupynum.argsort(vals, axis=0)
-    srt = cupynum.take_along_axis(vals, order, 0)
-    ws = cupynum.take_along_axis(wts, order, 0).astype(np.float64)
+    order = sorting.argsort(vals, axis=0)
+    srt = indexing.take_along_axis(vals, order, 0)
+    ws = indexing.take_along_axis(wts, order, 0).astype(np.float64)
     floats = a.dtype.kind == "f"
     if nan and floats:
-        valid = _uf("logical_not")(_uf("isnan")(srt))
+        valid = uf.logical_not(uf.isnan(srt))
         ws = _where(valid, ws, 0.0)
         cnt = _r.sum(valid, 0, np.intp)
     else:
-        cnt = cupynum.full((R,), n, np.intp)
-    allnan = _uf("equal")(cnt, 0)
-    cdf = _sequential_zeros(cupynum.cumsum(ws, axis=0), ws)
-    cdf = _uf("true_divide")(cdf, cdf[n - 1])
-    bad_row = _uf("logical_and")(_uf("isnan")(cdf[n - 1]), _uf("logical_not")(allnan))
-    flags = _r._concat([_r.any(_uf("less")(w, 0)).reshape(1), _r.any(bad_row).reshape(1),
+        cnt = creation.full((R,), n, np.intp)
+    allnan = uf.equal(cnt, 0)
+    cdf = _sequential_zeros(_r.cumsum(ws, axis=0), ws)
+    cdf = uf.true_divide(cdf, cdf[n - 1])
+    bad_row = uf.logical_and(uf.isnan(cdf[n - 1]), uf.logical_not(allnan))
+    flags = _r._concat([_r.any(uf.less(w, 0)).reshape(1), _r.any(bad_row).reshape(1),
                         _r.any(allnan).reshape(1)], 0).get()
     if flags[0]:
         raise ValueError("Weights must be non-negative.")
@@ -602,17 +580,17 @@ def _weighted_inverted_cdf(a, qh, axis, w, nan):
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=5)
     if qh.dtype.kind == "f":
         cdf = cdf.astype(qh.dtype)
-    cdf = _where(_uf("equal")(cdf, 0), cdf.dtype.type(-1), cdf)
-    last = _uf("maximum")(_uf("subtract")(cnt, 1), 0)
+    cdf = _where(uf.equal(cdf, 0), cdf.dtype.type(-1), cdf)
+    last = uf.maximum(uf.subtract(cnt, 1), 0)
     rows = []
     for qv in qh.reshape(-1):
-        idx = _r.sum(_uf("less")(cdf, qv), 0, np.intp)
-        rows.append(_uf("minimum")(idx, last).reshape(1, R))
-    idx = _r._concat(rows, 0) if rows else cupynum.zeros((0, R), np.intp)
+        idx = _r.sum(uf.less(cdf, qv), 0, np.intp)
+        rows.append(uf.minimum(idx, last).reshape(1, R))
+    idx = _r._concat(rows, 0) if rows else creation.zeros((0, R), np.intp)
     r = _gather_rows(srt, idx)
     if floats:  # NaN rows: NaN (the last sorted value; all-NaN rows of the nan-variants)
         tail = srt[n - 1].reshape(1, R)
-        r = _where(_uf("isnan")(tail) if not nan else allnan.reshape(1, R), tail, r)
+        r = _where(uf.isnan(tail) if not nan else allnan.reshape(1, R), tail, r)
     return r.reshape(qh.shape + rest)
 
 
@@ -634,8 +612,8 @@ def _nan_rows(a, axis):
     for m in rest:
         R *= m
     srt = srt.reshape((n, R))
-    cnt = _r.sum(_uf("logical_not")(_uf("isnan")(srt)), 0, np.intp)
-    allnan = _uf("equal")(cnt, 0)
+    cnt = _r.sum(uf.logical_not(uf.isnan(srt)), 0, np.intp)
+    allnan = uf.equal(cnt, 0)
     flags = _r._concat([_r.any(allnan).reshape(1), allnan[0:1]], 0).get()
     if flags[0]:
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
@@ -644,12 +622,9 @@ def _nan_rows(a, axis):
 
 def _gather_rows(srt, idx):
     """srt[idx[..., r], r] for (n, R) srt and (..., R) row indices, without a bounds sync."""
-    from .creation import arange
-    from .indexing import take
-
     n, R = srt._shape
-    idx = _uf("maximum")(idx, 0)  # all-NaN rows (count 0): any element, replaced later
-    flat = _uf("add")(_uf("multiply")(idx, R), arange(R, dtype=np.intp))
+    idx = uf.maximum(idx, 0)  # all-NaN rows (count 0): any element, replaced later
+    flat = uf.add(uf.multiply(idx, R), arange(R, dtype=np.intp))
     return take(srt.reshape(-1), flat, mode="clip")
 
 
@@ -670,9 +645,6 @@ def _nanquantile(a, qh, weak, axis, method, keepdims, res_dt):
     rounded to a's dtype).  All-NaN rows give NaN."""
     from numpy.lib import _function_base_impl as fb
 
-    from .creation import asarray
-    from .elementwise import where as _where
-
     srt, n, rest, cnt, allnan, first_nan = _nan_rows(a, axis)
     R = srt._shape[1]
     qdt = qh.dtype
@@ -683,35 +655,35 @@ def _nanquantile(a, qh, weak, axis, method, keepdims, res_dt):
         r = _where(allnan.reshape(1, R), np.nan, r)
         return _nan_result(r, a, qh, axis, keepdims, rest, a.dtype)
     if method == "midpoint":  # NumPy's lambda calls np.floor/np.ceil: the same on device
-        x = _uf("multiply")(_uf("subtract")(m, 1), qd)
-        vi = _uf("multiply")(0.5, _uf("add")(_uf("floor")(x), _uf("ceil")(x)))
+        x = uf.multiply(uf.subtract(m, 1), qd)
+        vi = uf.multiply(0.5, uf.add(uf.floor(x), uf.ceil(x)))
     else:
         vi = fb._QuantileMethods[method]["get_virtual_index"](m, qd)  # (Q, R), q's dtype
-    fl = _uf("floor")(vi)
-    above = _uf("greater_equal")(vi, _uf("subtract")(m, 1))
-    below = _uf("less")(vi, 0)
+    fl = uf.floor(vi)
+    above = uf.greater_equal(vi, uf.subtract(m, 1))
+    below = uf.less(vi, 0)
     prev_np = _where(above, qdt.type(-1), _where(below, qdt.type(0), fl))
-    gamma = _uf("subtract")(vi, prev_np)
+    gamma = uf.subtract(vi, prev_np)
     if method == "averaged_inverted_cdf":  # NumPy's fix_gamma masks
-        gamma = _where(_uf("equal")(gamma, 0), 0.5, 1.0).astype(qdt)
+        gamma = _where(uf.equal(gamma, 0), 0.5, 1.0).astype(qdt)
     elif method == "midpoint":
-        gamma = _where(_uf("equal")(_uf("remainder")(vi, 1), 0), 0.0, 0.5).astype(qdt)
-    last = _uf("subtract")(cnt, 1).reshape(1, R)
+        gamma = _where(uf.equal(uf.remainder(vi, 1), 0), 0.0, 0.5).astype(qdt)
+    last = uf.subtract(cnt, 1).reshape(1, R)
     fl_i = fl.astype(np.intp)
     prev_i = _where(above, last, _where(below, 0, fl_i))
-    next_i = _where(above, last, _where(below, 0, _uf("add")(fl_i, 1)))
+    next_i = _where(above, last, _where(below, 0, uf.add(fl_i, 1)))
     lo = _gather_rows(srt, prev_i)
     hi = _gather_rows(srt, next_i)
-    d = _uf("subtract")(hi, lo)
+    d = uf.subtract(hi, lo)
     if weak:
         t = gamma.astype(a.dtype)
-        omt = _uf("subtract")(1.0, gamma.astype(np.float64)).astype(a.dtype)
+        omt = uf.subtract(1.0, gamma.astype(np.float64)).astype(a.dtype)
     else:
         t = gamma
-        omt = _uf("subtract")(1, gamma)
-    r = _where(_uf("greater_equal")(gamma, 0.5),
-               _uf("subtract")(hi, _uf("multiply")(d, omt)),
-               _uf("add")(lo, _uf("multiply")(d, t)))
+        omt = uf.subtract(1, gamma)
+    r = _where(uf.greater_equal(gamma, 0.5),
+               uf.subtract(hi, uf.multiply(d, omt)),
+               uf.add(lo, uf.multiply(d, t)))
     r = _where(allnan.reshape(1, R), np.nan, r)
     # NumPy's per-row loop takes its dtype from the first row, which is a's dtype when that
     # row is all NaN (np.full(q.shape, nan, dtype=a.dtype))
@@ -725,23 +697,21 @@ _DISCRETE = ("inverted_cdf", "closest_observation", "lower", "higher", "nearest"
 def _discrete_index(method, m, qd):
     """NumPy's integer virtual index of ``method`` for row counts ``m`` (1, R) and
     quantiles ``qd`` (Q, 1), both in q's dtype, on the device: (Q, R) intp."""
-    from .elementwise import where as _where
-
     if method in ("lower", "higher", "nearest"):
-        x = _uf("multiply")(_uf("subtract")(m, 1), qd)
+        x = uf.multiply(uf.subtract(m, 1), qd)
         rnd = {"lower": "floor", "higher": "ceil", "nearest": "rint"}[method]
-        return _uf(rnd)(x).astype(np.intp)
+        return UFUNCS[rnd](x).astype(np.intp)
     # _discrete_interpolation_to_boundaries: the previous index where gamma_fun holds, else
     # the next, and never below 0
-    x = _uf("subtract")(_uf("multiply")(m, qd), 1)
+    x = uf.subtract(uf.multiply(m, qd), 1)
     if method == "closest_observation":
-        x = _uf("subtract")(x, 0.5)
-    prev = _uf("floor")(x)
-    cond = _uf("equal")(_uf("subtract")(x, prev), 0)
+        x = uf.subtract(x, 0.5)
+    prev = uf.floor(x)
+    cond = uf.equal(uf.subtract(x, prev), 0)
     if method == "closest_observation":
-        cond = _uf("logical_and")(cond, _uf("equal")(_uf("remainder")(prev, 2), 1))
-    res = _where(cond, prev, _uf("add")(prev, 1)).astype(np.intp)
-    return _uf("maximum")(res, 0)
+        cond = uf.logical_and(cond, uf.equal(uf.remainder(prev, 2), 1))
+    res = _where(cond, prev, uf.add(prev, 1)).astype(np.intp)
+    return uf.maximum(res, 0)
 
 
 def _nan_result(r, a, qh, axis, keepdims, rest, dt):
@@ -788,13 +758,11 @@ def _median(a, axis, keepdims, res_dt):
     if n % 2:
         res = srt[n // 2].astype(res_dt)
     else:
-        res = _uf("true_divide")(_uf("add")(srt[n // 2 - 1].astype(res_dt),
+        res = uf.true_divide(uf.add(srt[n // 2 - 1].astype(res_dt),
                                             srt[n // 2].astype(res_dt)), res_dt.type(2))
     if a.dtype.kind in "fc":
-        from .elementwise import where as _where
-
         last = srt[n - 1]
-        res = _where(_uf("isnan")(last), last.astype(res_dt), res)
+        res = _where(uf.isnan(last), last.astype(res_dt), res)
     if keepdims:
         if axis is None:
             kshape = (1,) * a.ndim
@@ -826,24 +794,22 @@ def _nanmedian(a, axis, keepdims):
     fewer than 600 elements (with other axes kept) a masked median, ``(lo + hi) / 2`` in a's
     dtype (with lo = hi for odd counts); otherwise ``median`` of the non-NaN values, whose
     ``mean`` of the two middle values runs in float32 for float16.  All-NaN rows give NaN."""
-    from .elementwise import where as _where
-
     srt, n, rest, cnt, allnan, _ = _nan_rows(a, axis)
     R = srt._shape[1]
-    h = _uf("floor_divide")(cnt, 2).reshape(1, R)
-    odd = _uf("equal")(_uf("remainder")(cnt, 2), 1).reshape(1, R)
-    lo = _gather_rows(srt, _where(odd, h, _uf("subtract")(h, 1)))
+    h = uf.floor_divide(cnt, 2).reshape(1, R)
+    odd = uf.equal(uf.remainder(cnt, 2), 1).reshape(1, R)
+    lo = _gather_rows(srt, _where(odd, h, uf.subtract(h, 1)))
     hi = _gather_rows(srt, h)
     two = a.dtype.type(2)
     if axis is not None and len(rest) and n < 600:
-        r = _uf("true_divide")(_uf("add")(lo, hi), two)
+        r = uf.true_divide(uf.add(lo, hi), two)
     else:
         if a.dtype == np.float16:
             f4 = np.dtype(np.float32)
-            mid = _uf("true_divide")(_uf("add")(lo.astype(f4), hi.astype(f4)),
+            mid = uf.true_divide(uf.add(lo.astype(f4), hi.astype(f4)),
                                      np.float32(2)).astype(a.dtype)
         else:
-            mid = _uf("true_divide")(_uf("add")(lo, hi), two)
+            mid = uf.true_divide(uf.add(lo, hi), two)
         r = _where(odd, hi, mid)
     r = _where(allnan.reshape(1, R), a.dtype.type(np.nan), r).astype(a.dtype, copy=False)
     return r.reshape(_reduced_shape(a, axis, keepdims, rest))
@@ -889,38 +855,30 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if fact <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
-    X = _uf("subtract")(X, avg.reshape(-1, 1))
-    Xc = _uf("conjugate")(X)
+    X = uf.subtract(X, avg.reshape(-1, 1))
+    Xc = uf.conjugate(X)
     if X._shape[0] <= 64:  # few variables: a broadcast product and one device reduction
-        c = _r.sum(_uf("multiply")(X.reshape(X._shape[0], 1, -1),
+        c = _r.sum(uf.multiply(X.reshape(X._shape[0], 1, -1),
                                    Xc.reshape(1, X._shape[0], -1)), axis=-1)
     else:
-        import cupynum
-
-        c = cupynum.dot(X, Xc.T)
+        c = products.dot(X, Xc.T)
     with np.errstate(all="ignore"):
-        c = _uf("true_divide")(c, fact)
+        c = uf.true_divide(c, fact)
     return c.squeeze()
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
-        return _uf("true_divide")(c, c)
-    import cupynum
-
-    d = cupynum.diagonal(c)
-    sd = _uf("sqrt")(d.real if d.dtype.kind == "c" else d)
+        return uf.true_divide(c, c)
+    d = indexing.diagonal(c)
+    sd = uf.sqrt(d.real if d.dtype.kind == "c" else d)
     with np.errstate(all="ignore"):
-        c = _uf("true_divide")(c, sd.reshape(-1, 1))
-        c = _uf("true_divide")(c, sd.reshape(1, -1))
+        c = uf.true_divide(c, sd.reshape(-1, 1))
+        c = uf.true_divide(c, sd.reshape(1, -1))
     if c.dtype.kind != "c":
-        from .elementwise import clip
-
         c = clip(c, -1, 1)
     else:
-        from .elementwise import clip
-
         c.real[...] = clip(c.real, -1, 1)
         c.imag[...] = clip(c.imag, -1, 1)
     return c

@@ -3,14 +3,11 @@ device with NumPy's formulas, term by term, in float64."""
 from __future__ import annotations
 
 import numpy as np
+from .._ufunc import uf
+from .creation import arange, empty, ones
+from .elementwise import i0, where
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser"]
-
-
-def _uf(name):
-    from .._ufunc import UFUNCS
-
-    return UFUNCS[name]
 
 
 def _length(M, *extra):
@@ -21,8 +18,6 @@ def _length(M, *extra):
 
 def _short(M, dtype):
     """The window when M < 2 (empty, or [1.0]); None otherwise."""
-    from .creation import empty, ones
-
     if M < 1:
         return empty((0,), dtype)
     if M == 1:
@@ -32,8 +27,6 @@ def _short(M, dtype):
 
 def _positions(M):
     """NumPy's n = arange(1 - M, M, 2) over the window's float M."""
-    from .creation import arange
-
     return arange(1 - M, M, 2)
 
 
@@ -45,7 +38,7 @@ def _cosine_window(M, terms):
     if short is not None:
         return short
     n = _positions(M)
-    mul, div, cos, add = _uf("multiply"), _uf("true_divide"), _uf("cos"), _uf("add")
+    mul, div, cos, add = uf.multiply, uf.true_divide, uf.cos, uf.add
     (a0, _), *rest = terms
     result = None
     for c, k in rest:
@@ -68,29 +61,21 @@ def blackman(M):
 
 
 def bartlett(M):
-    from .elementwise import where
-
     dtype, (M,) = _length(M)
     short = _short(M, dtype)
     if short is not None:
         return short
     n = _positions(M)
-    ramp = _uf("true_divide")(n, M - 1)
-    return where(_uf("less_equal")(n, 0), _uf("add")(1, ramp), _uf("subtract")(1, ramp))
+    ramp = uf.true_divide(n, M - 1)
+    return where(uf.less_equal(n, 0), uf.add(1, ramp), uf.subtract(1, ramp))
 
 
 def kaiser(M, beta):
-    from .creation import arange
-    from .elementwise import i0
-
     dtype, (M, beta) = _length(M, beta)
     if M == 1:
-        from .creation import ones
-
         return ones(1, dtype)
     n = arange(0, M)
     alpha = (M - 1) / 2.0
-    u = _uf
-    x = u("power")(u("true_divide")(u("subtract")(n, alpha), alpha), 2.0)
-    return u("true_divide")(i0(u("multiply")(beta, u("sqrt")(u("subtract")(1, x)))),
+    x = uf.power(uf.true_divide(uf.subtract(n, alpha), alpha), 2.0)
+    return uf.true_divide(i0(uf.multiply(beta, uf.sqrt(uf.subtract(1, x)))),
                             i0(np.asarray(beta)))

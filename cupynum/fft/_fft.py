@@ -12,9 +12,11 @@ import operator
 import numpy as np
 
 from .. import _backends
+from .._api import creation
 from .._array import empty_array, ndarray
 from .._dtypes import normalize
 from .._indexing import normalize_axis
+from .._ufunc import uf
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -22,14 +24,8 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
 _NORMS = (None, "backward", "ortho", "forward")
 
 
-def _cp():
-    import cupynum
-
-    return cupynum
-
-
 def _arr(x):
-    return x if isinstance(x, ndarray) else _cp().asarray(x)
+    return x if isinstance(x, ndarray) else creation.asarray(x)
 
 
 def _single(dt):
@@ -74,7 +70,7 @@ def _resize(x, axis, n):
         return x[tuple(idx)]
     shape = list(x._shape)
     shape[axis] = n
-    out = _cp().zeros(tuple(shape), dtype=x.dtype)
+    out = creation.zeros(tuple(shape), dtype=x.dtype)
     idx = [slice(None)] * x.ndim
     idx[axis] = slice(0, cur)
     out[tuple(idx)] = x
@@ -127,7 +123,7 @@ def _c2c(x, axes, sizes, forward, norm):
         x = _run(x, g, "c2c", forward, dt)
     s = _scale(norm, total, forward)
     if s is not None and x._size:  # in place when x is our fresh result: no new block
-        x = _cp().multiply(x, s, out=x) if groups else _cp().multiply(x, s)
+        x = uf.multiply(x, s, out=x) if groups else uf.multiply(x, s)
     return x
 
 
@@ -247,7 +243,7 @@ def _rfftn(a, axes, s, norm):
         x = _c2c(x, axes[:-1], rest_s, True, "backward")
     sc = _scale(norm, total, True)
     if sc is not None and x._size:  # x is our fresh result: scale it in place
-        x = _cp().multiply(x, sc, out=x)
+        x = uf.multiply(x, sc, out=x)
     return x
 
 
@@ -273,7 +269,7 @@ def _irfftn(a, axes, s, norm, last_n):
     x = _run(x, [last], "c2r", False, _rdtype(cdt), last_n)
     sc = _scale(norm, total, False)
     if sc is not None and x._size:  # x is our fresh result: scale it in place
-        x = _cp().multiply(x, sc, out=x)
+        x = uf.multiply(x, sc, out=x)
     return _real_like(x, a) if len(axes) == 1 else x
 
 
@@ -320,7 +316,7 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
     _check_norm(norm)
     ax = normalize_axis(axis, a.ndim)
     n = 2 * (a._shape[ax] - 1) if n is None else operator.index(n)
-    conj = _cp().conjugate(a.astype(_cdtype(a.dtype), copy=False))
+    conj = uf.conjugate(a.astype(_cdtype(a.dtype), copy=False))
     return _finish(_real_like(_irfftn(conj, [ax], [], _swap(norm), n), a), out)
 
 
@@ -328,19 +324,19 @@ def ihfft(a, n=None, axis=-1, norm=None, out=None):
     a = _arr(a)
     _check_norm(norm)
     ax, n = _axis_n(a, n, axis)
-    return _finish(_cp().conjugate(_rfftn(a, [ax], [n], _swap(norm))), out)
+    return _finish(uf.conjugate(_rfftn(a, [ax], [n], _swap(norm))), out)
 
 
 # --- helpers -------------------------------------------------------------------------------
 
 def fftfreq(n, d=1.0, device=None, *, dtype=None):
     """NumPy's ``fftfreq``; ``dtype`` (the array API's) casts the float64 frequencies."""
-    return _cp().asarray(np.fft.fftfreq(n, d), dtype=dtype)
+    return creation.asarray(np.fft.fftfreq(n, d), dtype=dtype)
 
 
 def rfftfreq(n, d=1.0, device=None, *, dtype=None):
     """NumPy's ``rfftfreq``; ``dtype`` as in ``fftfreq``."""
-    return _cp().asarray(np.fft.rfftfreq(n, d), dtype=dtype)
+    return creation.asarray(np.fft.rfftfreq(n, d), dtype=dtype)
 
 
 def _roll_axis(x, shift, axis):

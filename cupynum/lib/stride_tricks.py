@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_tuple as _normalize_axis_tuple
 
+from .._api.creation import asarray as _to_array
 from .._array import _make, ndarray
 from .._fallback import fallback_proxy as _fallback_proxy
 
@@ -17,11 +18,7 @@ __all__ = ["as_strided", "sliding_window_view"]
 
 
 def _asarray(x):
-    if isinstance(x, ndarray):
-        return x
-    import cupynum
-
-    return cupynum.asarray(x)
+    return x if isinstance(x, ndarray) else _to_array(x)
 
 
 def as_strided(x, shape=None, strides=None, subok=False, writeable=True):

@@ -18,9 +18,14 @@ from numpy.linalg import LinAlgError
 from numpy.linalg._linalg import EigResult, EighResult, QRResult, SlogdetResult, SVDResult
 
 from .. import _backends
+from .._api import creation, manipulation, reductions
+from .._api.elementwise import tril, triu, where
 from .._api import products as _p
 from .._array import broadcast_view, empty_array, ndarray
 from .._dtypes import normalize
+from .._fallback import call_on_host
+from .._indexing import normalize_axis
+from .._ufunc import uf
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eig",
            "eigvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "norm", "matrix_norm", "vector_norm",
@@ -32,14 +37,8 @@ tensordot = _p.tensordot
 vecdot = _p.vecdot
 
 
-def _cp():
-    import cupynum
-
-    return cupynum
-
-
 def _arr(x):
-    return x if isinstance(x, ndarray) else _cp().asarray(x)
+    return x if isinstance(x, ndarray) else creation.asarray(x)
 
 
 def _work_dtype(*arrays):
@@ -87,8 +86,6 @@ def _check(info, msg):
 
 
 def _host(np_func, *args, **kwargs):
-    from .._fallback import call_on_host
-
     return call_on_host(np_func, args, kwargs)
 
 
@@ -123,7 +120,7 @@ def inv(a):
     n = a._shape[-1]
     x = empty_array(a._shape, dt)
     if x._size:
-        eye = _cp().eye(n, dtype=dt)
+        eye = creation.eye(n, dtype=dt)
         a3 = _stack3(a, dt)
         info = _backends.get().solve(a3, broadcast_view(eye, a3._shape), x.reshape(a3._shape))
         _check(info, "Singular matrix")
@@ -148,8 +145,7 @@ def slogdet(a):
 
 def det(a):
     sign, logdet = slogdet(a)
-    cp = _cp()
-    return cp.multiply(sign, cp.exp(logdet))
+    return uf.multiply(sign, uf.exp(logdet))
 
 
 # --- factorisations ------------------------------------------------------------------------
@@ -164,8 +160,7 @@ def cholesky(a, /, *, upper=False):
         a3 = _stack3(a, dt)
         info = _backends.get().cholesky(a3, out.reshape(a3._shape), bool(upper))
         _check(info, "Matrix is not positive definite")
-    cp = _cp()
-    return cp.triu(out) if upper else cp.tril(out)
+    return triu(out) if upper else tril(out)
 
 
 def qr(a, mode="reduced"):
@@ -185,7 +180,7 @@ def qr(a, mode="reduced"):
     a3 = _stack3(a, dt)
     _backends.get().qr(a3, None if q is None else q.reshape((-1,) + q._shape[-2:]),
                        r.reshape((-1, rr, n)))
-    r = _cp().triu(r)
+    r = triu(r)
     return r if mode == "r" else QRResult(q, r)
 
 
@@ -210,16 +205,15 @@ def _svd_gram(a, dt, full_matrices, compute_uv):
         return None
     if n < GRAM_MIN_N or (compute_uv and full_matrices and m != n):
         return None
-    cp = _cp()
     a64 = a.astype(np.complex128 if dt.kind == "c" else np.float64)
-    ah = a64.mT if dt.kind != "c" else cp.conjugate(a64.mT)
+    ah = a64.mT if dt.kind != "c" else uf.conjugate(a64.mT)
     try:
         res = _eigh(ah @ a64, "L", compute_uv)
         w, v = res if compute_uv else (res, None)
-        s = cp.sqrt(cp.maximum(w[..., ::-1], 0.0))
-        ok = cp.all(cp.isfinite(w))
+        s = uf.sqrt(uf.maximum(w[..., ::-1], 0.0))
+        ok = reductions.all(uf.isfinite(w))
         if compute_uv:
-            ok = cp.logical_and(ok, cp.all(s[..., -1] > s[..., 0] * GRAM_MIN_RATIO))
+            ok = uf.logical_and(ok, reductions.all(s[..., -1] > s[..., 0] * GRAM_MIN_RATIO))
         ok = bool(ok)  # (one sync point for both checks, as gesvd's info read is one)
     except LinAlgError:
         ok = False
@@ -227,15 +221,15 @@ def _svd_gram(a, dt, full_matrices, compute_uv):
         # (a float32 input cannot overflow its float64 Gram matrix: only NaN or inf make
         # the eigenvalues non-finite; NumPy's LAPACK does not converge on them, and
         # cuSOLVER's gesvd may not say so)
-        if not bool(cp.all(cp.isfinite(a))):
+        if not bool(reductions.all(uf.isfinite(a))):
             raise LinAlgError("SVD did not converge")
         return None
     s_out = s.astype(_real(dt))
     if not compute_uv:
         return s_out
     v = v[..., ::-1]
-    u = cp.divide(a64 @ v, s[..., None, :])
-    vh = v.mT if dt.kind != "c" else cp.conjugate(v.mT)
+    u = uf.divide(a64 @ v, s[..., None, :])
+    vh = v.mT if dt.kind != "c" else uf.conjugate(v.mT)
     return SVDResult(u.astype(dt), s_out, vh.astype(dt, order="C"))
 
 
@@ -254,13 +248,13 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if m < n:  # cuSOLVER's gesvd wants tall matrices: factor the conjugate transpose
         at = a.astype(dt, copy=False).mT
         if dt.kind == "c":
-            at = _cp().conjugate(at)
+            at = uf.conjugate(at)
         if not compute_uv:
             return svd(at, compute_uv=False)
         u2, s, vh2 = svd(at, full_matrices=full_matrices)
         u, vh = vh2.mT, u2.mT
         if dt.kind == "c":
-            u, vh = _cp().conjugate(u), _cp().conjugate(vh)
+            u, vh = uf.conjugate(u), uf.conjugate(vh)
         return SVDResult(u, s, vh)
     batch = a._shape[:-2]
     s = empty_array(batch + (n,), _real(dt))
@@ -313,14 +307,13 @@ def _eig(a, vectors):
     _at_least_2d(a)
     _square(a)
     dt = _work_dtype(a)
-    cp = _cp()
     n = a._shape[-1]
     cdt = normalize(np.complex64 if dt in (np.float32, np.complex64) else np.complex128)
     w = empty_array(a._shape[:-1], cdt)
     vr = empty_array(a._shape, dt) if vectors else None
     if w._size:
         a3 = _stack3(a, dt)
-        if not bool(cp.all(cp.isfinite(a3))):
+        if not bool(reductions.all(uf.isfinite(a3))):
             raise LinAlgError("Array must not contain infs or NaNs")
         info = _backends.get().eig(a3, w.reshape((-1, n)), None if vr is None else
                                    vr.reshape(a3._shape))
@@ -329,7 +322,7 @@ def _eig(a, vectors):
         return EigResult(w, vr) if vectors else w
     w = _real_where_unpaired(w)
     wi = w.imag
-    real_spectrum = not bool(cp.any(cp.not_equal(wi, 0)))
+    real_spectrum = not bool(reductions.any(uf.not_equal(wi, 0)))
     if real_spectrum and not _numpy_always_complex(vectors):  # all real -> real dtype
         w = w.real.astype(dt)
         return EigResult(w, vr) if vectors else w
@@ -339,15 +332,15 @@ def _eig(a, vectors):
         return EigResult(w, vr.astype(cdt))
     # unpack LAPACK's real storage of complex pairs: imag(w[j]) > 0 marks the first of a
     # pair, v[j] = vr[:, j] + i vr[:, j+1] and v[j+1] = vr[:, j] - i vr[:, j+1]
-    pos = cp.greater(wi, 0)[..., None, :]
-    neg = cp.less(wi, 0)[..., None, :]
-    zero = cp.zeros(a._shape[:-1] + (1,), dt)
-    nxt = cp.concatenate([vr[..., 1:], zero], axis=-1)
-    prv = cp.concatenate([zero, vr[..., :-1]], axis=-1)
-    re = cp.where(neg, prv, vr)
-    im = cp.where(pos, nxt, cp.where(neg, cp.negative(vr), 0))
+    pos = uf.greater(wi, 0)[..., None, :]
+    neg = uf.less(wi, 0)[..., None, :]
+    zero = creation.zeros(a._shape[:-1] + (1,), dt)
+    nxt = manipulation.concatenate([vr[..., 1:], zero], axis=-1)
+    prv = manipulation.concatenate([zero, vr[..., :-1]], axis=-1)
+    re = where(neg, prv, vr)
+    im = where(pos, nxt, where(neg, uf.negative(vr), 0))
     v = re.astype(cdt)
-    v = cp.add(v, cp.multiply(im.astype(cdt), cdt.type(1j)))
+    v = uf.add(v, uf.multiply(im.astype(cdt), cdt.type(1j)))
     return EigResult(w, v)
 
 
@@ -367,20 +360,19 @@ def _real_where_unpaired(w):
     part and no conjugate beside it is a real one with rounding left in its imaginary part
     (cuSOLVER's vector path can leave ~1e-17 where LAPACK's 1x1 Schur blocks give exactly
     0); NumPy's dtype rule tests for exact zeros, so such parts are set to 0."""
-    cp = _cp()
     if w._size == 0:
         return w
-    conj = cp.conjugate(w)
-    pad = cp.zeros(w._shape[:-1] + (1,), w.dtype)
-    nxt = cp.equal(cp.concatenate([w[..., 1:], pad], axis=-1), conj)
-    prv = cp.equal(cp.concatenate([pad, w[..., :-1]], axis=-1), conj)
+    conj = uf.conjugate(w)
+    pad = creation.zeros(w._shape[:-1] + (1,), w.dtype)
+    nxt = uf.equal(manipulation.concatenate([w[..., 1:], pad], axis=-1), conj)
+    prv = uf.equal(manipulation.concatenate([pad, w[..., :-1]], axis=-1), conj)
     wi = w.imag
-    paired = cp.logical_or(cp.logical_and(cp.greater(wi, 0), nxt),
-                           cp.logical_and(cp.less(wi, 0), prv))
-    lone = cp.logical_and(cp.not_equal(wi, 0), cp.logical_not(paired))
-    if not bool(cp.any(lone)):
+    paired = uf.logical_or(uf.logical_and(uf.greater(wi, 0), nxt),
+                           uf.logical_and(uf.less(wi, 0), prv))
+    lone = uf.logical_and(uf.not_equal(wi, 0), uf.logical_not(paired))
+    if not bool(reductions.any(lone)):
         return w
-    return cp.where(lone, w.real.astype(w.dtype), w)
+    return where(lone, w.real.astype(w.dtype), w)
 
 
 def eig(a):
@@ -396,7 +388,7 @@ def eigvals(a):
 
 def _conj_t(x):
     xt = x.mT
-    return _cp().conjugate(xt) if x.dtype.kind == "c" else xt
+    return uf.conjugate(xt) if x.dtype.kind == "c" else xt
 
 
 def lstsq(a, b, rcond=None):
@@ -417,18 +409,18 @@ def lstsq(a, b, rcond=None):
     rdt = _real(dt)
     if rcond is None:
         rcond = np.finfo(rdt).eps * max(m, n)
-    cp = _cp()
     u, s, vh = svd(a.astype(dt, copy=False), full_matrices=False)
     s_host = np.asarray(s)  # the rank is a host value: one small sync
     cutoff = rcond * s_host.max() if s_host.size else 0
     keep = s_host > cutoff
     rank = int(keep.sum())
-    s_inv = cp.asarray(np.where(keep, 1 / np.where(keep, s_host, 1), 0).astype(rdt))
+    s_inv = creation.asarray(np.where(keep, 1 / np.where(keep, s_host, 1), 0).astype(rdt))
     uhb = _p._matmul_nd(_conj_t(u), b2.astype(dt, copy=False), dt)
-    x = _p._matmul_nd(_conj_t(vh), cp.multiply(s_inv[:, None], uhb).astype(dt, copy=False), dt)
+    x = _p._matmul_nd(_conj_t(vh), uf.multiply(s_inv[:, None], uhb).astype(dt, copy=False), dt)
     if rank == n and m > n:
-        r = cp.subtract(b2.astype(dt, copy=False), _p._matmul_nd(a.astype(dt, copy=False), x, dt))
-        resid = cp.sum(cp.square(cp.absolute(r)) if dt.kind == "c" else cp.square(r), axis=0)
+        r = uf.subtract(b2.astype(dt, copy=False), _p._matmul_nd(a.astype(dt, copy=False), x, dt))
+        resid = reductions.sum(uf.square(uf.absolute(r)) if dt.kind == "c" else uf.square(r),
+                               axis=0)
         resid = resid.astype(rdt, copy=False)
     else:
         resid = empty_array((0,), rdt)
@@ -449,37 +441,35 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
                           "two-dimensional")
     if a._size == 0:
         return _host(np.linalg.pinv, a, rcond=rcond)
-    cp = _cp()
     dt = _work_dtype(a)
     u, s, vh = svd(a, full_matrices=False)
-    rc = cp.asarray(rcond)
-    cutoff = cp.multiply(rc[..., None] if rc.ndim else rc, s[..., :1])
-    big = cp.greater(s, cutoff)
-    s_inv = cp.where(big, cp.divide(1, cp.where(big, s, 1)), 0).astype(s.dtype, copy=False)
-    return cp.matmul(_conj_t(vh), cp.multiply(s_inv[..., :, None], _conj_t(u)), dtype=dt)
+    rc = creation.asarray(rcond)
+    cutoff = uf.multiply(rc[..., None] if rc.ndim else rc, s[..., :1])
+    big = uf.greater(s, cutoff)
+    s_inv = where(big, uf.divide(1, where(big, s, 1)), 0).astype(s.dtype, copy=False)
+    return _p.matmul(_conj_t(vh), uf.multiply(s_inv[..., :, None], _conj_t(u)), dtype=dt)
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
-    cp = _cp()
     A = _arr(A)
     if A.ndim < 2:
-        return cp.asarray(int(not bool(cp.all(cp.equal(A, 0)))))
+        return creation.asarray(int(not bool(reductions.all(uf.equal(A, 0)))))
     S = svdvals(A)
     if tol is None:
         if rtol is None:
             rtol = max(A._shape[-2:]) * np.finfo(S.dtype).eps
         else:
-            rtol = cp.asarray(rtol)[..., None]
-        tol = cp.multiply(S[..., :1], rtol)
+            rtol = creation.asarray(rtol)[..., None]
+        tol = uf.multiply(S[..., :1], rtol)
     else:
-        tol = cp.asarray(tol)[..., None] if not np.isscalar(tol) else tol
-    return cp.sum(cp.greater(S, tol), axis=-1)
+        tol = creation.asarray(tol)[..., None] if not np.isscalar(tol) else tol
+    return reductions.sum(uf.greater(S, tol), axis=-1)
 
 
 # --- norms -----------------------------------------------------------------------------------
 
 def _abs(x):
-    return _cp().absolute(x)
+    return uf.absolute(x)
 
 
 def _as_inexact(x):
@@ -489,13 +479,12 @@ def _as_inexact(x):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    cp = _cp()
     x = _as_inexact(_arr(x))
     if axis is None:
         nd = x.ndim
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
             r = _abs(x.reshape(-1)) if x.dtype.kind == "c" else x.reshape(-1)
-            res = cp.sqrt(cp.sum(cp.multiply(r, r)))
+            res = uf.sqrt(reductions.sum(uf.multiply(r, r)))
             return res.reshape((1,) * nd) if keepdims else res
         axis = tuple(range(nd))
     elif not isinstance(axis, tuple):
@@ -509,21 +498,21 @@ def norm(x, ord=None, axis=None, keepdims=False):
         ax = axis[0]
         a = _abs(x)
         if ord == np.inf:
-            return cp.max(a, axis=ax, keepdims=keepdims)
+            return reductions.max(a, axis=ax, keepdims=keepdims)
         if ord == -np.inf:
-            return cp.min(a, axis=ax, keepdims=keepdims)
+            return reductions.min(a, axis=ax, keepdims=keepdims)
         if ord == 0:
-            return cp.sum(cp.not_equal(x, 0), axis=ax, keepdims=keepdims).astype(a.dtype)
+            return reductions.sum(uf.not_equal(x, 0), axis=ax, keepdims=keepdims).astype(a.dtype)
         if ord == 1:
-            return cp.sum(a, axis=ax, keepdims=keepdims)
+            return reductions.sum(a, axis=ax, keepdims=keepdims)
         if ord is None or ord == 2:
-            return cp.sqrt(cp.sum(cp.multiply(a, a), axis=ax, keepdims=keepdims))
+            return uf.sqrt(reductions.sum(uf.multiply(a, a), axis=ax, keepdims=keepdims))
         try:
             p = float(ord)
         except (TypeError, ValueError):
             raise ValueError("Invalid norm order for vectors.") from None
-        res = cp.sum(cp.power(a, p), axis=ax, keepdims=keepdims)
-        return cp.power(res, 1.0 / p).astype(a.dtype, copy=False)
+        res = reductions.sum(uf.power(a, p), axis=ax, keepdims=keepdims)
+        return uf.power(res, 1.0 / p).astype(a.dtype, copy=False)
     if len(axis) == 2:
         r_ax, c_ax = (a % x.ndim if a < 0 else a for a in axis)
         if r_ax == c_ax:
@@ -531,20 +520,20 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord in (2, -2, "nuc"):
             rest = [i for i in range(x.ndim) if i not in (r_ax, c_ax)]
             s = svdvals(x.transpose(rest + [r_ax, c_ax]))
-            res = s[..., 0] if ord == 2 else s[..., -1] if ord == -2 else cp.sum(s, axis=-1)
+            res = s[..., 0] if ord == 2 else s[..., -1] if ord == -2 else reductions.sum(s, axis=-1)
         elif ord in (None, "fro", "f"):
             a = _abs(x)
-            res = cp.sqrt(cp.sum(cp.multiply(a, a), axis=axis))
+            res = uf.sqrt(reductions.sum(uf.multiply(a, a), axis=axis))
         elif ord in (1, -1):
-            red = cp.max if ord == 1 else cp.min
+            red = reductions.max if ord == 1 else reductions.min
             if c_ax > r_ax:
                 c_ax -= 1
-            res = red(cp.sum(_abs(x), axis=r_ax), axis=c_ax)
+            res = red(reductions.sum(_abs(x), axis=r_ax), axis=c_ax)
         elif ord in (np.inf, -np.inf):
-            red = cp.max if ord == np.inf else cp.min
+            red = reductions.max if ord == np.inf else reductions.min
             if r_ax > c_ax:
                 r_ax -= 1
-            res = red(cp.sum(_abs(x), axis=c_ax), axis=r_ax)
+            res = red(reductions.sum(_abs(x), axis=c_ax), axis=r_ax)
         else:
             raise ValueError("Invalid norm order for matrices.")
         if keepdims:
@@ -570,8 +559,6 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         x = x.reshape(-1)
         _axis = 0
     elif isinstance(axis, tuple):
-        from .._indexing import normalize_axis
-
         norm_axes = tuple(normalize_axis(a, x.ndim) for a in axis)
         rest = [i for i in range(x.ndim) if i not in norm_axes]
         newshape = tuple(x._shape[i] for i in rest) + (-1,)
@@ -581,8 +568,6 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         _axis = axis
     res = norm(x, axis=_axis, ord=ord)
     if keepdims:
-        from .._indexing import normalize_axis
-
         axes = range(len(shape)) if axis is None else (
             axis if isinstance(axis, tuple) else (axis,))
         for a in axes:
@@ -592,22 +577,21 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 
 def cond(x, p=None):
-    cp = _cp()
     x = _arr(x)
     _at_least_2d(x)
     with np.errstate(all="ignore"):
         if p is None or p == 2 or p == -2:
             s = svdvals(x)
-            r = cp.divide(s[..., -1], s[..., 0]) if p == -2 else cp.divide(s[..., 0], s[..., -1])
+            r = uf.divide(s[..., -1], s[..., 0]) if p == -2 else uf.divide(s[..., 0], s[..., -1])
         else:
             _square(x)
-            r = cp.multiply(norm(x, p, axis=(-2, -1)), norm(_inv_or_nan(x), p, axis=(-2, -1)))
+            r = uf.multiply(norm(x, p, axis=(-2, -1)), norm(_inv_or_nan(x), p, axis=(-2, -1)))
     # NumPy: a singular matrix has condition number inf (its NaN becomes inf), unless the
     # matrix itself holds a NaN.
-    nan = cp.isnan(r)
+    nan = uf.isnan(r)
     if nan.any():
-        nan &= ~cp.isnan(x).any(axis=(-2, -1))
-        r = cp.where(nan, cp.inf, r).astype(r.dtype, copy=False)
+        nan &= ~uf.isnan(x).any(axis=(-2, -1))
+        r = where(nan, np.inf, r).astype(r.dtype, copy=False)
     return r
 
 
@@ -620,10 +604,10 @@ def _inv_or_nan(a):
     if x._size:
         a3 = _stack3(a, dt)
         x3 = x.reshape(a3._shape)
-        info = _backends.get().solve(a3, broadcast_view(_cp().eye(n, dtype=dt), a3._shape), x3)
+        info = _backends.get().solve(a3, broadcast_view(creation.eye(n, dtype=dt), a3._shape), x3)
         singular = np.asarray(info).reshape(-1) > 0
         if singular.any():
-            x3[_cp().asarray(singular)] = np.nan
+            x3[creation.asarray(singular)] = np.nan
     return x
 
 
@@ -665,7 +649,7 @@ def diagonal(x, /, *, offset=0):
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    return _cp().sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+    return reductions.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
 def matrix_transpose(x, /):
@@ -689,14 +673,13 @@ def cross(x1, x2, /, *, axis=-1):
         raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but "
                          f"they are {x1._shape[axis]} and {x2._shape[axis]} dimensional "
                          "instead.")
-    cp = _cp()
     a = _p._moveaxis_last(x1, axis)
     b = _p._moveaxis_last(x2, axis)
     dt = normalize(np.result_type(a.dtype, b.dtype))
     shape = np.broadcast_shapes(a._shape[:-1], b._shape[:-1])
     out = empty_array(shape + (3,), dt)
     for i, (j, k) in enumerate(((1, 2), (2, 0), (0, 1))):
-        cp.subtract(cp.multiply(a[..., j], b[..., k]), cp.multiply(a[..., k], b[..., j]),
+        uf.subtract(uf.multiply(a[..., j], b[..., k]), uf.multiply(a[..., k], b[..., j]),
                     out=out[..., i])
     nd = len(shape) + 1
     ax = axis % nd if axis < 0 else axis
@@ -715,10 +698,9 @@ def matrix_power(a, n):
         n = operator.index(n)
     except TypeError as e:
         raise TypeError("exponent must be an integer") from e
-    cp = _cp()
     if n == 0:
-        eye = cp.eye(a._shape[-1], dtype=a.dtype)
-        return cp.multiply(eye, cp.ones(a._shape, dtype=a.dtype))
+        eye = creation.eye(a._shape[-1], dtype=a.dtype)
+        return uf.multiply(eye, creation.ones(a._shape, dtype=a.dtype))
     if n < 0:
         a = inv(a)
         n = -n
@@ -728,10 +710,10 @@ def matrix_power(a, n):
     z = a
     while n:
         if n & 1:
-            result = z if result is None else cp.matmul(result, z)
+            result = z if result is None else _p.matmul(result, z)
         n >>= 1
         if n:
-            z = cp.matmul(z, z)
+            z = _p.matmul(z, z)
     return result
 
 

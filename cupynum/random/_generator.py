@@ -14,18 +14,17 @@ from __future__ import annotations
 import operator
 import warnings
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 
 from .. import _backends
+from .._api import creation, indexing, manipulation, products, reductions, sorting
+from .._api.elementwise import where
 from .._array import empty_array, ndarray
 from .._dtypes import normalize
-
-
-def _cp():
-    import cupynum
-
-    return cupynum
+from .._indexing import normalize_axis
+from .._ufunc import UFUNCS, uf
 
 
 def _check_out(out, dtype, size):
@@ -94,12 +93,15 @@ def _host_colors(colors):
     return np.ascontiguousarray(c, dtype=np.int64)
 
 
+# The ``xp`` of the parameter checks for device values: NumPy's names, over cupynum arrays.
+_DEVICE_XP = SimpleNamespace(**UFUNCS, asarray=creation.asarray, any=reductions.any)
+
+
 def _bad(x, test) -> bool:
     """Whether ``test(xp, x)`` holds anywhere: on the host for host values, else one
     device reduction read back (the sync point of a parameter check)."""
     if isinstance(x, ndarray):
-        cp = _cp()
-        return bool(cp.any(test(cp, x)))
+        return bool(reductions.any(test(_DEVICE_XP, x)))
     with np.errstate(invalid="ignore"):
         return bool(np.any(test(np, np.asarray(x))))
 
@@ -120,20 +122,19 @@ def _require(x, msg, test):
 def _dev(x):
     """A host parameter as a float64 device array (ufuncs of two Python scalars are not
     all supported); device arrays as they are."""
-    return x if isinstance(x, ndarray) else _cp().asarray(np.asarray(x, np.float64))
+    return x if isinstance(x, ndarray) else creation.asarray(np.asarray(x, np.float64))
 
 
 def _param(x, dtype, shape):
     """A distribution parameter as a C-contiguous device array of ``dtype`` holding 1
     element (a scalar) or one per output element (broadcast to ``shape``)."""
-    cp = _cp()
     if not isinstance(x, ndarray) and np.ndim(x) == 0:
-        return cp.asarray(np.asarray([x]).astype(dtype))
-    a = x if isinstance(x, ndarray) else cp.asarray(np.asarray(x))
+        return creation.asarray(np.asarray([x]).astype(dtype))
+    a = x if isinstance(x, ndarray) else creation.asarray(np.asarray(x))
     if a._size == 1:
-        return cp.ascontiguousarray(a.reshape(1).astype(dtype))
-    a = cp.broadcast_to(a, shape)
-    return cp.ascontiguousarray(a.astype(dtype, copy=False))
+        return creation.ascontiguousarray(a.reshape(1).astype(dtype))
+    a = manipulation.broadcast_to(a, shape)
+    return creation.ascontiguousarray(a.astype(dtype, copy=False))
 
 
 class Philox:
@@ -235,8 +236,7 @@ class Generator:
         dt = self._float_dtype(dtype)
         _check_out(out, dt, size)
         u = self._base("uniform", self._size(size, out), dt)
-        cp = _cp()
-        return self._out(cp.negative(cp.log(u, out=u), out=u), out)
+        return self._out(uf.negative(uf.log(u, out=u), out=u), out)
 
     # --- composed distributions ---------------------------------------------------------
     def _nonneg(self, name, x):
@@ -244,77 +244,68 @@ class Generator:
             raise ValueError(f"{name} < 0")
 
     def uniform(self, low=0.0, high=1.0, size=None):
-        cp = _cp()
         shape = self._size(size, None, low, high)
         r = self.random(shape)
-        return cp.add(low, cp.multiply(cp.subtract(high, low), r))
+        return uf.add(low, uf.multiply(uf.subtract(high, low), r))
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         self._nonneg("scale", scale)
-        cp = _cp()
         z = self.standard_normal(self._size(size, None, loc, scale))
-        return cp.add(loc, cp.multiply(scale, z))
+        return uf.add(loc, uf.multiply(scale, z))
 
     def lognormal(self, mean=0.0, sigma=1.0, size=None):
-        return _cp().exp(self.normal(mean, sigma, size))
+        return uf.exp(self.normal(mean, sigma, size))
 
     def exponential(self, scale=1.0, size=None):
         self._nonneg("scale", scale)
-        return _cp().multiply(scale, self.standard_exponential(
+        return uf.multiply(scale, self.standard_exponential(
             self._size(size, None, scale)))
 
     def laplace(self, loc=0.0, scale=1.0, size=None):
         self._nonneg("scale", scale)
-        cp = _cp()
         shape = self._size(size, None, loc, scale)
         e = self.standard_exponential(shape)
-        sign = cp.subtract(cp.multiply(cp.less(self.random(shape), 0.5), 2.0), 1.0)
-        return cp.add(loc, cp.multiply(scale, cp.multiply(sign, e)))
+        sign = uf.subtract(uf.multiply(uf.less(self.random(shape), 0.5), 2.0), 1.0)
+        return uf.add(loc, uf.multiply(scale, uf.multiply(sign, e)))
 
     def logistic(self, loc=0.0, scale=1.0, size=None):
         self._nonneg("scale", scale)
-        cp = _cp()
         shape = self._size(size, None, loc, scale)
         u = self._base("uniform", shape, np.float64)  # (0, 1]
-        v = cp.subtract(1, u)  # [0, 1)
-        return cp.add(loc, cp.multiply(scale, cp.log(cp.divide(u, v))))
+        v = uf.subtract(1, u)  # [0, 1)
+        return uf.add(loc, uf.multiply(scale, uf.log(uf.divide(u, v))))
 
     def gumbel(self, loc=0.0, scale=1.0, size=None):
         self._nonneg("scale", scale)
-        cp = _cp()
         e = self.standard_exponential(self._size(size, None, loc, scale))
-        return cp.subtract(loc, cp.multiply(scale, cp.log(e)))
+        return uf.subtract(loc, uf.multiply(scale, uf.log(e)))
 
     def rayleigh(self, scale=1.0, size=None):
         self._nonneg("scale", scale)
-        cp = _cp()
         e = self.standard_exponential(self._size(size, None, scale))
-        return cp.multiply(scale, cp.sqrt(cp.multiply(2.0, e)))
+        return uf.multiply(scale, uf.sqrt(uf.multiply(2.0, e)))
 
     def weibull(self, a, size=None):
         self._nonneg("a", a)
-        cp = _cp()
         e = self.standard_exponential(self._size(size, None, a))
-        return cp.power(e, cp.divide(1.0, a))
+        return uf.power(e, uf.divide(1.0, a))
 
     def pareto(self, a, size=None):
         self._nonneg("a", a)
-        cp = _cp()
         e = self.standard_exponential(self._size(size, None, a))
-        return cp.expm1(cp.divide(e, a))
+        return uf.expm1(uf.divide(e, a))
 
     def standard_cauchy(self, size=None):
         shape = self._size(size, None)
-        return _cp().divide(self.standard_normal(shape), self.standard_normal(shape))
+        return uf.divide(self.standard_normal(shape), self.standard_normal(shape))
 
     def geometric(self, p, size=None):
-        cp = _cp()
         ph = np.asarray(_host_value(p))
         if np.any(ph <= 0) or np.any(ph > 1) or np.any(np.isnan(ph)):
             raise ValueError("p <= 0, p > 1 or p contains NaNs")
         u = self._base("uniform", self._size(size, None, p), np.float64)  # (0, 1]
-        k = cp.ceil(cp.divide(cp.log(u), cp.log1p(cp.negative(p))))
-        return cp.maximum(k, 1).astype(np.int64)
+        k = uf.ceil(uf.divide(uf.log(u), uf.log1p(uf.negative(p))))
+        return uf.maximum(k, 1).astype(np.int64)
 
     def poisson(self, lam=1.0, size=None):
         if _bad(lam, lambda xp, v: xp.logical_or(xp.less(v, 0), xp.isnan(v))):
@@ -345,16 +336,15 @@ class Generator:
         if top < low:
             raise ValueError("low > high" if endpoint else "low >= high")
         span = top - low + 1
-        cp = _cp()
         shape = _shape(size)
         bits = self._base("bits", shape, np.uint32).astype(np.uint64)
         if span <= 2**32:  # multiply-shift: (bits * span) >> 32, in [0, span)
-            off = cp.right_shift(cp.multiply(bits, np.uint64(span)), np.uint64(32))
+            off = uf.right_shift(uf.multiply(bits, np.uint64(span)), np.uint64(32))
         else:
             hi = self._base("bits", shape, np.uint32).astype(np.uint64)
-            wide = cp.bitwise_or(cp.left_shift(hi, np.uint64(32)), bits)
-            off = wide if span == 2**64 else cp.remainder(wide, np.uint64(span))
-        res = cp.add(off, np.uint64(low % 2**64))  # wraps modulo 2**64, as intended
+            wide = uf.bitwise_or(uf.left_shift(hi, np.uint64(32)), bits)
+            off = wide if span == 2**64 else uf.remainder(wide, np.uint64(span))
+        res = uf.add(off, np.uint64(low % 2**64))  # wraps modulo 2**64, as intended
         if dt.kind == "i":
             res = res.view(np.int64)
         return res.astype(dt)
@@ -363,12 +353,11 @@ class Generator:
         """``integers`` with array bounds: the scalar path's mappings per element (multiply-
         shift of 32 random bits below spans of 2^32, a 64-bit draw modulo the span above),
         in uint64 arithmetic that wraps as the scalar path's Python ints do."""
-        cp = _cp()
         wdt = np.dtype(np.uint64 if dt == np.uint64 else np.int64)
-        lo = cp.asarray(low).astype(wdt, copy=False) if isinstance(low, ndarray) else \
-            cp.asarray(np.asarray(low).astype(wdt))
-        hi = cp.asarray(high).astype(wdt, copy=False) if isinstance(high, ndarray) else \
-            cp.asarray(np.asarray(high).astype(wdt))
+        lo = creation.asarray(low).astype(wdt, copy=False) if isinstance(low, ndarray) else \
+            creation.asarray(np.asarray(low).astype(wdt))
+        hi = creation.asarray(high).astype(wdt, copy=False) if isinstance(high, ndarray) else \
+            creation.asarray(np.asarray(high).astype(wdt))
         lo_lim, hi_lim = (0, 1) if dt.kind == "b" else (int(np.iinfo(dt).min),
                                                          int(np.iinfo(dt).max))
         info = np.iinfo(wdt)
@@ -379,25 +368,25 @@ class Generator:
             raise ValueError("high is out of bounds for " + dt.name)
         order = (lambda xp, v: xp.greater(v[0], v[1])) if endpoint else \
             (lambda xp, v: xp.greater_equal(v[0], v[1]))
-        if bool(cp.any(order(cp, cp.broadcast_arrays(lo, hi)))):
+        if bool(reductions.any(order(_DEVICE_XP, manipulation.broadcast_arrays(lo, hi)))):
             raise ValueError("low > high" if endpoint else "low >= high")
         shape = _shape(size) if size is not None else np.broadcast_shapes(lo.shape, hi.shape)
         u64 = np.uint64
-        lo_u = cp.broadcast_to(lo.astype(u64), shape)
-        top_u = cp.broadcast_to(hi.astype(u64), shape)
+        lo_u = manipulation.broadcast_to(lo.astype(u64), shape)
+        top_u = manipulation.broadcast_to(hi.astype(u64), shape)
         if not endpoint:
-            top_u = cp.subtract(top_u, u64(1))
-        span = cp.add(cp.subtract(top_u, lo_u), u64(1))  # 0 stands for 2^64
+            top_u = uf.subtract(top_u, u64(1))
+        span = uf.add(uf.subtract(top_u, lo_u), u64(1))  # 0 stands for 2^64
         bits = self._base("bits", shape, np.uint32).astype(u64)
-        small = cp.logical_and(cp.less_equal(span, u64(2**32)), cp.not_equal(span, u64(0)))
-        off = cp.right_shift(cp.multiply(bits, cp.where(small, span, u64(0))), u64(32))
-        if not bool(cp.all(small)):
-            wide = cp.bitwise_or(cp.left_shift(
+        small = uf.logical_and(uf.less_equal(span, u64(2**32)), uf.not_equal(span, u64(0)))
+        off = uf.right_shift(uf.multiply(bits, where(small, span, u64(0))), u64(32))
+        if not bool(reductions.all(small)):
+            wide = uf.bitwise_or(uf.left_shift(
                 self._base("bits", shape, np.uint32).astype(u64), u64(32)), bits)
-            full = cp.equal(span, u64(0))
-            big = cp.where(full, wide, cp.remainder(wide, cp.where(full, u64(1), span)))
-            off = cp.where(small, off, big)
-        res = cp.add(off, lo_u)
+            full = uf.equal(span, u64(0))
+            big = where(full, wide, uf.remainder(wide, where(full, u64(1), span)))
+            off = where(small, off, big)
+        res = uf.add(off, lo_u)
         if dt.kind == "i":
             res = res.view(np.int64)
         return res.astype(dt)
@@ -429,63 +418,56 @@ class Generator:
         _require(shape, "shape < 0", _neg)
         _require(scale, "scale < 0", _neg)
         g = self.standard_gamma(shape, self._size(size, None, shape, scale))
-        return _cp().multiply(g, scale)
+        return uf.multiply(g, scale)
 
     def beta(self, a, b, size=None):
         _require(a, "a <= 0", _nonpos)
         _require(b, "b <= 0", _nonpos)
-        cp = _cp()
         shape = self._size(size, None, a, b)
         lx, ly = self._log_gamma(a, shape), self._log_gamma(b, shape)
-        return cp.divide(1.0, cp.add(1.0, cp.exp(cp.subtract(ly, lx))))  # X / (X + Y)
+        return uf.divide(1.0, uf.add(1.0, uf.exp(uf.subtract(ly, lx))))  # X / (X + Y)
 
     def chisquare(self, df, size=None):
         _require(df, "df <= 0", _nonpos)
-        cp = _cp()
-        return cp.multiply(2.0, self.standard_gamma(
-            cp.multiply(_dev(df), 0.5), self._size(size, None, df)))
+        return uf.multiply(2.0, self.standard_gamma(
+            uf.multiply(_dev(df), 0.5), self._size(size, None, df)))
 
     def standard_t(self, df, size=None):
         _require(df, "df <= 0", _nonpos)
-        cp = _cp()
         shape = self._size(size, None, df)
-        half = cp.multiply(_dev(df), 0.5)
+        half = uf.multiply(_dev(df), 0.5)
         z, g = self.standard_normal(shape), self.standard_gamma(half, shape)
-        return cp.multiply(cp.sqrt(half), cp.divide(z, cp.sqrt(g)))
+        return uf.multiply(uf.sqrt(half), uf.divide(z, uf.sqrt(g)))
 
     def f(self, dfnum, dfden, size=None):
         _require(dfnum, "dfnum <= 0", _nonpos)
         _require(dfden, "dfden <= 0", _nonpos)
-        cp = _cp()
         shape = self._size(size, None, dfnum, dfden)
-        num = cp.multiply(self.chisquare(dfnum, shape), dfden)
-        return cp.divide(num, cp.multiply(self.chisquare(dfden, shape), dfnum))
+        num = uf.multiply(self.chisquare(dfnum, shape), dfden)
+        return uf.divide(num, uf.multiply(self.chisquare(dfden, shape), dfnum))
 
     def noncentral_chisquare(self, df, nonc, size=None):
         _require(df, "df <= 0", _nonpos)
         _require(nonc, "nonc < 0", _neg)
-        cp = _cp()
         shape = self._size(size, None, df, nonc)
         df, nonc = _dev(df), _dev(nonc)
         # df > 1: chi2(df - 1) + (Z + sqrt(nonc))^2; else chi2(df + 2 Poisson(nonc / 2))
-        zs = cp.add(self.standard_normal(shape), cp.sqrt(nonc))
-        big = cp.add(self.chisquare(cp.maximum(cp.subtract(df, 1), 1e-300), shape),
-                     cp.multiply(zs, zs))
-        i = self._draw("poisson", shape, np.int64, cp.multiply(nonc, 0.5))
-        small = self.chisquare(cp.add(df, cp.multiply(2.0, i)), shape)
-        return cp.where(cp.greater(df, 1), big, small)
+        zs = uf.add(self.standard_normal(shape), uf.sqrt(nonc))
+        big = uf.add(self.chisquare(uf.maximum(uf.subtract(df, 1), 1e-300), shape),
+                     uf.multiply(zs, zs))
+        i = self._draw("poisson", shape, np.int64, uf.multiply(nonc, 0.5))
+        small = self.chisquare(uf.add(df, uf.multiply(2.0, i)), shape)
+        return where(uf.greater(df, 1), big, small)
 
     def noncentral_f(self, dfnum, dfden, nonc, size=None):
         _require(dfnum, "dfnum <= 0", _nonpos)
         _require(dfden, "dfden <= 0", _nonpos)
         _require(nonc, "nonc < 0", _neg)
-        cp = _cp()
         shape = self._size(size, None, dfnum, dfden, nonc)
-        t = cp.multiply(self.noncentral_chisquare(dfnum, nonc, shape), dfden)
-        return cp.divide(t, cp.multiply(self.chisquare(dfden, shape), dfnum))
+        t = uf.multiply(self.noncentral_chisquare(dfnum, nonc, shape), dfden)
+        return uf.divide(t, uf.multiply(self.chisquare(dfden, shape), dfnum))
 
     def dirichlet(self, alpha, size=None):
-        cp = _cp()
         al = alpha if isinstance(alpha, ndarray) else np.asarray(alpha, np.float64)
         if al.ndim != 1:
             raise ValueError("alpha must be a one-dimensional sequence of floats")
@@ -494,10 +476,10 @@ class Generator:
             raise ValueError("alpha contains NaN")
         shape = _shape(size) + (al.shape[0] if isinstance(al, np.ndarray) else al._shape[0],)
         lg = self._log_gamma(al, shape)
-        m = cp.max(lg, axis=-1, keepdims=True)
-        e = cp.exp(cp.subtract(lg, cp.where(cp.isfinite(m), m, 0)))
-        tot = cp.sum(e, axis=-1, keepdims=True)
-        return cp.where(cp.greater(tot, 0), cp.divide(e, cp.where(cp.greater(tot, 0), tot, 1)),
+        m = reductions.max(lg, axis=-1, keepdims=True)
+        e = uf.exp(uf.subtract(lg, where(uf.isfinite(m), m, 0)))
+        tot = reductions.sum(e, axis=-1, keepdims=True)
+        return where(uf.greater(tot, 0), uf.divide(e, where(uf.greater(tot, 0), tot, 1)),
                         0.0)
 
     def binomial(self, n, p, size=None):
@@ -512,17 +494,15 @@ class Generator:
         if _bad(p, lambda xp, v: xp.logical_or(xp.logical_or(xp.less_equal(v, 0),
                                                               xp.greater(v, 1)), xp.isnan(v))):
             raise ValueError("p <= 0, p > 1 or p contains NaNs")
-        cp = _cp()
         shape = self._size(size, None, n, p)
         p = _dev(p)
-        y = cp.multiply(self.standard_gamma(n, shape), cp.divide(cp.subtract(1.0, p), p))
+        y = uf.multiply(self.standard_gamma(n, shape), uf.divide(uf.subtract(1.0, p), p))
         return self._draw("poisson", shape, np.int64, y)
 
     def power(self, a, size=None):
         _require(a, "a <= 0", _nonpos)
-        cp = _cp()
         e = self.standard_exponential(self._size(size, None, a))
-        return cp.power(cp.negative(cp.expm1(cp.negative(e))), cp.divide(1.0, _dev(a)))
+        return uf.power(uf.negative(uf.expm1(uf.negative(e))), uf.divide(1.0, _dev(a)))
 
     def triangular(self, left, mode, right, size=None):
         if _bad(np.subtract(_host_value(left), _host_value(mode)), lambda xp, v: xp.greater(v, 0)):
@@ -531,28 +511,26 @@ class Generator:
             raise ValueError("mode > right")
         if _bad(np.subtract(_host_value(left), _host_value(right)), lambda xp, v: xp.equal(v, 0)):
             raise ValueError("left == right")
-        cp = _cp()
         shape = self._size(size, None, left, mode, right)
         lo, md, hi = _dev(left), _dev(mode), _dev(right)
-        base, lbase = cp.subtract(hi, lo), cp.subtract(md, lo)
+        base, lbase = uf.subtract(hi, lo), uf.subtract(md, lo)
         u = self.random(shape)
-        below = cp.add(lo, cp.sqrt(cp.multiply(cp.multiply(u, lbase), base)))
-        above = cp.subtract(hi, cp.sqrt(cp.multiply(cp.multiply(cp.subtract(1.0, u),
-                                                                cp.subtract(hi, md)), base)))
-        return cp.where(cp.less_equal(u, cp.divide(lbase, base)), below, above)
+        below = uf.add(lo, uf.sqrt(uf.multiply(uf.multiply(u, lbase), base)))
+        above = uf.subtract(hi, uf.sqrt(uf.multiply(uf.multiply(uf.subtract(1.0, u),
+                                                                uf.subtract(hi, md)), base)))
+        return where(uf.less_equal(u, uf.divide(lbase, base)), below, above)
 
     def wald(self, mean, scale, size=None):
         _require(mean, "mean <= 0", _nonpos)
         _require(scale, "scale <= 0", _nonpos)
-        cp = _cp()
         shape = self._size(size, None, mean, scale)
         mu, sc = _dev(mean), _dev(scale)
-        y = cp.multiply(cp.square(self.standard_normal(shape)), mu)
-        x = cp.add(mu, cp.multiply(cp.divide(mu, cp.multiply(2.0, sc)), cp.subtract(
-            y, cp.sqrt(cp.add(cp.multiply(cp.multiply(4.0, sc), y), cp.square(y))))))
+        y = uf.multiply(uf.square(self.standard_normal(shape)), mu)
+        x = uf.add(mu, uf.multiply(uf.divide(mu, uf.multiply(2.0, sc)), uf.subtract(
+            y, uf.sqrt(uf.add(uf.multiply(uf.multiply(4.0, sc), y), uf.square(y))))))
         u = self.random(shape)
-        return cp.where(cp.less_equal(u, cp.divide(mu, cp.add(mu, x))), x,
-                        cp.divide(cp.square(mu), x))
+        return where(uf.less_equal(u, uf.divide(mu, uf.add(mu, x))), x,
+                        uf.divide(uf.square(mu), x))
 
     def vonmises(self, mu, kappa, size=None):
         _require(kappa, "kappa < 0", _neg)  # (a NaN kappa draws NaN, as NumPy)
@@ -569,7 +547,7 @@ class Generator:
         good, bad, sample = (_as_int64(x) for x in (ngood, nbad, nsample))
         xp = np
         if any(isinstance(x, ndarray) for x in (good, bad, sample)):  # checked on the device
-            xp = _cp()
+            xp = _DEVICE_XP
             good, bad, sample = (xp.asarray(x) for x in (good, bad, sample))
         if legacy:
             for name, x in (("ngood", good), ("nbad", bad)):
@@ -620,10 +598,10 @@ class Generator:
                              f"{_INT64_MAX // 8}")
         if nsample > total:
             raise ValueError("nsample > sum(colors)")
-        out = _cp().zeros(_shape(size) + (col.size,), np.int64)
+        out = creation.zeros(_shape(size) + (col.size,), np.int64)
         if out._size and nsample:
             self._bit_generator.draw("mvhypergeometric", out,
-                                     (_cp().asarray(col), nsample, total))
+                                     (creation.asarray(col), nsample, total))
         return out
 
     def bytes(self, length):
@@ -659,9 +637,8 @@ class Generator:
             psd = np.allclose(np.dot(vh.T * s, vh), cov_h, rtol=tol, atol=tol)
             self._check_psd(check_valid, tol, psd)
             factor = np.sqrt(s)[:, None] * vh
-        cp = _cp()
         x = self.standard_normal(shape).reshape(-1, d)
-        x = cp.add(cp.matmul(x, cp.asarray(factor)), cp.asarray(mean_h))
+        x = uf.add(products.matmul(x, creation.asarray(factor)), creation.asarray(mean_h))
         return x.reshape(shape)
 
     @staticmethod
@@ -685,21 +662,20 @@ class Generator:
             raise ValueError("pvals < 0, pvals > 1 or pvals contains NaNs")
         if np.any(pv[..., :-1].sum(axis=-1) > 1.0 + 1e-12):
             raise ValueError("sum(pvals[:-1]) > 1.0")
-        cp = _cp()
         d = pv.shape[-1]
         n_shape = n._shape if isinstance(n, ndarray) else np.shape(n)
         shape = _shape(size) if size is not None else np.broadcast_shapes(n_shape,
                                                                           pv.shape[:-1])
-        out = cp.zeros(shape + (d,), np.int64)
-        n_dev = n if isinstance(n, ndarray) else cp.asarray(np.asarray(n, np.int64))
-        left = cp.ascontiguousarray(cp.broadcast_to(n_dev.astype(np.int64), shape))
+        out = creation.zeros(shape + (d,), np.int64)
+        n_dev = n if isinstance(n, ndarray) else creation.asarray(np.asarray(n, np.int64))
+        left = creation.ascontiguousarray(manipulation.broadcast_to(n_dev.astype(np.int64), shape))
         rem_p = np.ones(pv.shape[:-1])
         for j in range(d - 1):
             with np.errstate(divide="ignore", invalid="ignore"):
                 p = np.where(rem_p > 0, np.clip(pv[..., j] / rem_p, 0.0, 1.0), 0.0)
             x = self.binomial(left, p if p.ndim else float(p), shape)
             out[..., j] = x
-            left = cp.subtract(left, x)
+            left = uf.subtract(left, x)
             rem_p = rem_p - pv[..., j]
         if d:
             out[..., d - 1] = left
@@ -711,16 +687,15 @@ class Generator:
         return bits.view(np.uint64).reshape(shape)
 
     def _perm(self, n):
-        return _cp().argsort(self._keys((n,)))
+        return sorting.argsort(self._keys((n,)))
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        cp = _cp()
         if isinstance(a, (int, np.integer)):
             n, arr = int(a), None
             if n < 0 or (n == 0 and (size is None or np.prod(_shape(size)) > 0)):
                 raise ValueError("a must be a positive integer unless no samples are taken")
         else:
-            arr = a if isinstance(a, ndarray) else cp.asarray(a)
+            arr = a if isinstance(a, ndarray) else creation.asarray(a)
             if arr.ndim == 0:
                 raise ValueError("a must be a sequence or an integer, not a 0-d array")
             n = arr._shape[axis]
@@ -748,20 +723,20 @@ class Generator:
             if ph is not None and np.count_nonzero(ph) < k:
                 raise ValueError("Fewer non-zero entries in p than size")
         if k == 0:
-            idx = cp.zeros(shape, np.int64)
+            idx = creation.zeros(shape, np.int64)
         elif replace and ph is None:
             idx = self.integers(0, n, size=size)
         elif replace:
-            cdf = cp.cumsum(cp.asarray(ph))
-            cdf = cp.divide(cdf, cdf[-1])
+            cdf = reductions.cumsum(creation.asarray(ph))
+            cdf = uf.divide(cdf, cdf[-1])
             u = self.random(shape)
-            idx = cp.minimum(cp.searchsorted(cdf, u, side="right"), n - 1)
+            idx = uf.minimum(sorting.searchsorted(cdf, u, side="right"), n - 1)
         else:
             if ph is None:
                 order = self._perm(n)
             else:  # successive weighted draws = order of Exp(1) / p (Efraimidis-Spirakis)
-                keys = cp.divide(self.standard_exponential(n), cp.asarray(ph))
-                order = cp.argsort(keys)
+                keys = uf.divide(self.standard_exponential(n), creation.asarray(ph))
+                order = sorting.argsort(keys)
             idx = order[:k].reshape(shape)
         if arr is None:
             return idx
@@ -771,7 +746,7 @@ class Generator:
     def permutation(self, x, axis=0):
         if isinstance(x, (int, np.integer)):
             return self._perm(max(int(x), 0))
-        arr = x if isinstance(x, ndarray) else _cp().asarray(x)
+        arr = x if isinstance(x, ndarray) else creation.asarray(x)
         if arr.ndim == 0:
             raise np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
         ax = axis % arr.ndim
@@ -784,19 +759,16 @@ class Generator:
         x[...] = self.permutation(x, axis)
 
     def permuted(self, x, axis=None, out=None):
-        cp = _cp()
-        arr = x if isinstance(x, ndarray) else cp.asarray(x)
+        arr = x if isinstance(x, ndarray) else creation.asarray(x)
         if out is not None and out._shape != arr._shape:
             raise ValueError("out must have the same shape as x")
         if axis is None:
             flat = arr.reshape(-1)
             res = flat[self._perm(flat._size)].reshape(arr._shape)
         else:
-            from .._indexing import normalize_axis
-
             ax = normalize_axis(axis, arr.ndim)
-            order = cp.argsort(self._keys(arr._shape), axis=ax)
-            res = cp.take_along_axis(arr, order, axis=ax)
+            order = sorting.argsort(self._keys(arr._shape), axis=ax)
+            res = indexing.take_along_axis(arr, order, axis=ax)
         if out is None:
             return res
         out[...] = res
