@@ -11,8 +11,9 @@ from cupynum._backends import base
 from cupynum._backends.base import Backend
 from cupynum._backends.cuda.backend import CudaBackend
 from cupynum._backends.host import HostBackend
+from cupynum._backends.simulated import SimulatedBackend
 
-BACKENDS = [HostBackend, CudaBackend]
+BACKENDS = [HostBackend, CudaBackend, SimulatedBackend]
 PACKAGE = Path(base.__file__).resolve().parents[1]  # cupynum/
 
 

@@ -167,14 +167,15 @@ class Backend(abc.ABC):
     # reductions and scans (docs/internals.md, "Reductions and scans") -------------------
     @abc.abstractmethod
     def reduce(self, op: ReduceOp, src, out, axes: tuple, initial=None) -> None:
-        """``out[...] = op`` reduced over ``axes`` (sorted, non-empty) of ``src``, in the
+        """``out[...] = op`` reduced over ``axes`` (sorted) of ``src``, in the
         loop dtype, stored with an unsafe cast; ``out`` has src's shape without ``axes``;
         ``initial`` (a NumPy scalar of the loop dtype) or None."""
 
     @abc.abstractmethod
     def arg_reduce(self, kind: str, src, out, axes: tuple) -> None:
-        """``kind`` ("argmin" / "argmax") of non-empty ``src`` over one axis (``axes`` of
-        length 1) or over every axis (the C-order flat index); ``out`` int64."""
+        """``kind`` ("argmin" / "argmax") of ``src`` over one axis (``axes`` of length 1)
+        or over every axis (the C-order flat index); ``out`` int64, src's shape without
+        ``axes``."""
 
     @abc.abstractmethod
     def sqdev_sum(self, src, mean, out, axes: tuple) -> None:
@@ -206,7 +207,8 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def scatter(self, dst, indices: Sequence, axis: int, values, check: bool):
         """``dst[(:,) * axis + indices] = values``, ``values`` an array of the indexed
-        shape in dst's dtype; repeated indices: one of the values wins.  ``check`` and the
+        shape in dst's dtype (broadcast views allowed, never overlapping ``dst``); repeated
+        indices: one of the values wins.  ``check`` and the
         result as ``gather``'s (``dst`` unchanged when an index is out of bounds)."""
 
     @abc.abstractmethod
@@ -222,9 +224,9 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def sort(self, src, values, indices, stable: bool = False) -> None:
-        """Sort ``src`` along its last axis (NumPy's order: NaNs last): ``values`` (src's
-        shape and dtype) gets the sorted values, ``indices`` (intp) a stable argsort; either
-        may be None."""
+        """Sort each row of C-contiguous ``src`` (rows, n) in NumPy's order (NaNs last):
+        ``values`` (src's shape and dtype) gets the sorted values (``stable``: equal values
+        keep their order), ``indices`` (intp) a stable argsort; either may be None."""
 
     @abc.abstractmethod
     def searchsorted(self, a, v, side: str, out) -> None:
@@ -259,13 +261,14 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def qr(self, a, q, r) -> None:
-        """QR of ``a`` (B, m, n): ``r`` (B, k, n) and ``q`` (B, m, k) or None, with k =
-        min(m, n) (reduced) or m (complete, told by the shapes), NumPy's signs."""
+        """QR of ``a`` (B, m, n): ``r`` (B, k, n), its upper part valid, and ``q`` (B, m, k)
+        or None, with k = min(m, n) (reduced) or m (complete, told by the shapes)."""
 
     @abc.abstractmethod
     def svd(self, a, u, s, vh):
-        """Singular values ``s`` (B, min(m, n)) of ``a`` (B, m, n), real dtype, descending;
-        ``u`` and ``vh`` None (values only) or reduced / full (told by the shapes); info."""
+        """Singular values ``s`` (B, n) of ``a`` (B, m, n) with m >= n (the frontend factors
+        the conjugate transpose of wide ones), real dtype, descending; ``u`` and ``vh`` None
+        (values only) or (B, m, m or n) and (B, n, n) (told by the shapes); info."""
 
     @abc.abstractmethod
     def eigh(self, a, w, v, lower: bool):
