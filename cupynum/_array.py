@@ -554,7 +554,7 @@ class ndarray:
 
     @property
     def __cuda_array_interface__(self):
-        if _backends.get().name != "cuda":
+        if not _backends.get().cuda_memory:
             raise AttributeError("__cuda_array_interface__ exists only on the CUDA backend")
         ptr = self._buf.ptr + self._offset if self._size else 0
         return {"shape": self._shape, "typestr": self.dtype.str, "data": (ptr, False),

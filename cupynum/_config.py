@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-_BACKENDS = ("auto", "cuda", "host")
+_BACKENDS = ("auto", "cuda", "host", "simulated")
 _FALLBACK_MODES = ("warn", "silent", "error")
 
 

@@ -45,7 +45,7 @@ def _header(x) -> dict:
 def _on_device() -> bool:
     from . import _backends
 
-    return _backends.name() != "host"
+    return not _backends.get().host_memory
 
 
 def serialize_device(x):

@@ -19,7 +19,7 @@ _HOST = _HostDevice()
 
 
 def current_device():
-    if _backends.get().name == "cuda":
+    if _backends.get().cuda_memory:
         from .cuda import Device
 
         return Device()

@@ -21,15 +21,16 @@ _DL_CODES = {"b": 6, "i": 0, "u": 1, "f": 2, "c": 5}
 
 
 def dlpack_device(a):
-    if _backends.get().name == "cuda":
+    if _backends.get().cuda_memory:
         return (_KDL_CUDA, 0)  # cupynum runs on device 0's primary context
     return (_KDL_CPU, 0)
 
 
 def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
     backend = _backends.get()
-    if backend.name != "cuda":
-        host = view(a) if not copy else a._host()
+    if not backend.cuda_memory:
+        # (a device backend's bytes are not NumPy's: it exports a host copy)
+        host = view(a) if backend.host_memory and not copy else a._host()
         return host.__dlpack__(stream=stream) if max_version is None else host.__dlpack__(
             stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
     if dl_device is not None and tuple(dl_device) != dlpack_device(a):
@@ -127,7 +128,7 @@ def from_dlpack(x, *, device=None, copy=None):
     if isinstance(x, ndarray):
         return x.copy() if copy else x
     backend = _backends.get()
-    if backend.name != "cuda":
+    if not backend.cuda_memory:
         host = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
         return from_host(np.array(host, copy=True))
     if hasattr(x, "__cuda_array_interface__"):

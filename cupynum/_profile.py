@@ -69,8 +69,11 @@ class Profile:
         if _active is not None:
             raise RuntimeError("a cupynum.profile() is already open")
         _active = self
+        from cupynum import _backends
+
         self._where = _where()
-        self._events = self._gpu_times and self._where == "gpu"
+        # CUDA events time real GPU work only (the simulated device has none to time)
+        self._events = self._gpu_times and _backends.get().cuda_memory
         self._install()
         self._t0 = time.perf_counter()
         return self
@@ -260,7 +263,7 @@ def profile(gpu_times=True, nvtx=True) -> Profile:
 def _where() -> str:
     from cupynum import _backends
 
-    return "host" if _backends.name() == "host" else "gpu"
+    return "host" if _backends.get().host_memory else "gpu"
 
 
 def _kernel_stats():

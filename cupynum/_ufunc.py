@@ -446,15 +446,15 @@ class ufunc:
         broadcast to ``shape``) and the result's strides and flags (C order, or F when
         every array operand is F-contiguous and not C, as the general code decides), or
         False where the backend has no such launcher or the result is empty."""
-        make = getattr(_backends.get(), "layout_launcher", None)
         arrays = [x for x in args if type(x) is ndarray]
         f_order = all(x._f_contig and not x._c_contig for x in arrays)
         res = empty_array(shape, dt, "F" if f_order else "C")
         entry = False
-        if make is not None and res._size:
+        if res._size:
             views = [broadcast_view(x, shape) if type(x) is ndarray else x for x in args]
-            entry = (make(op, views, (res,)), dt, res._strides, res._c_contig, res._f_contig,
-                     res._size)
+            launch = _backends.get().layout_launcher(op, views, (res,))
+            if launch is not None:
+                entry = (launch, dt, res._strides, res._c_contig, res._f_contig, res._size)
         if len(self._layouts) >= 1024:
             self._layouts.clear()
         self._layouts[lkey] = entry
@@ -634,7 +634,7 @@ class ufunc:
                 values = loop[1].type(b)
         op = self._op(tuple(d.char for d in loop))
         if positions._size:
-            _backends.get().ufunc_at(op, self._row, a, positions, values)
+            _backends.get().ufunc_at(op, a, positions, values)
         return None
 
 

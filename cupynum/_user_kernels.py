@@ -23,7 +23,7 @@ _PY_DEFAULT = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.com
 
 
 def _require_cuda(what):
-    if _backends.get().name != "cuda":
+    if not _backends.get().cuda_memory:
         raise RuntimeError(f"{what} runs CUDA code and needs the CUDA backend "
                            "(CUPYNUM_BACKEND=cuda on a machine with an NVIDIA GPU)")
 

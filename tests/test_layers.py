@@ -24,12 +24,7 @@ INTERNALS = ROOT / "docs" / "internals.md"
 MAX_LINES = 1000
 
 # Imports that point up and are allowed for now, each with its reason.  Keep it short.
-ALLOWED_UP = {
-    # The CUDA backend reaches the process's backend object (for its copy and scratch
-    # arrays); the backend-contract work (issue 17 items 3 and 5) removes both.
-    ("cupynum._backends.cuda.indexing", "cupynum._backends"),
-    ("cupynum._backends.cuda.sorting", "cupynum._backends"),
-}
+ALLOWED_UP: set = set()  # (module, target) pairs allowed to point up; keep it empty
 
 
 def _layer_table():

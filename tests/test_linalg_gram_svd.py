@@ -107,7 +107,10 @@ def test_small_and_double_inputs_keep_gesvd(gram):
     assert gram == [(1, 32, 32), (1, 40, 40)]
 
 
-def test_gram_path_is_gpu_only_by_default(monkeypatch, gram):
+def test_gram_path_is_the_backends_choice_by_default(monkeypatch, gram):
+    """GRAM_SVD="gpu": the Gram path where the backend's ``gram_svd`` capability is set
+    (the CUDA backend and the simulated device), gesvd elsewhere (the host backend)."""
     monkeypatch.setattr(_linalg, "GRAM_SVD", "gpu")
     cp.linalg.svd(cp.asarray(rand((40, 40), np.float32)))
-    assert (gram == []) == (_backends.name() == "cuda")
+    assert (gram == []) == _backends.get().gram_svd
+    assert _backends.get().gram_svd == (_backends.name() != "host")

@@ -381,3 +381,24 @@ def test_ufunc_at_kernels_compile_with_nvrtc():
     for functor, nin, store, size, loop_in, loop_v, compute, scalar in cases:
         src = ufunc_at._source(functor, nin, store, size, loop_in, loop_v, compute, scalar)
         assert len(compiler.compile_cubin(src, arch="sm_90").cubin) > 0
+
+
+def test_ufunc_at_kernels_from_the_backends_op_compile_with_nvrtc():
+    """The CUDA backend derives the functor's compute types from the ElementwiseOp alone
+    (float16 loops compute in float unless the op is half-native): those kernels compile."""
+    pytest.importorskip("cuda.bindings")
+    from cupynum._backends.base import ElementwiseOp
+    from cupynum._backends.cuda import compiler, ufunc_at
+    from cupynum._backends.cuda import elementwise_source as es
+
+    for name, loop in (("add", "bbb"), ("add", "eee"), ("maximum", "eee"),
+                       ("multiply", "DDD"), ("negative", "ll")):
+        op = ElementwiseOp(name, name, tuple(loop), len(loop) - 1)
+        compute = tuple(es.compute_ctype(op, c) for c in op.loop[: op.nin])
+        half_native = next(r for r in _ops.UFUNCS if r.name == name).half_native
+        assert compute[0] == ("float" if loop[0] == "e" and not half_native
+                              else es.ctype(loop[0]))
+        v = es.ctype(loop[1]) if op.nin == 2 else ""
+        src = ufunc_at._source(name, op.nin, es.ctype(loop[0]), np.dtype(loop[0]).itemsize,
+                               es.ctype(loop[0]), v, compute, True)
+        assert len(compiler.compile_cubin(src, arch="sm_90").cubin) > 0

@@ -282,14 +282,11 @@ def getitem_advanced(a, key):
 
 def _gather_flat(a, idx):
     """``a[idx]`` for a 1-D ``a`` and a C-contiguous intp device ``idx`` through the
-    backend's ``gather_flat`` where it has one and takes the layout; else None."""
-    f = getattr(_backends.get(), "gather_flat", None)
-    if f is None:
-        return None
+    backend's ``gather_flat`` where it takes the layout; else None."""
     out = empty_array(idx._shape, a.dtype)
     if not out._size:
         return out
-    bad = f(a, idx, out)
+    bad = _backends.get().gather_flat(a, idx, out)
     if bad is False:
         return None
     if bad is not None:
@@ -299,10 +296,9 @@ def _gather_flat(a, idx):
 
 def _mask_select(a, mask):
     """``a[mask]`` for a device mask of ``a``'s shape through the backend's ``mask_select``
-    (selected elements written directly, one sync), where it has one and takes the layout;
-    else None (the caller takes nonzero + gather)."""
-    f = getattr(_backends.get(), "mask_select", None)
-    res = f(a, mask) if f is not None else None
+    (selected elements written directly, one sync), where it takes the layout; else None
+    (the caller takes nonzero + gather)."""
+    res = _backends.get().mask_select(a, mask)
     if res is None:
         return None
     buf, count = res

@@ -133,11 +133,7 @@ def _var(a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
 def _var_fused(a, axis, keepdims, rcount, ddof):
     """The common var: the mean (NumPy's sum / count, in a's dtype), then one fused
     reduction of |a - mean|^2 (``Backend.sqdev_sum``: no temporary of a's size), then
-    the division by max(n - ddof, 0).  None where the backend has no fused path."""
-    be = _backends._backend
-    fused = getattr(be, "sqdev_sum", None)
-    if fused is None:
-        return None
+    the division by max(n - ddof, 0).  None where the mean is not of that kind."""
     axes = _r._normalize_axes(_r._axis_key(axis), a.ndim)
     with np.errstate(all="ignore"):
         m = _divide(_r.sum(a, axis, None, None, False), rcount, None)
@@ -145,7 +141,7 @@ def _var_fused(a, axis, keepdims, rcount, ddof):
             return None
         rdt = np.dtype(a.dtype.char.lower())
         ret = empty_array(m._shape, rdt)
-        fused(a, m, ret, axes)
+        _backends.get().sqdev_sum(a, m, ret, axes)
         if keepdims:
             ret = ret.reshape(tuple(1 if d in axes else n for d, n in enumerate(a._shape)))
         rc = max(rcount - ddof, 0)

@@ -1,7 +1,9 @@
 """Backend selection: one backend per process, chosen on first use.
 
 ``CUPYNUM_BACKEND=auto`` (the default) picks CUDA only when a driver and a GPU are
-present; the probe runs once and never raises (see ``cuda/driver.py``).
+present; the probe runs once and never raises (see ``cuda/driver.py``).  ``host`` is NumPy
+over host memory; ``simulated`` is a device backend without a GPU (simulated.py).  What a
+backend does is stated in base.py, the contract every backend implements.
 """
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ def _select(choice: str):
         from .host import HostBackend
 
         return HostBackend()
+    if choice == "simulated":
+        from .simulated import SimulatedBackend
+
+        return SimulatedBackend()
     from .cuda import driver
 
     if choice == "cuda":

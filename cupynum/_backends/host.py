@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import ElementwiseOp
+from .base import Backend, ElementwiseOp
 
 _ALIGN = 64
 
 
 def view(a) -> np.ndarray:
-    """The NumPy view of array ``a``'s elements (no copy)."""
+    """The NumPy view of array ``a``'s elements (no copy): the host backend's one read of an
+    array's raw allocation."""
+    return elements(a, a._buf)
+
+
+def elements(a, buf) -> np.ndarray:
+    """The NumPy view of array ``a``'s elements in the uint8 allocation ``buf``."""
     if not a._size:  # an empty view's offset may lie past its buffer's end
         return np.empty(a._shape, a.dtype)
-    return np.ndarray(a._shape, a.dtype, buffer=a._buf, offset=a._offset, strides=a._strides)
+    return np.ndarray(a._shape, a.dtype, buffer=buf, offset=a._offset, strides=a._strides)
 
 
 class _Buffer(np.ndarray):
@@ -35,39 +41,51 @@ def _alloc(nbytes: int) -> np.ndarray:
     return raw[start : start + nbytes].view(_Buffer)
 
 
-class HostBackend:
+def _copy_of(host: np.ndarray) -> np.ndarray:
+    """A new allocation holding the bytes of ``host``."""
+    buf = _alloc(host.nbytes)
+    if host.nbytes:
+        buf[:] = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+    return buf
+
+
+class HostBackend(Backend):
+    """The contract (base.py) by NumPy.  Every method reads arrays through ``_view``, so the
+    simulated device (simulated.py) runs these same methods over its own allocations."""
+
     name = "host"
+    host_memory = True
+    _view = staticmethod(view)
 
     def alloc(self, nbytes: int):
         return _alloc(nbytes)
 
     def from_host(self, host: np.ndarray):
-        buf = _alloc(host.nbytes)
-        if host.nbytes:
-            buf[:] = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
-        return buf
+        return _copy_of(host)
 
     def to_host(self, a) -> np.ndarray:
-        return np.array(view(a), order="C", copy=True)
+        return np.array(self._view(a), order="C", copy=True)
 
     def write_host(self, a, host: np.ndarray) -> None:
-        view(a)[...] = host
+        self._view(a)[...] = host
 
     def copy(self, src, dst) -> None:
-        np.copyto(view(dst), view(src), casting="unsafe")
+        np.copyto(self._view(dst), self._view(src), casting="unsafe")
 
     def fill(self, dst, value) -> None:
-        view(dst).fill(value)
+        self._view(dst).fill(value)
 
     def elementwise(self, op: ElementwiseOp, ins, outs) -> None:
-        args = [view(x) if hasattr(x, "_buf") else x for x in ins]
-        res = [view(o) for o in outs]
+        args = [self._view(x) if hasattr(x, "_buf") else x for x in ins]
+        res = [self._view(o) for o in outs]
         _run_ufunc(op, args, res)
 
     def contiguous_launcher(self, op: ElementwiseOp, operand_dtypes):
+        v = self._view
+
         def launch(ins, outs, n):
-            args = [view(x) if hasattr(x, "_buf") else x for x in ins]
-            _run_ufunc(op, args, [view(o) for o in outs])
+            args = [v(x) if hasattr(x, "_buf") else x for x in ins]
+            _run_ufunc(op, args, [v(o) for o in outs])
 
         def new(*args):  # (x0, .., out, n, nbytes): allocate out._buf, then launch
             out, n, nbytes = args[-3:]
@@ -82,37 +100,37 @@ class HostBackend:
     def layout_launcher(self, op: ElementwiseOp, ins, outs):
         """``launch(ins, outs)`` for operands of these layouts (see the CUDA backend's):
         NumPy broadcasts the unbroadcast operands the frontend passes."""
-        shape = outs[0]._shape
+        shape, v = outs[0]._shape, self._view
 
         def launch(ins, outs):
-            args = [np.broadcast_to(view(x), shape) if hasattr(x, "_buf") else x for x in ins]
-            _run_ufunc(op, args, [view(o) for o in outs])
+            args = [np.broadcast_to(v(x), shape) if hasattr(x, "_buf") else x for x in ins]
+            _run_ufunc(op, args, [v(o) for o in outs])
 
         return launch
 
-    def ufunc_at(self, op: ElementwiseOp, row, a, positions, values) -> None:
+    def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:
         """NumPy's own ``ufunc.at`` on the flat view of C-contiguous ``a``; ``positions``
         are flat element indices (int64)."""
-        flat = view(a).reshape(-1)
-        args = () if values is None else (view(values) if hasattr(values, "_buf") else values,)
+        v = self._view
+        args = () if values is None else (v(values) if hasattr(values, "_buf") else values,)
         with np.errstate(all="ignore"):
-            getattr(np, op.ufunc).at(flat, view(positions), *args)
+            getattr(np, op.ufunc).at(v(a).reshape(-1), v(positions), *args)
 
     # reductions and scans (see docs/internals.md, "Reductions and scans") -------------
     def reduce(self, op, src, out, axes, initial=None) -> None:
         uf = getattr(np, op.ufunc)
         kw = {} if initial is None else {"initial": initial}
         with np.errstate(all="ignore"):
-            res = uf.reduce(view(src), axis=tuple(axes), dtype=np.dtype(op.loop), **kw)
-        np.copyto(view(out), res, casting="unsafe")
+            res = uf.reduce(self._view(src), axis=tuple(axes), dtype=np.dtype(op.loop), **kw)
+        np.copyto(self._view(out), res, casting="unsafe")
 
     def arg_reduce(self, kind, src, out, axes) -> None:
-        x = view(src)
+        x = self._view(src)
         if len(axes) == 1:
             res = getattr(np, kind)(x, axis=axes[0])
         else:  # every axis: the C-order flat index
             res = getattr(np, kind)(x.reshape(-1))
-        np.copyto(view(out), res, casting="unsafe")
+        np.copyto(self._view(out), res, casting="unsafe")
 
     def sqdev_sum(self, src, mean, out, axes) -> None:
         """``out[...] = sum over axes of |src - mean|^2`` as NumPy's var computes it
@@ -120,19 +138,19 @@ class HostBackend:
         complex, ``mean`` (src's dtype) and ``out`` (its real type): src's shape without
         ``axes``, C-contiguous."""
         with np.errstate(all="ignore"):
-            x = view(src) - np.expand_dims(view(mean), tuple(axes))
+            x = self._view(src) - np.expand_dims(self._view(mean), tuple(axes))
             if x.dtype.kind == "c":
                 x = np.add(x.real * x.real, x.imag * x.imag)
             else:
                 x = np.multiply(x, x, out=x)
             res = np.add.reduce(x, axis=tuple(axes), dtype=out.dtype)
-        np.copyto(view(out), res, casting="unsafe")
+        np.copyto(self._view(out), res, casting="unsafe")
 
     def scan(self, op, src, out, axis) -> None:
         uf = getattr(np, op.ufunc)
         with np.errstate(all="ignore"):
-            res = uf.accumulate(view(src), axis=axis, dtype=np.dtype(op.loop))
-        np.copyto(view(out), res, casting="unsafe")
+            res = uf.accumulate(self._view(src), axis=axis, dtype=np.dtype(op.loop))
+        np.copyto(self._view(out), res, casting="unsafe")
 
     def synchronize(self) -> None:
         pass
@@ -141,43 +159,43 @@ class HostBackend:
     # Stacked matrices are (B, m, n) views; outputs are C-contiguous; ``info`` results are
     # host int arrays (one per matrix, > 0 where the factorisation failed).
     def matmul(self, a, b, out) -> None:
-        np.matmul(view(a), view(b), out=view(out))
+        np.matmul(self._view(a), self._view(b), out=self._view(out))
 
     def solve(self, a, b, x):
-        return _per_matrix(lambda i: np.linalg.solve(view(a)[i], view(b)[i]), view(x),
-                           a._shape[0])
+        v = self._view
+        return _per_matrix(lambda i: np.linalg.solve(v(a)[i], v(b)[i]), v(x), a._shape[0])
 
-    def slogdet(self, a, sign, logabsdet) -> None:
-        s, l = np.linalg.slogdet(view(a))
-        view(sign)[...], view(logabsdet)[...] = s, l
+    def lu_diagonal(self, a):
+        return _lu_diagonal(self._view(a))
 
     def cholesky(self, a, out, upper: bool):
-        return _per_matrix(lambda i: np.linalg.cholesky(view(a)[i], upper=upper), view(out),
+        v = self._view
+        return _per_matrix(lambda i: np.linalg.cholesky(v(a)[i], upper=upper), v(out),
                            a._shape[0])
 
     def qr(self, a, q, r) -> None:
         mode = "complete" if r._shape[-2] > min(a._shape[-2:]) or (
             q is not None and q._shape[-1] > min(a._shape[-2:])) else "reduced"
-        res = np.linalg.qr(view(a), mode=mode)
-        view(r)[...] = res.R
+        res = np.linalg.qr(self._view(a), mode=mode)
+        self._view(r)[...] = res.R
         if q is not None:
-            view(q)[...] = res.Q
+            self._view(q)[...] = res.Q
 
     def svd(self, a, u, s, vh):
         if u is None:
-            view(s)[...] = np.linalg.svd(view(a), compute_uv=False)
+            self._view(s)[...] = np.linalg.svd(self._view(a), compute_uv=False)
         else:
             full = u._shape[-1] == a._shape[-2] and a._shape[-2] != a._shape[-1]
-            res = np.linalg.svd(view(a), full_matrices=full)
-            view(u)[...], view(s)[...], view(vh)[...] = res
+            res = np.linalg.svd(self._view(a), full_matrices=full)
+            self._view(u)[...], self._view(s)[...], self._view(vh)[...] = res
         return np.zeros(a._shape[0], np.int32)
 
     def eigh(self, a, w, v, lower: bool):
         uplo = "L" if lower else "U"
         if v is None:
-            view(w)[...] = np.linalg.eigvalsh(view(a), UPLO=uplo)
+            self._view(w)[...] = np.linalg.eigvalsh(self._view(a), UPLO=uplo)
         else:
-            view(w)[...], view(v)[...] = np.linalg.eigh(view(a), UPLO=uplo)
+            self._view(w)[...], self._view(v)[...] = np.linalg.eigh(self._view(a), UPLO=uplo)
         return np.zeros(a._shape[0], np.int32)
 
     def eig(self, a, w, vr):
@@ -188,18 +206,18 @@ class HostBackend:
         for i in range(a._shape[0]):
             try:
                 if vr is None:
-                    view(w)[i] = np.linalg.eigvals(view(a)[i])
+                    self._view(w)[i] = np.linalg.eigvals(self._view(a)[i])
                     continue
-                wi, vi = np.linalg.eig(view(a)[i])
+                wi, vi = np.linalg.eig(self._view(a)[i])
             except np.linalg.LinAlgError:
                 info[i] = 1
                 continue
-            view(w)[i] = wi
+            self._view(w)[i] = wi
             if vr.dtype.kind == "c":
-                view(vr)[i] = vi
+                self._view(vr)[i] = vi
                 continue
             wi = np.asarray(wi, np.complex128)
-            out = view(vr)[i]
+            out = self._view(vr)[i]
             out[...] = vi.real
             pair = np.flatnonzero(wi.imag > 0)
             out[:, pair + 1] = vi.imag[:, pair]
@@ -207,7 +225,7 @@ class HostBackend:
 
     def fft(self, x, out, kind: str, rank: int, forward: bool) -> None:
         axes = tuple(range(-rank, 0))
-        xv = view(x)
+        xv = self._view(x)
         if kind == "c2c":
             res = (np.fft.fftn(xv, axes=axes) if forward
                    else np.fft.ifftn(xv, axes=axes, norm="forward"))
@@ -215,43 +233,49 @@ class HostBackend:
             res = np.fft.rfftn(xv, axes=axes)
         else:
             res = np.fft.irfftn(xv, s=out._shape[-rank:], axes=axes, norm="forward")
-        np.copyto(view(out), res, casting="unsafe")
+        np.copyto(self._view(out), res, casting="unsafe")
 
     def rng_state(self, seed: int):
         return _HostRng(seed)
 
+    def rng_fill(self, state, kind: str, out, param=None) -> None:
+        state.fill(self._view(out), kind, param)
+
+    def rng_draw(self, state, kind: str, out, params: tuple) -> None:
+        state.draw(self._view, kind, out, params)
+
     # gather, scatter, compaction, sort (docs/internals.md) ------------------------------
     def gather(self, src, indices, axis, out, check):
-        s, idx = view(src), [view(i) for i in indices]
+        s, idx = self._view(src), [self._view(i) for i in indices]
         if check:
             bad = _first_bad(idx, s.shape[axis:axis + len(idx)])
             if bad is not None:
                 return bad
-        view(out)[...] = s[(slice(None),) * axis + tuple(idx)]
+        self._view(out)[...] = s[(slice(None),) * axis + tuple(idx)]
         return None
 
     def scatter(self, dst, indices, axis, values, check):
-        d, idx = view(dst), [view(i) for i in indices]
+        d, idx = self._view(dst), [self._view(i) for i in indices]
         if check:
             bad = _first_bad(idx, d.shape[axis:axis + len(idx)])
             if bad is not None:
                 return bad
-        d[(slice(None),) * axis + tuple(idx)] = view(values)
+        d[(slice(None),) * axis + tuple(idx)] = self._view(values)
         return None
 
     def flatnonzero(self, mask):
-        res = np.flatnonzero(view(mask)).astype(np.intp)
-        return self.from_host(res), res.size
+        res = np.flatnonzero(self._view(mask)).astype(np.intp)
+        return _copy_of(res), res.size
 
     def sort(self, src, values, indices, stable=False):
-        s = view(src)
+        s = self._view(src)
         if indices is not None:
-            view(indices)[...] = np.argsort(s, axis=-1, kind="stable")
+            self._view(indices)[...] = np.argsort(s, axis=-1, kind="stable")
         if values is not None:
-            view(values)[...] = np.sort(s, axis=-1, kind="stable" if stable else None)
+            self._view(values)[...] = np.sort(s, axis=-1, kind="stable" if stable else None)
 
     def searchsorted(self, a, v, side, out):
-        view(out)[...] = np.searchsorted(view(a), view(v), side=side)
+        self._view(out)[...] = np.searchsorted(self._view(a), self._view(v), side=side)
 
 
 def _first_bad(idx, sizes):
@@ -261,6 +285,31 @@ def _first_bad(idx, sizes):
         if bad.any():
             return j, int(i[bad].flat[0])
     return None
+
+
+def _lu_diagonal(a: np.ndarray):
+    """getrf's partial-pivoting LU of each matrix of ``a`` (B, n, n), eliminated for the
+    whole stack at once: (U's diagonal, 1-based pivot rows, info) as ``Backend.lu_diagonal``."""
+    m = np.array(a, copy=True)
+    count, n = m.shape[0], m.shape[-1]
+    stack = np.arange(count)
+    pivots = np.empty((count, n), np.int32)
+    info = np.zeros(count, np.int32)
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            col = m[:, k:, k]
+            size = np.abs(col.real) + np.abs(col.imag) if m.dtype.kind == "c" else np.abs(col)
+            p = k + np.argmax(size, axis=1)  # (LAPACK's i?amax: the first largest)
+            pivots[:, k] = p + 1
+            m[stack, k], m[stack, p] = m[stack, p], m[stack, k].copy()
+            pivot = m[:, k, k]
+            zero = pivot == 0
+            info[(info == 0) & zero] = k + 1
+            factors = m[:, k + 1:, k] / np.where(zero, 1, pivot)[:, None]
+            factors[zero] = 0  # (getrf skips the elimination of a zero pivot's column)
+            m[:, k + 1:, k] = factors
+            m[:, k + 1:, k + 1:] -= factors[:, :, None] * m[:, None, k, k + 1:]
+    return np.ascontiguousarray(m.diagonal(axis1=1, axis2=2)), pivots, info
 
 
 def _per_matrix(fn, out, count):
@@ -280,8 +329,8 @@ class _HostRng:
     def __init__(self, seed: int):
         self._g = np.random.Generator(np.random.Philox(int(seed) & (2**64 - 1)))
 
-    def fill(self, backend, kind: str, out, param=None) -> None:
-        o = view(out)
+    def fill(self, o: np.ndarray, kind: str, param=None) -> None:
+        """Fill the NumPy view ``o`` (see ``Backend.rng_fill``)."""
         if kind == "uniform":  # (0, 1], as cuRAND
             o[...] = 1 - self._g.random(o.shape, dtype=o.dtype)
         elif kind == "normal":
@@ -293,12 +342,12 @@ class _HostRng:
         else:
             raise ValueError(kind)
 
-    def draw(self, backend, kind: str, out, params) -> None:
+    def draw(self, view, kind: str, out, params) -> None:
         """The rejection samplers (cuda/rng.draw), by NumPy: 'gamma' (params (alpha, log
         flag)), 'poisson' ((lam,)), 'binomial' ((n, p)), 'hypergeometric' ((good, bad,
         sample)), 'logseries' ((p,)), 'zipf' ((a,)), 'vonmises' ((mu, kappa)),
         'mvhypergeometric' ((colors, nsample, total)); parameter arrays hold 1 or
-        out._size elements."""
+        out._size elements; ``view`` is the backend's array accessor."""
         if kind == "mvhypergeometric":  # out (rows, ncolors); params (colors, nsample, sum)
             colors, nsample, total = view(params[0]), params[1], params[2]
             o = view(out).reshape(-1, colors.size)

@@ -139,8 +139,29 @@ def slogdet(a):
         sign.fill(1)
         logdet.fill(0)
     elif sign._size:
-        _backends.get().slogdet(_stack3(a, dt), sign.reshape(-1), logdet.reshape(-1))
+        backend = _backends.get()
+        s, la = _slogdet_from_lu(*backend.lu_diagonal(_stack3(a, dt)))
+        backend.write_host(sign.reshape(-1), s.astype(sign.dtype))
+        backend.write_host(logdet.reshape(-1), la.astype(logdet.dtype))
     return SlogdetResult(sign, logdet)
+
+
+def _slogdet_from_lu(d, pivots, info):
+    """NumPy's sign and log|det| of each matrix from its LU factors (host arrays: U's
+    diagonal (B, n), 1-based pivot rows, getrf's info): the sign is the product of the
+    diagonal's phases, negated per row swap."""
+    n = d.shape[-1]
+    swaps = (pivots != np.arange(1, n + 1, dtype=pivots.dtype)).sum(axis=-1) % 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mag = np.abs(d)
+        phase = np.where(mag == 0, 0, d / np.where(mag == 0, 1, mag))
+        sign = np.prod(phase, axis=-1) * np.where(swaps, -1, 1)
+        sign = np.where((mag == 0).any(axis=-1), 0, sign)
+        logabsdet = np.log(mag).sum(axis=-1)
+    # info > 0: an exact zero pivot.  A batched getrf may leave NaN after it on the diagonal
+    # where LAPACK leaves numbers, so NumPy's answer for a singular matrix is set directly.
+    singular = info > 0
+    return np.where(singular, 0, sign), np.where(singular, -np.inf, logabsdet)
 
 
 def det(a):
@@ -191,7 +212,7 @@ def qr(a, mode="reduced"):
 # the H200 where float32 gesvd's is 2e-5 σ_max; U's columns lose only eps64 σ_max / σ_i.
 # Where that is too much (σ_min < GRAM_MIN_RATIO σ_max) or for a full U of a non-square
 # matrix, gesvd runs as before; a NaN or inf raises LinAlgError as NumPy's does.
-# GRAM_SVD: "gpu" (on the CUDA backend), "always", "never".
+# GRAM_SVD: "gpu" (on backends whose ``gram_svd`` capability is set), "always", "never".
 GRAM_SVD = "gpu"
 GRAM_MIN_N = 33          # smaller stacks take gesvdjBatched / gesvd (solver.py)
 GRAM_MIN_RATIO = 1e-6
@@ -201,7 +222,7 @@ def _svd_gram(a, dt, full_matrices, compute_uv):
     """``svd`` of ``a`` (..., m, n), m >= n, float32 or complex64, through the float64 Gram
     matrix; None where the checks above send it to gesvd."""
     m, n = a._shape[-2:]
-    if GRAM_SVD == "never" or (GRAM_SVD == "gpu" and _backends.name() != "cuda"):
+    if GRAM_SVD == "never" or (GRAM_SVD == "gpu" and not _backends.get().gram_svd):
         return None
     if n < GRAM_MIN_N or (compute_uv and full_matrices and m != n):
         return None

@@ -1,10 +1,10 @@
 """numpy.random's Generator and legacy API over the backend's Philox streams (cuRAND).
 
-Base streams come from the backend (``rng_state(seed).fill(kind, out)``: uniform (0, 1],
+Base streams come from the backend (``Backend.rng_fill(state, kind, out)``: uniform (0, 1],
 standard normal, raw uint32 bits, Poisson); the distributions below are composed from them
 with cupynum ufuncs.  Distributions that need rejection or inversion loops per element
 (gamma, binomial, Poisson, hypergeometric, logseries, zipf, von Mises, ...) are Philox
-kernels of the backend (``rng_state(seed).draw(kind, out, params)``, cuda/rng.py), with
+kernels of the backend (``Backend.rng_draw(state, kind, out, params)``, cuda/rng.py), with
 NumPy's algorithms and NumPy's parameter checks here.  Nothing is drawn by NumPy on the
 host (except on the host backend, which stands in for the kernels with NumPy).  Streams
 differ from NumPy's for the same seed (docs/differences.md).
@@ -161,12 +161,12 @@ class Philox:
 
     def fill(self, kind, out, param=None):
         if out._size:
-            self._backend_state().fill(_backends.get(), kind, out, param)
+            _backends.get().rng_fill(self._backend_state(), kind, out, param)
         return out
 
     def draw(self, kind, out, params):
         if out._size:
-            self._backend_state().draw(_backends.get(), kind, out, params)
+            _backends.get().rng_draw(self._backend_state(), kind, out, params)
         return out
 
 
@@ -391,7 +391,7 @@ class Generator:
             res = res.view(np.int64)
         return res.astype(dt)
 
-    # --- rejection samplers (rng_state(seed).draw) -----------------------------------------
+    # --- rejection samplers (Backend.rng_draw) ----------------------------------------------
     def _draw(self, kind, shape, dtype, *params, lg=None):
         out = empty_array(shape, normalize(dtype))
         if out._size:

@@ -5,3 +5,21 @@ from numpy.testing import (  # noqa: F401
     assert_array_max_ulp, assert_equal, assert_no_warnings, assert_raises, assert_raises_regex,
     assert_string_equal, assert_warns, suppress_warnings,
 )
+
+
+def device_counters() -> dict:
+    """What the device work of this process has cost so far, as a dict with the keys
+    ``launches`` (kernel launches), ``h2d_bytes`` and ``d2h_bytes`` (bytes copied host to
+    device and back) and ``syncs`` (host waits for the device).  Counted by the CUDA backend
+    and the simulated device (``CUPYNUM_BACKEND=simulated``); zeros on the host backend.
+    For tests that check that code launches or moves nothing, never for timing."""
+    from .._backends import counters
+
+    return counters.snapshot()
+
+
+def reset_device_counters() -> None:
+    """Zero the counts ``device_counters()`` reports."""
+    from .._backends import counters
+
+    counters.reset()

@@ -1,4 +1,4 @@
-"""The CUDA backend: the Backend protocol (``_backends/base.py``) over the CUDA runtime.
+"""The CUDA backend: the backend contract (``_backends/base.py``) over the CUDA runtime.
 
 Memory comes from the stream-ordered pool (``memory.py``), kernels from the elementwise
 engine (``elementwise.py``).  An array's device address is ``a._buf.ptr + a._offset``; its
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import ElementwiseOp
+from ..base import Backend, ElementwiseOp
 from . import elementwise as ew
 from . import memory, runtime
 
@@ -44,8 +44,10 @@ def _ptr(a) -> int:
     return a._buf.ptr + a._offset
 
 
-class CudaBackend:
+class CudaBackend(Backend):
     name = "cuda"
+    cuda_memory = True
+    gram_svd = True
 
     def __init__(self):
         runtime.init()
@@ -67,45 +69,13 @@ class CudaBackend:
         return buf
 
     def to_host(self, a) -> np.ndarray:
-        out = np.empty(a._shape, a.dtype)
-        if a._size == 0:
-            return out
-        if a._c_contig:
-            memory.memcpy_dtoh(out, _ptr(a))
-            return out
-        # A strided view: gather it into a contiguous device temporary first (one kernel,
-        # at device bandwidth), then one D2H copy.
-        tmp = _Temp(self._pool.malloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
-        self.copy(a, tmp)
-        memory.memcpy_dtoh(out, tmp._buf.ptr)
-        return out
+        return to_host(a)
 
     def write_host(self, a, host: np.ndarray) -> None:
-        if a._size == 0:
-            return
-        host = np.ascontiguousarray(host, dtype=a.dtype)
-        if a._c_contig:
-            memory.memcpy_htod(_ptr(a), host)
-            return
-        tmp = _Temp(self.from_host(host), a._shape, a.dtype)
-        self.copy(tmp, a)
+        write_host(a, host)
 
     def copy(self, src, dst) -> None:
-        """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
-        if dst._size == 0:
-            return
-        if src.dtype == dst.dtype:
-            if src._c_contig and dst._c_contig:  # (slice assignment's hot path: flat)
-                memory.memcpy_dtod(dst._buf.ptr + dst._offset, src._buf.ptr + src._offset,
-                                   dst._size * dst.dtype.itemsize)
-                return
-            from .indexing import try_transpose_copy
-
-            if try_transpose_copy(src, dst):  # innermost axes differ: 32x32 smem tiles
-                return
-            _bit_copy(src, dst)
-            return
-        ew.run(ew.COPY, (src,), (dst,))
+        copy(src, dst)
 
     def fill(self, dst, value) -> None:
         if dst._size == 0:
@@ -139,11 +109,11 @@ class CudaBackend:
     def layout_launcher(self, op: ElementwiseOp, ins, outs):
         return ew.layout_launcher(op, ins, outs)
 
-    def ufunc_at(self, op, row, a, positions, values) -> None:
+    def ufunc_at(self, op, a, positions, values) -> None:
         """``ufunc.at`` on C-contiguous ``a`` at flat element ``positions`` (see ufunc_at.py);
         16-byte elements have no device CAS: NumPy runs those on a host copy."""
+        from . import elementwise_source as es
         from . import ufunc_at
-        from ... import _ops
 
         if not ufunc_at.supported(a.dtype):
             host = self.to_host(a)
@@ -154,7 +124,7 @@ class CudaBackend:
                 getattr(np, op.ufunc).at(host.reshape(-1), pos, *(() if vals is None else (vals,)))
             self.write_host(a, host)
             return
-        compute = tuple(_ops.compute_ctype(row, c) for c in op.loop[: op.nin])
+        compute = tuple(es.compute_ctype(op, c) for c in op.loop[: op.nin])
         ufunc_at.ufunc_at(op, compute, a, positions, values)
 
     def reduce(self, op, src, out, axes, initial=None) -> None:
@@ -234,25 +204,10 @@ class CudaBackend:
 
         return solver.solve(self, a, b, x)
 
-    def slogdet(self, a, sign, logabsdet) -> None:
+    def lu_diagonal(self, a):
         from . import solver
 
-        d, piv, infos = solver.slogdet(self, a)  # n values per matrix come to the host
-        n = a._shape[-1]
-        swaps = (piv != np.arange(1, n + 1, dtype=np.int32)).sum(axis=-1) % 2
-        with np.errstate(divide="ignore"):
-            mag = np.abs(d)
-            ph = np.where(mag == 0, 0, d / np.where(mag == 0, 1, mag))
-            s = np.prod(ph, axis=-1) * np.where(swaps, -1, 1)
-            s = np.where((mag == 0).any(axis=-1), 0, s)
-            la = np.log(mag).sum(axis=-1)
-        # info > 0: an exact zero pivot.  Batched getrf may leave NaN after it on the diagonal
-        # where LAPACK leaves numbers, so set NumPy's answer for a singular matrix directly.
-        singular = infos > 0
-        s = np.where(singular, 0, s)
-        la = np.where(singular, -np.inf, la)
-        self.write_host(sign, s.astype(sign.dtype))
-        self.write_host(logabsdet, la.astype(logabsdet.dtype))
+        return solver.lu_diagonal(self, a)  # n values per matrix come to the host
 
     def cholesky(self, a, out, upper: bool):
         from . import solver
@@ -288,6 +243,59 @@ class CudaBackend:
         from . import rng
 
         return rng.State(seed)
+
+    def rng_fill(self, state, kind: str, out, param=None) -> None:
+        state.fill(self, kind, out, param)
+
+    def rng_draw(self, state, kind: str, out, params: tuple) -> None:
+        state.draw(self, kind, out, params)
+
+
+# Transfers and copies, also used by the kernel families (indexing.py, sorting.py), which
+# reach them here rather than through the backend object.
+def to_host(a) -> np.ndarray:
+    out = np.empty(a._shape, a.dtype)
+    if a._size == 0:
+        return out
+    if a._c_contig:
+        memory.memcpy_dtoh(out, _ptr(a))
+        return out
+    # A strided view: gather it into a contiguous device temporary first (one kernel,
+    # at device bandwidth), then one D2H copy.
+    tmp = _Temp(memory.get_pool().malloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
+    copy(a, tmp)
+    memory.memcpy_dtoh(out, tmp._buf.ptr)
+    return out
+
+
+def write_host(a, host: np.ndarray) -> None:
+    if a._size == 0:
+        return
+    host = np.ascontiguousarray(host, dtype=a.dtype)
+    if a._c_contig:
+        memory.memcpy_htod(_ptr(a), host)
+        return
+    buf = memory.get_pool().malloc(host.nbytes)
+    memory.memcpy_htod(buf.ptr, host)
+    copy(_Temp(buf, a._shape, a.dtype), a)
+
+
+def copy(src, dst) -> None:
+    """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
+    if dst._size == 0:
+        return
+    if src.dtype == dst.dtype:
+        if src._c_contig and dst._c_contig:  # (slice assignment's hot path: flat)
+            memory.memcpy_dtod(dst._buf.ptr + dst._offset, src._buf.ptr + src._offset,
+                               dst._size * dst.dtype.itemsize)
+            return
+        from .indexing import try_transpose_copy
+
+        if try_transpose_copy(src, dst):  # innermost axes differ: 32x32 smem tiles
+            return
+        _bit_copy(src, dst)
+        return
+    ew.run(ew.COPY, (src,), (dst,))
 
 
 def _bit_copy(src, dst) -> None:

@@ -95,7 +95,7 @@ def _half_native(op: ElementwiseOp) -> bool:
     return v
 
 
-def _compute_ctype(op: ElementwiseOp, c) -> str:
+def compute_ctype(op: ElementwiseOp, c) -> str:
     t = ctype(c)
     return "float" if t == "cpn::half" and not _half_native(op) else t
 
@@ -194,25 +194,25 @@ def _body(spec: KernelSpec, load) -> tuple[list, list]:
             for j, child in enumerate(e.children):
                 ex, t = value(child)
                 lt = ctype(op.loop[j])
-                args.append(_conv(_conv(ex, t, lt), lt, _compute_ctype(op, op.loop[j])))
+                args.append(_conv(_conv(ex, t, lt), lt, compute_ctype(op, op.loop[j])))
             n = count[0]
             count[0] += 1
             outs = op.loop[op.nin:]
             call = f"cpn::{op.functor}{{}}"
             if len(outs) == 1:
-                lt, ct = ctype(outs[0]), _compute_ctype(op, outs[0])
+                lt, ct = ctype(outs[0]), compute_ctype(op, outs[0])
                 rhs = _conv(f"{call}({', '.join(args)})", ct, lt)
                 lines.append(f"const {lt} t{n} = {rhs};")
                 temps = [(f"t{n}", lt)]
             else:  # nout == 2: the functor writes through references
                 rs = [f"r{n}_{k}" for k in range(len(outs))]
                 for r, c in zip(rs, outs):
-                    lines.append(f"{_compute_ctype(op, c)} {r};")
+                    lines.append(f"{compute_ctype(op, c)} {r};")
                 lines.append(f"{call}({', '.join(args + rs)});")
                 temps = []
                 for k, (r, c) in enumerate(zip(rs, outs)):
                     lt = ctype(c)
-                    lines.append(f"const {lt} t{n}_{k} = {_conv(r, _compute_ctype(op, c), lt)};")
+                    lines.append(f"const {lt} t{n}_{k} = {_conv(r, compute_ctype(op, c), lt)};")
                     temps.append((f"t{n}_{k}", lt))
             memo[key] = temps
         return temps[e.k]

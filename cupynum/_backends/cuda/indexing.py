@@ -573,13 +573,14 @@ def check_indices(indices, sizes):
 
 
 def _host_view(ix):
-    return _backend().to_host(ix)
+    return _copies().to_host(ix)
 
 
-def _backend():
-    from .. import get
+def _copies():
+    """The CUDA backend's transfers and copies (module functions: no backend object)."""
+    from . import backend
 
-    return get()
+    return backend
 
 
 def gather_flat(src, idx, out):
@@ -624,7 +625,7 @@ def scatter(dst, indices, axis, values, check):
 
 def _host_fallback(mode, data, indices, axis, other, check):
     """Layouts beyond the kernels (more than MAXD dims or MAXK index arrays): NumPy."""
-    b = _backend()
+    b = _copies()
     h = b.to_host(data)
     idx = [b.to_host(i) for i in indices]
     key = (slice(None),) * axis + tuple(idx)

@@ -246,7 +246,7 @@ def _solve_augmented(backend, a, b, x) -> np.ndarray:
     return _infos(info, nb)
 
 
-def slogdet(backend, a):
+def lu_diagonal(backend, a):
     """LU-factor a (B, n, n); returns host arrays (diagonal of U (B, n), pivots (B, n),
     infos (B,)): the frontend forms sign and log|det| from them (n values per matrix)."""
     nb, n, _ = a._shape

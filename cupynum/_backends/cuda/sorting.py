@@ -890,7 +890,7 @@ def _cub_sort_row(sp, n, dt, kmode, values, indices, stable):
 def searchsorted(a, v, side, out):
     """``out[...] = searchsorted(a, v, side)``: a 1-D sorted, v any shape, same dtype;
     out int64 C-contiguous of v's shape.  Complex values: NumPy on the host."""
-    b = _backend()
+    b = _copies()
     dt = a.dtype
     if dt.kind == "c":
         res = np.searchsorted(b.to_host(a), b.to_host(v), side=side)
@@ -912,11 +912,12 @@ def _contig(a):
     if a._c_contig:
         return a
     t = _Temp(DEV.alloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
-    _backend().copy(a, t)
+    _copies().copy(a, t)
     return t
 
 
-def _backend():
-    from .. import get
+def _copies():
+    """The CUDA backend's transfers and copies (module functions: no backend object)."""
+    from . import backend
 
-    return get()
+    return backend

@@ -1,0 +1,93 @@
+"""The simulated device (``CUPYNUM_BACKEND=simulated``): a device backend without a GPU.
+
+Its "device memory" is host byte buffers of its own: ``from_host`` and ``to_host`` copy, so
+no NumPy array a user holds ever shares bytes with a cupynum array, as on a GPU.  Every
+operation runs the host backend's NumPy code (this class inherits it, reading arrays through
+its own accessor, ``device_view``), and counts in ``counters.py`` what a GPU would have
+paid: one launch per compute operation of the contract (``base.COMPUTE_OPS``), the bytes of
+every host-to-device (``from_host``, ``write_host``) and device-to-host (``to_host``) copy,
+and a sync for ``synchronize`` and for every ``to_host`` (a read waits for the device).
+The small host reads some operations make (a count, an info flag, an out-of-bounds index)
+are not counted.
+
+CI runs the whole suite on it: it proves the contract complete (the frontend never reaches
+past it to NumPy-visible memory) and lets data placement be tested without a GPU.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import counters
+from .base import COMPUTE_OPS, Backend
+from .host import HostBackend, elements
+
+
+def device_view(a) -> np.ndarray:
+    """The NumPy view of array ``a``'s elements in simulated device memory (no copy): the
+    simulated backend's one read of an array's raw allocation."""
+    return elements(a, a._buf)
+
+
+_COUNTS = counters.COUNTS
+
+
+class SimulatedBackend(HostBackend):
+    name = "simulated"
+    host_memory = False  # its bytes stand for device memory: host views are copies
+    gram_svd = True  # the linalg paths a GPU takes
+    _view = staticmethod(device_view)
+
+    def from_host(self, host: np.ndarray):
+        _COUNTS["h2d_bytes"] += host.nbytes
+        return super().from_host(host)
+
+    def to_host(self, a) -> np.ndarray:
+        _COUNTS["syncs"] += 1
+        _COUNTS["d2h_bytes"] += a._size * a.dtype.itemsize
+        return super().to_host(a)
+
+    def write_host(self, a, host: np.ndarray) -> None:
+        _COUNTS["h2d_bytes"] += a._size * a.dtype.itemsize
+        super().write_host(a, host)
+
+    def synchronize(self) -> None:
+        _COUNTS["syncs"] += 1
+
+    def contiguous_launcher(self, op, operand_dtypes):
+        inner = super().contiguous_launcher(op, operand_dtypes)
+        launch = _counted(inner)
+        if hasattr(inner, "new"):
+            new = inner.new
+
+            def counted_new(*args):  # (x0, .., out, n, nbytes): a launch when n > 0
+                _COUNTS["launches"] += bool(args[-2])
+                new(*args)
+
+            launch.new = counted_new
+        return launch
+
+    def layout_launcher(self, op, ins, outs):
+        inner = super().layout_launcher(op, ins, outs)
+        return None if inner is None else _counted(inner)
+
+
+def _counted(method):
+    """``method``, counting one launch per call."""
+
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        _COUNTS["launches"] += 1
+        return method(*args, **kwargs)
+
+    return run
+
+
+# Every compute operation the host code implements counts one launch (the contract's
+# defaults, e.g. ``gather_flat`` declining, compute nothing and count nothing).
+for _name in COMPUTE_OPS:
+    _impl = getattr(HostBackend, _name)
+    if _impl is not getattr(Backend, _name):
+        setattr(SimulatedBackend, _name, _counted(_impl))
+del _name, _impl
