@@ -32,6 +32,7 @@ import numpy as np
 from . import kernels_util as ku
 from . import runtime
 from .kernels_util import DEV, I32, I64, PTR, Kernel, arr_dtype
+from .view import dptr
 
 MAXD = 8  # dims of the iteration space after collapse (more: the host does it)
 MAXK = 4  # index arrays per gather/scatter (more: the host does it)
@@ -392,7 +393,7 @@ def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, signal
                           GATHER_IDX_HALVES and n < 2**31, idx_load,  # quick key)
                           GATHER_DATA_LOAD, GATHER_STORE, signal)
     DEV.launch(kern, max(1, grid), GATHER_BLOCK,
-               [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr, seq, head])
+               [dptr(data), dptr(out), dptr(idx), total, n, s, flag_ptr, seq, head])
     return seq
 
 
@@ -423,7 +424,7 @@ def indexed_copy(mode, data, indices, axis, other):
                 si[j].append(0)
     axn = [data._shape[axis + j] for j in range(k)]
     axs = [data._strides[axis + j] for j in range(k)]
-    unit = _unit(size, (ku.ptr(data), ku.ptr(other)), sd + so + axs)
+    unit = _unit(size, (dptr(data), dptr(other)), sd + so + axs)
     if unit < size:  # a trailing dim of size // unit units
         shape = tuple(shape) + (size // unit,)
         sd, so = sd + [unit], so + [unit]
@@ -446,15 +447,15 @@ def indexed_copy(mode, data, indices, axis, other):
         g += rev(cst[2 + j])
     flag = _FLAG.get()
     if (GATHER_STREAMING and k == 1 and mode != "scatter" and ndim == 1 and cst[0][0] == 0
-            and cst[1][0] == unit and cst[2][0] == 8 and ku.ptr(indices[0]) % 8 == 0):
+            and cst[1][0] == unit and cst[2][0] == 8 and dptr(indices[0]) % 8 == 0):
         # out[i] = data[idx[i]]: the streaming form (1-D, contiguous index and result)
         _launch_gather1(mode == "gatherc", unit, data, other, indices[0], total, axn[0],
                         axs[0], flag.ptr)
         return True
-    g += axn + axs + [ku.ptr(ix) for ix in indices]
+    g += axn + axs + [dptr(ix) for ix in indices]
     kern = ix_kernel(mode, unit, k)
     grid = max(1, min((total + BLOCK - 1) // BLOCK, DEV.sm_count() * 32))
-    DEV.launch(kern, grid, BLOCK, [ku.ptr(data), ku.ptr(other), g, total, ndim, flag.ptr])
+    DEV.launch(kern, grid, BLOCK, [dptr(data), dptr(other), g, total, ndim, flag.ptr])
     return True
 
 
@@ -563,7 +564,7 @@ def check_indices(indices, sizes):
         kern = ix_kernel("check", 1, 1)
         pad = [0] * (MAXD - ndim)
         g = (list(cshape[::-1]) + pad) + [0] * MAXD + [0] * MAXD + (list(cst[0][::-1]) + pad)
-        g += [n, 0, ku.ptr(ix)]
+        g += [n, 0, dptr(ix)]
         grid = max(1, min((total + BLOCK - 1) // BLOCK, DEV.sm_count() * 32))
         DEV.launch(kern, grid, BLOCK, [0, 0, g, total, ndim, _FLAG.get().ptr])
         bad = _FLAG.read()
@@ -589,10 +590,10 @@ def gather_flat(src, idx, out):
     Returns None, the out-of-bounds value, or False when the layout is not of that kind."""
     size = src.dtype.itemsize
     s = src._strides[0]
-    pi = ku.ptr(idx)
+    pi = dptr(idx)
     if pi % 8 or not GATHER_STREAMING:
         return False
-    if _unit(size, (ku.ptr(src), ku.ptr(out)), (s,)) != size:
+    if _unit(size, (dptr(src), dptr(out)), (s,)) != size:
         return False
     flag = _FLAG.get().ptr
     seq = _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, flag,
@@ -796,7 +797,7 @@ def _compact(mask, unit, src_ptr, src_stride):
     chunk = BLOCK * vec * rounds
     nb = (n + chunk - 1) // chunk
     counts = DEV.alloc((nb + 1) * 8)
-    mp = ku.ptr(mask)
+    mp = dptr(mask)
     aligned = int(mp % vec == 0)
     DEV.launch(mc_count_kernel(vec, rounds), nb, BLOCK, [mp, n, counts.ptr, aligned])
     DEV.launch(mc_scan_kernel(), 1, SCAN_BLOCK, [counts.ptr, nb])
@@ -825,10 +826,10 @@ def mask_select(src, mask):
     size = src.dtype.itemsize
     if not (mask._c_contig and src._c_contig) or mask._size == 0:
         return None
-    unit = _unit(size, (ku.ptr(src),), ())
+    unit = _unit(size, (dptr(src),), ())
     if unit != size:
         return None
-    return _compact(mask, unit, ku.ptr(src), size)
+    return _compact(mask, unit, dptr(src), size)
 
 
 # --- tiled transpose copy ---------------------------------------------------------------------
@@ -932,7 +933,7 @@ def try_transpose_copy(src, dst, config=None) -> bool:
     g = [R, C, B, ss[c], ss[bi] if bi is not None else 0, ds[r],
          ds[bi] if bi is not None else 0, ss[r], ds[c]]
     if vec > 1 and (R % vec or C % vec or any(
-            x % (vec * size) for x in (ku.ptr(src), ku.ptr(dst), g[3], g[4], g[5], g[6]))):
+            x % (vec * size) for x in (dptr(src), dptr(dst), g[3], g[4], g[5], g[6]))):
         vec = 1
     while (tile // vec) * rows > 1024:
         rows //= 2
@@ -941,7 +942,7 @@ def try_transpose_copy(src, dst, config=None) -> bool:
         return False
     grid = ((C + tile - 1) // tile, gy, min(B, 65535))
     DEV.launch(_transpose_kernel(size, tile, rows, vec, diag), grid, (tile // vec, rows),
-               [ku.ptr(src), ku.ptr(dst), g])
+               [dptr(src), dptr(dst), g])
     return True
 
 

@@ -55,6 +55,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .elementwise_source import _code, _dtype, canonical_char, ctype
+from .view import DeviceView, c_strides, dptr
 
 BLOCK = 256
 ITEMS = 8  # RED_ITEMS: elements per thread per scan tile (scan_rows)
@@ -462,39 +463,17 @@ def _dims(kshape, kin, kout, rshape, rin):
     return (pad(kshape, 1) + pad(kin, 0) + pad(kout, 0) + pad(rshape, 1) + pad(rin, 0))
 
 
-def _c_strides(shape, itemsize):
-    out, acc = [], itemsize
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= n
-    return tuple(reversed(out))
-
-
-class _View:
-    """The fields the engine reads, for temporaries and re-laid-out views."""
-    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
-
-    def __init__(self, buf, offset, shape, strides, dtype):
-        self._buf, self._offset, self._shape, self._strides, self.dtype = (
-            buf, offset, tuple(shape), tuple(strides), dtype)
-        n = 1
-        for d in shape:
-            n *= d
-        self._size = n
-        self._c_contig = tuple(strides) == _c_strides(shape, dtype.itemsize)
-
-
 def _compact(src, axes):
     """A C-ordered copy of ``src`` laid out (kept..., reduced...): shape and the new axes."""
-    from .backend import _bit_copy
+    from .copy_fill import bit_copy
 
     kept = [d for d in range(len(src._shape)) if d not in axes]
     order = kept + list(axes)
     shape = tuple(src._shape[d] for d in order)
-    perm = _View(src._buf, src._offset, shape, tuple(src._strides[d] for d in order), src.dtype)
-    dst = _View(_alloc(perm._size * src.dtype.itemsize), 0, shape,
-                _c_strides(shape, src.dtype.itemsize), src.dtype)
-    _bit_copy(perm, dst)
+    perm = DeviceView(src._buf, shape, src.dtype, tuple(src._strides[d] for d in order),
+                      src._offset)
+    dst = DeviceView(_alloc(perm._size * src.dtype.itemsize), shape, src.dtype)
+    bit_copy(perm, dst)
     return dst, tuple(range(len(kept), len(order)))
 
 
@@ -569,7 +548,7 @@ def _execute(plan, src, out, initial, aux=None):
     if compact is not None:
         src, _ = _compact(src, compact)
     bufs = [_alloc(n) for n in temps] if temps else ()
-    inp, outp = src._buf.ptr + src._offset, out._buf.ptr + out._offset
+    inp, outp = dptr(src), dptr(out)
     for p, grid, vals, ptrs, init_pos, nsc in steps:
         if p is _MEMSET:  # grid: the byte count; ptrs: ((0, temp),)
             _memset0(bufs[ptrs[0][1]].ptr, grid)
@@ -577,7 +556,7 @@ def _execute(plan, src, out, initial, aux=None):
         vals = vals.copy()
         for slot, name in ptrs:
             vals[slot] = (inp if name == "in" else outp if name == "out" else
-                          aux._buf.ptr + aux._offset if name == "aux" else bufs[name].ptr)
+                          dptr(aux) if name == "aux" else bufs[name].ptr)
         if init_pos and initial is not None:
             parts = ([float(initial.real), float(initial.imag)] if nsc == 2 else
                      [initial.item()])
@@ -604,7 +583,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
     if len(kshape) > MAXD or len(rshape) > MAXD:
         compact = axes
         shape = tuple(src._shape[d] for d in kept) + tuple(src._shape[d] for d in axes)
-        st = _c_strides(shape, src.dtype.itemsize)
+        st = c_strides(shape, src.dtype.itemsize)
         nk = len(kept)
         kshape, kin, kout = _collapse_kept(shape[:nk], st[:nk], tuple(out._strides))
         rshape, rin = _collapse_red(shape[nk:], st[nk:], ordered)
@@ -655,7 +634,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
         steps.append((prepared(unit, "rows"), (M * S, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                        kd, rd, chunk, S, 2 if contig else 0], [(0, "in"), (1, 0)]))
-        pkin = _c_strides(kshape, S * ssize)
+        pkin = c_strides(kshape, S * ssize)
         steps.append((prepared(unit, "rows_part"), (M, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (ssize,)), M, S,
                        kd, 1, S, 1, fin | 2], [(0, 0), (1, "out")]))
@@ -675,7 +654,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
     steps.append((prepared(unit, "cols"), (gx, S),
                   [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                    kd, rd, chunk, S, 0], [(0, "in"), (1, 0)]))
-    pkin = _c_strides(kshape, ssize)
+    pkin = c_strides(kshape, ssize)
     steps.append((prepared(unit, "cols_part"), (gx, 1),
                   [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (M * ssize,)), M, S,
                    kd, 1, S, 1, fin], [(0, 0), (1, "out")]))
@@ -735,7 +714,7 @@ def _plan_scan(unit, src, out, axis, seq):
     if len(kshape) > MAXD:  # (rare) too many dims: scan a compact copy
         compact = (axis,)
         shape = tuple(src._shape[d] for d in kept) + (R,)
-        st = _c_strides(shape, src.dtype.itemsize)
+        st = c_strides(shape, src.dtype.itemsize)
         kshape, kin, kout = _collapse_kept(shape[:-1], st[:-1],
                                            tuple(out._strides[d] for d in kept))
         rin = st[-1]
@@ -784,7 +763,7 @@ def _plan_scan(unit, src, out, axis, seq):
         steps.append((prepared(unit, "rows"), (M * S, 1),
                       [None, None, _IDENT, _IDENT, *d0, M, R, kd, 1, chunk, S,
                        2 if rin == src.dtype.itemsize else 0], [(0, "in"), (1, 0)]))
-        pk = _c_strides(kshape, S * ssize)
+        pk = c_strides(kshape, S * ssize)
         steps.append((prepared(unit, "scan_cols_part"), (-(-M // BLOCK), 1),
                       [None, None, _IDENT, *_dims(kshape, pk, pk, (S,), (ssize,)), M, S, kd, 1,
                        ssize, 0], [(0, 0), (1, 0)]))

@@ -24,6 +24,7 @@ import numpy as np
 from . import memory, runtime
 from .blas import empty
 from .kernels_util import DEV, I32, I64, PTR, Kernel
+from .view import dptr
 
 _lib = None
 PHILOX = 161  # CURAND_RNG_PSEUDO_PHILOX4_32_10
@@ -77,7 +78,7 @@ class State:
             if self._stream != stream:
                 cr.set_stream(self._gen, stream)
                 self._stream = stream
-            p = out._buf.ptr + out._offset
+            p = dptr(out)
             dbl = out.dtype.char == "d"
             if kind == "uniform":
                 (cr.generate_uniform_double if dbl else cr.generate_uniform)(self._gen, p, n)
@@ -89,8 +90,8 @@ class State:
                 if n % 2:  # Box-Muller makes pairs: cuRAND wants an even count
                     tmp = empty((n + 1,), out.dtype)
                     (cr.generate_normal_double if dbl else cr.generate_normal)(
-                        self._gen, tmp._buf.ptr, n + 1, 0.0, 1.0)
-                    memory.memcpy_dtod(p, tmp._buf.ptr, n * out.dtype.itemsize)
+                        self._gen, dptr(tmp), n + 1, 0.0, 1.0)
+                    memory.memcpy_dtod(p, dptr(tmp), n * out.dtype.itemsize)
                 else:
                     (cr.generate_normal_double if dbl else cr.generate_normal)(
                         self._gen, p, n, 0.0, 1.0)
@@ -506,10 +507,6 @@ def all_kernels():
             *(sampler_kernel(kind) for kind in SAMPLERS), mvhypergeometric_kernel()]
 
 
-def _p(a):
-    return a._buf.ptr + a._offset
-
-
 def _step(a, n):
     return 0 if a._size == 1 and n != 1 else 1
 
@@ -531,30 +528,30 @@ def draw(kind: str, out, params, key, call) -> None:
         per = 4 if out.dtype.char == "f" else 2
         grid = max(1, min((n + BLOCK * per - 1) // (BLOCK * per),
                           DEV.sm_count() * GRID_PER_SM))
-        DEV.launch(random01_kernel(out.dtype.char), grid, BLOCK, [_p(out), n, k0, k1, call])
+        DEV.launch(random01_kernel(out.dtype.char), grid, BLOCK, [dptr(out), n, k0, k1, call])
     elif kind == "gamma":
         alpha, lg = params
         DEV.launch(gamma_kernel(out.dtype.char), grid, BLOCK,
-                   [_p(out), _p(alpha), _step(alpha, n), n, k0, k1, call, int(lg)])
+                   [dptr(out), dptr(alpha), _step(alpha, n), n, k0, k1, call, int(lg)])
     elif kind == "poisson":
         (lam,) = params
         DEV.launch(poisson_kernel(), grid, BLOCK,
-                   [_p(out), _p(lam), _step(lam, n), n, k0, k1, call])
+                   [dptr(out), dptr(lam), _step(lam, n), n, k0, k1, call])
     elif kind == "binomial":
         nn, pp = params
         DEV.launch(binomial_kernel(), grid, BLOCK,
-                   [_p(out), _p(nn), _step(nn, n), _p(pp), _step(pp, n), n, k0, k1, call])
+                   [dptr(out), dptr(nn), _step(nn, n), dptr(pp), _step(pp, n), n, k0, k1, call])
     elif kind in SAMPLERS:
-        args = [_p(out)]
+        args = [dptr(out)]
         for a in params:
-            args += [_p(a), _step(a, n)]
+            args += [dptr(a), _step(a, n)]
         DEV.launch(sampler_kernel(kind), grid, BLOCK, args + [n, k0, k1, call])
     elif kind == "mvhypergeometric":
         colors, nsample, total = params
         rows = n // colors._size
         grid = max(1, min((rows + BLOCK - 1) // BLOCK, DEV.sm_count() * GRID_PER_SM))
         DEV.launch(mvhypergeometric_kernel(), grid, BLOCK,
-                   [_p(out), _p(colors), colors._size, int(total), int(nsample), rows,
+                   [dptr(out), dptr(colors), colors._size, int(total), int(nsample), rows,
                     k0, k1, call])
     else:
         raise ValueError(kind)

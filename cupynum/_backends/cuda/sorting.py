@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels_util as ku
 from .indexing import BLOCK, indexed_copy
 from .kernels_util import DEV, I32, I64, PTR, Kernel
+from .view import DeviceView, dptr
 
 _KT = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _EXP = {2: "0x7C00ull", 4: "0x7F800000ull", 8: "0x7FF0000000000000ull"}
@@ -806,24 +806,20 @@ def _make_keys(src_ptr, n, dt, eqz):
 
 def _permute(buf, w, p, n):
     """buf[p] (n elements of w bytes) as a new buffer (one gather)."""
-    from .backend import _Temp
-
     dt = np.dtype(f"u{w}")
     out = DEV.alloc(n * w)
-    indexed_copy("gather", _Temp(buf, (n,), dt), [_Temp(p, (n,), np.dtype(np.int64))], 0,
-                 _Temp(out, (n,), dt))
+    indexed_copy("gather", DeviceView(buf, (n,), dt), [DeviceView(p, (n,), np.int64)], 0,
+                 DeviceView(out, (n,), dt))
     return out
 
 
 def sort(src, values, indices, stable):
     """Sort each row of the C-contiguous (rows, n) array ``src``: values into ``values``
     and/or the stable argsort into ``indices`` (int64), both (rows, n) C-contiguous."""
-    from .backend import _Temp
-
     rows, n = src._shape
     total = rows * n
     dt = src.dtype
-    sp = ku.ptr(src)
+    sp = dptr(src)
     ipk = "i4" if total < 2**32 else "i8"
     if dt.kind == "c":
         w = dt.itemsize // 2
@@ -842,29 +838,29 @@ def sort(src, values, indices, stable):
             return
         if rows == 1 and indices is None:
             if stable and dt.kind == "f":  # -0.0/+0.0 and NaNs in input order: sort the bits
-                radix(total, w, kin=sp, kmode=kmode, pk="v", pin=sp, pout=ku.ptr(values))
+                radix(total, w, kin=sp, kmode=kmode, pk="v", pin=sp, pout=dptr(values))
             else:
-                radix(total, w, kin=sp, kmode=kmode, kout=ku.ptr(values), komode=komode)
+                radix(total, w, kin=sp, kmode=kmode, kout=dptr(values), komode=komode)
             return
         if rows == 1 and values is None:
-            radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=ku.ptr(indices))
+            radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=dptr(indices))
             return
         p = DEV.alloc(total * 8)
         radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=p.ptr)
     if rows > 1:  # order by row, stable: each row stays sorted
         rp = _rx_row_passes(rows)
         if values is None:
-            radix(total, 0, pk=ipk, pin=p.ptr, pout=ku.ptr(indices), pmod=n, nrow=n, npass=rp)
+            radix(total, 0, pk=ipk, pin=p.ptr, pout=dptr(indices), pmod=n, nrow=n, npass=rp)
             return
         p2 = DEV.alloc(total * 8)
         radix(total, 0, pk=ipk, pin=p.ptr, pout=p2.ptr, nrow=n, npass=rp)
         p = p2
     if indices is not None:
-        DEV.launch(mod_kernel(), _grid(total), BLOCK, [p.ptr, ku.ptr(indices), total, n])
+        DEV.launch(mod_kernel(), _grid(total), BLOCK, [p.ptr, dptr(indices), total, n])
     if values is not None:
-        flat = _Temp(src._buf, (total,), dt, None, src._offset)
-        out = _Temp(values._buf, (total,), dt, None, values._offset)
-        indexed_copy("gather", flat, [_Temp(p, (total,), np.dtype(np.int64))], 0, out)
+        flat = DeviceView(src._buf, (total,), dt, None, src._offset)
+        out = DeviceView(values._buf, (total,), dt, None, values._offset)
+        indexed_copy("gather", flat, [DeviceView(p, (total,), np.dtype(np.int64))], 0, out)
 
 
 def _cub_sort_row(sp, n, dt, kmode, values, indices, stable):
@@ -879,11 +875,11 @@ def _cub_sort_row(sp, n, dt, kmode, values, indices, stable):
     if not cub_sort.supported(n, w):
         return False
     if indices is not None:
-        cub_sort.radix(n, w, kmode, sp, vw=4, vout=ku.ptr(indices))
+        cub_sort.radix(n, w, kmode, sp, vw=4, vout=dptr(indices))
     elif stable and dt.kind == "f":  # -0.0/+0.0 and NaNs in input order: sort the bits
-        cub_sort.radix(n, w, kmode, sp, vw=w, vin=sp, vout=ku.ptr(values))
+        cub_sort.radix(n, w, kmode, sp, vw=w, vin=sp, vout=dptr(values))
     else:
-        cub_sort.radix(n, w, kmode, sp, kout=ku.ptr(values))
+        cub_sort.radix(n, w, kmode, sp, kout=dptr(values))
     return True
 
 
@@ -900,18 +896,16 @@ def searchsorted(a, v, side, out):
     ac = _contig(a)
     vc = _contig(v)
     n, m = a._size, v._size
-    ak = _make_keys(ku.ptr(ac), n, dt, True) if n else DEV.alloc(8)
-    vk = _make_keys(ku.ptr(vc), m, dt, True)
+    ak = _make_keys(dptr(ac), n, dt, True) if n else DEV.alloc(8)
+    vk = _make_keys(dptr(vc), m, dt, True)
     DEV.launch(searchsorted_kernel(w), _grid(m), BLOCK,
-               [ak.ptr, n, vk.ptr, ku.ptr(out), m, int(side == "right")])
+               [ak.ptr, n, vk.ptr, dptr(out), m, int(side == "right")])
 
 
 def _contig(a):
-    from .backend import _Temp
-
     if a._c_contig:
         return a
-    t = _Temp(DEV.alloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
+    t = DeviceView(DEV.alloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
     _backend().copy(a, t)
     return t
 

@@ -1,0 +1,128 @@
+"""Copies and fills of device arrays and views: host <-> device, device <-> device in any
+layouts (with NumPy's unsafe cast), and fills with one value.
+
+Every module of the backend that copies data comes here (the backend's ``copy`` / ``fill`` /
+``to_host`` / ``write_host`` are these functions; cuBLAS, cuSOLVER and cuFFT wrappers
+re-lay their operands out through ``copy``), so this module imports no library wrapper and
+no backend object.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import elementwise as ew
+from . import memory
+from .view import DeviceView, dptr
+
+_UNITS = (8, 4, 2, 1)  # bit-for-bit copies move the widest unit every operand allows
+
+
+def _alloc(nbytes: int):
+    return memory.get_pool().malloc(nbytes)
+
+
+def from_host(host: np.ndarray):
+    """A new device allocation holding ``host``'s bytes (C order)."""
+    host = np.ascontiguousarray(host)
+    buf = _alloc(host.nbytes)
+    if host.nbytes:
+        memory.memcpy_htod(buf.ptr, host)
+    return buf
+
+
+def to_host(a) -> np.ndarray:
+    """A new C-ordered NumPy array with ``a``'s values (waits for the device)."""
+    out = np.empty(a._shape, a.dtype)
+    if a._size == 0:
+        return out
+    if a._c_contig:
+        memory.memcpy_dtoh(out, dptr(a))
+        return out
+    # A strided view: gather it into a contiguous device temporary first (one kernel,
+    # at device bandwidth), then one D2H copy.
+    tmp = DeviceView(_alloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
+    copy(a, tmp)
+    memory.memcpy_dtoh(out, dptr(tmp))
+    return out
+
+
+def write_host(a, host: np.ndarray) -> None:
+    """``a[...] = host`` (``host`` already of ``a``'s shape; cast to its dtype)."""
+    if a._size == 0:
+        return
+    host = np.ascontiguousarray(host, dtype=a.dtype)
+    if a._c_contig:
+        memory.memcpy_htod(dptr(a), host)
+        return
+    copy(DeviceView(from_host(host), a._shape, a.dtype), a)
+
+
+def copy(src, dst) -> None:
+    """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
+    if dst._size == 0:
+        return
+    if src.dtype == dst.dtype:
+        if src._c_contig and dst._c_contig:  # (slice assignment's hot path: flat)
+            memory.memcpy_dtod(dptr(dst), dptr(src), dst._size * dst.dtype.itemsize)
+            return
+        from .indexing import try_transpose_copy
+
+        if try_transpose_copy(src, dst):  # innermost axes differ: 32x32 smem tiles
+            return
+        bit_copy(src, dst)
+        return
+    ew.run(ew.COPY, (src,), (dst,))
+
+
+def fill(dst, value) -> None:
+    """``dst[...] = value`` (a scalar, cast to ``dst``'s dtype)."""
+    if dst._size == 0:
+        return
+    t = dst.dtype.type
+    value = value if type(value) is t else t(value)
+    raw = value.tobytes()
+    if dst._c_contig and raw.count(raw[:1]) == len(raw):  # zeros, -1, True, ...
+        memory.memset_d8(dptr(dst), raw[0], dst._size * dst.dtype.itemsize)
+        return
+    # Write the value's bits as an unsigned int of its size (NaN payloads and -0.0
+    # kept, 5 kernels for all dtypes), when every address is aligned for that unit.
+    size = dst.dtype.itemsize
+    bits = dptr(dst)
+    for st in dst._strides:
+        bits |= st
+    if size <= 8 and not bits & (size - 1):
+        u = np.dtype(ew._UNIT_CHARS[size])
+        dst = DeviceView(dst._buf, dst._shape, u, dst._strides, dst._offset)
+        value = value.view(u.type)
+    ew.run(ew.COPY, (value,), (dst,))
+
+
+def bit_copy(src, dst) -> None:
+    """Same-dtype copy between any layouts, moving raw units of the widest size (<= 8
+    bytes) that divides the itemsize, both addresses and every stride: a float32 copy is a
+    uint32 copy, a complex128 one moves two uint64 per element (a trailing dimension of 2,
+    which collapse merges away when the element's units are contiguous).  No value is
+    interpreted, so bool, NaN payloads and -0.0 survive, and 5 kernels serve all dtypes."""
+    size = dst.dtype.itemsize
+    ptr_bits = (dptr(src) | dptr(dst)) & 7
+    key = (size, dst._shape, src._strides, dst._strides, ptr_bits)
+    launch = _bit_copies.get(key)
+    if launch is None:
+        bits = size | ptr_bits
+        for st in src._strides + dst._strides:
+            bits |= st
+        unit = next(u for u in _UNITS if not bits & (u - 1) and u <= size)
+        dt = np.dtype(ew._UNIT_CHARS[unit])
+        k = size // unit
+        tail, tail_st = ((), ()) if k == 1 else ((k,), (unit,))
+        s2 = DeviceView(src._buf, src._shape + tail, dt, src._strides + tail_st, src._offset)
+        d2 = DeviceView(dst._buf, dst._shape + tail, dt, dst._strides + tail_st, dst._offset)
+        launch = ew.exprs_launcher(ew.COPY, (s2,), (d2,))
+        if len(_bit_copies) >= 1024:
+            _bit_copies.clear()
+        _bit_copies[key] = launch
+    launch((src,), (dst,))  # (the unit views' pointers are the arrays' own)
+
+
+# bit_copy's launchers per (itemsize, shape, strides, pointer alignment)
+_bit_copies: dict = {}
