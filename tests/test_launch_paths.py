@@ -234,6 +234,14 @@ fake = ctypes.CDLL("libcuda.so.1")
 last = (ctypes.c_uint64 * 11).in_dll(fake, "fake_last")
 count = ctypes.c_uint64.in_dll(fake, "fake_launches")
 assert runtime.device_name() == "fake"
+runtime.init(0)  # the device the context is on may be named again, not another one
+assert runtime.device_ordinal() == 0
+try:
+    runtime.init(1)
+except RuntimeError as e:
+    assert "device 0" in str(e), e
+else:
+    raise AssertionError("runtime.init(1) after init(0) did not raise")
 
 def params(k):
     ptrs = (ctypes.c_uint64 * k).from_address(last[9])
@@ -253,6 +261,17 @@ for _ in range(3):
 d = a * 2.0
 assert params(4)[::2] == [a._buf.ptr, d._buf.ptr]
 assert ctypes.c_float.from_address((ctypes.c_uint64 * 4).from_address(last[9])[1]).value == 2
+from cupynum._backends.counters import COUNTS  # every launch, copy and wait counted once
+c0, n0 = dict(COUNTS), count.value
+c = a + b
+d = a[::2] + b[1::2]  # the hot path and the strided path
+hc = c.get()
+assert COUNTS["launches"] - c0["launches"] == count.value - n0 == 2, (COUNTS, c0)
+assert COUNTS["d2h_bytes"] - c0["d2h_bytes"] == 4000, (COUNTS, c0)
+assert COUNTS["syncs"] - c0["syncs"] == 1, (COUNTS, c0)
+assert COUNTS["h2d_bytes"] == c0["h2d_bytes"], (COUNTS, c0)
+cp.asarray(hc)
+assert COUNTS["h2d_bytes"] - c0["h2d_bytes"] == 4000, (COUNTS, c0)
 
 def scalar_slot(fmt):  # the by-value scalar of the last launch (slot 1 of a, s, out, n)
     ptrs = (ctypes.c_uint64 * 4).from_address(last[9])

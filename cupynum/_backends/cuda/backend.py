@@ -20,8 +20,8 @@ from . import memory, runtime
 class CudaBackend:
     name = "cuda"
 
-    def __init__(self):
-        runtime.init()
+    def __init__(self, device: int | None = None):
+        runtime.init(device)  # the context's device: ordinal 0 unless named (runtime.init)
         self._pool = memory.get_pool()
         # The hot paths allocate and copy through these attributes: bind the functions
         # directly (one Python frame less per call than the methods below).

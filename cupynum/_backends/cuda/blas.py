@@ -20,7 +20,7 @@ import numpy as np
 
 from . import memory, runtime, view
 from .copy_fill import copy, fill
-from .view import DeviceView, dptr
+from .view import DeviceView, alias, dptr
 
 _lib = None
 _tls = threading.local()
@@ -112,7 +112,7 @@ def colmajor_view(t: DeviceView, b, m, n, ld=None) -> DeviceView:
     """The (b, m, n) column-major stacked view over ``t``'s buffer (leading dimension ld)."""
     s = t.dtype.itemsize
     ld = m if ld is None else ld
-    return DeviceView(t._buf, (b, m, n), t.dtype, strides=(ld * n * s, s, ld * s), offset=t._offset)
+    return alias(t, (b, m, n), t.dtype, (ld * n * s, s, ld * s))
 
 
 def scalar_ptrs(char, alpha, beta):

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import elementwise as ew
 from . import memory
-from .view import DeviceView, dptr
+from .view import DeviceView, alias, dptr
 
 _UNITS = (8, 4, 2, 1)  # bit-for-bit copies move the widest unit every operand allows
 
@@ -92,7 +92,7 @@ def fill(dst, value) -> None:
         bits |= st
     if size <= 8 and not bits & (size - 1):
         u = np.dtype(ew._UNIT_CHARS[size])
-        dst = DeviceView(dst._buf, dst._shape, u, dst._strides, dst._offset)
+        dst = alias(dst, dst._shape, u, dst._strides)
         value = value.view(u.type)
     ew.run(ew.COPY, (value,), (dst,))
 
@@ -115,8 +115,8 @@ def bit_copy(src, dst) -> None:
         dt = np.dtype(ew._UNIT_CHARS[unit])
         k = size // unit
         tail, tail_st = ((), ()) if k == 1 else ((k,), (unit,))
-        s2 = DeviceView(src._buf, src._shape + tail, dt, src._strides + tail_st, src._offset)
-        d2 = DeviceView(dst._buf, dst._shape + tail, dt, dst._strides + tail_st, dst._offset)
+        s2 = alias(src, src._shape + tail, dt, src._strides + tail_st)
+        d2 = alias(dst, dst._shape + tail, dt, dst._strides + tail_st)
         launch = ew.exprs_launcher(ew.COPY, (s2,), (d2,))
         if len(_bit_copies) >= 1024:
             _bit_copies.clear()

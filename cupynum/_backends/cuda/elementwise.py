@@ -24,8 +24,10 @@ import threading
 import numpy as np
 
 from ..base import ElementwiseOp
+from ..counters import COUNTS
 from . import elementwise_source as es
 from . import runtime
+from .view import PTR_EXPR, dptr
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
                                  canonical_char, ctype, kernel_name, kernel_source,
                                  needs_complex, op_exprs, program_source, vector_width)
@@ -495,8 +497,10 @@ def _call(p: Prepared, params, addr: int, n: int) -> None:
         err = (True,) if tup else True
     if tup:
         err = err[0]
-    if err:  # retry (a fresh thread) or raise
+    if err:  # retry (a fresh thread) or raise; runtime.launch counts it
         slow(p.func, g, BLOCK, 0, stream(), addr)
+    else:
+        COUNTS["launches"] += 1
 
 
 def _launch_kit(kernel, addr):
@@ -586,7 +590,7 @@ def run(exprs, ins, outs) -> None:
     values = []
     for x in xs:
         if hasattr(x, "_buf"):
-            values.append(x._buf.ptr + x._offset)
+            values.append(dptr(x))
         elif x.dtype.kind == "c":
             values += (x.real, x.imag)
         else:
@@ -623,22 +627,22 @@ def exprs_launcher(exprs, ins, outs):
         now[1].launch(values, n)
 
     def launch_arrays(ins, outs):
-        values = [x._buf.ptr + x._offset for x in ins]
+        values = [dptr(x) for x in ins]
         for o in outs:
-            values.append(o._buf.ptr + o._offset)
+            values.append(dptr(o))
         launch(values + layout, n)
 
     def launch_with_scalars(ins, outs):
         values = []
         for x, is_array in zip(ins, arrays):
             if is_array:
-                values.append(x._buf.ptr + x._offset)
+                values.append(dptr(x))
             elif x.dtype.kind == "c":
                 values += (x.real, x.imag)
             else:
                 values.append(x)
         for o in outs:
-            values.append(o._buf.ptr + o._offset)
+            values.append(dptr(o))
         launch(values + layout, n)
 
     return launch_arrays if all(arrays) else launch_with_scalars
@@ -707,6 +711,8 @@ _LAUNCH_BODY = """\
             err = True
         if err:
             slow(kernel, g if g < cap else cap, {block}, 0, stream(), addr)  # retry or raise
+        else:
+            counts["launches"] += 1
     finally:
         give(True)
 """
@@ -769,7 +775,7 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     ns = {"cap": _grid_cap(), "take": p.token.pop, "give": p.token.append, "rt": runtime,
           "alone": p.launch_alone, "pack": p.pack, "pbuf": p.buf, "raw": raw, "func": func,
           "params": params, "s0": s0, "extra": extra, "conv": conv, "stream": stream,
-          "kernel": p.func, "addr": p.addr, "slow": slow}
+          "kernel": p.func, "addr": p.addr, "slow": slow, "counts": COUNTS}
     if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
         alloc, alloc_ns = memory.get_pool().inline_malloc()
         values_new = ", ".join(_operand_values(operands, out="buf.ptr"))
@@ -802,7 +808,7 @@ def _operand_values(operands, out=None):
         elif out is not None and i == len(operands) - 1:
             values.append(out)
         else:
-            values.append(f"x{i}._buf.ptr + x{i}._offset")
+            values.append(PTR_EXPR.format(f"x{i}"))
     return values
 
 

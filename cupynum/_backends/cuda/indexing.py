@@ -29,6 +29,7 @@ import itertools
 
 import numpy as np
 
+from ..counters import COUNTS
 from . import kernels_util as ku
 from . import runtime
 from .kernels_util import DEV, I32, I64, PTR, Kernel, arr_dtype
@@ -525,6 +526,7 @@ class _Flag:
         """``read`` for an early-signal launch: spins until the host copy's word 3 reaches
         ``seq`` (every index checked), asking the stream now and then in case the signal
         cannot come (the stream finished, or failed: the query raises)."""
+        COUNTS["syncs"] += 1  # a host wait, though not a driver call
         done, spins = self._done, 0
         while done.value < seq:
             spins += 1

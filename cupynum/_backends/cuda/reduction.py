@@ -54,8 +54,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..counters import COUNTS
 from .elementwise_source import _code, _dtype, canonical_char, ctype
-from .view import DeviceView, c_strides, dptr
+from .view import DeviceView, alias, c_strides, dptr
 
 BLOCK = 256
 ITEMS = 8  # RED_ITEMS: elements per thread per scan tile (scan_rows)
@@ -360,7 +361,9 @@ class Prepared:
         with self.lock:
             self.pack(self.buf, 0, *values)
             if raw(self.func, gx, gy, 1, BLOCK, 1, 1, 0, stream(), self.addr, 0)[0]:
-                slow(self.func, (gx, gy), BLOCK, 0, stream(), self.addr)
+                slow(self.func, (gx, gy), BLOCK, 0, stream(), self.addr)  # (counts it)
+            else:
+                COUNTS["launches"] += 1
 
 
 _prepared: dict = {}
@@ -470,8 +473,7 @@ def _compact(src, axes):
     kept = [d for d in range(len(src._shape)) if d not in axes]
     order = kept + list(axes)
     shape = tuple(src._shape[d] for d in order)
-    perm = DeviceView(src._buf, shape, src.dtype, tuple(src._strides[d] for d in order),
-                      src._offset)
+    perm = alias(src, shape, src.dtype, tuple(src._strides[d] for d in order))
     dst = DeviceView(_alloc(perm._size * src.dtype.itemsize), shape, src.dtype)
     bit_copy(perm, dst)
     return dst, tuple(range(len(kept), len(order)))

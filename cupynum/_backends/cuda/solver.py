@@ -23,7 +23,7 @@ import numpy as np
 from . import blas, memory, runtime
 from .blas import colmajor_copy, empty
 from .copy_fill import copy, to_host
-from .view import DeviceView, dptr
+from .view import DeviceView, alias, dptr
 
 _lib = None
 _tls = threading.local()
@@ -96,8 +96,7 @@ def _infos(info_buf, count) -> np.ndarray:
 
 def _strided(t: DeviceView, shape, strides_elems, offset_elems=0) -> DeviceView:
     s = t.dtype.itemsize
-    return DeviceView(t._buf, shape, t.dtype, strides=tuple(x * s for x in strides_elems),
-                offset=t._offset + offset_elems * s)
+    return alias(t, shape, t.dtype, tuple(x * s for x in strides_elems), offset_elems * s)
 
 
 # --- batched routines: one library call for a stack of matrices ----------------------------

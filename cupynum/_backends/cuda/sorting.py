@@ -39,7 +39,7 @@ import numpy as np
 
 from .indexing import BLOCK, indexed_copy
 from .kernels_util import DEV, I32, I64, PTR, Kernel
-from .view import DeviceView, dptr
+from .view import DeviceView, alias, dptr
 
 _KT = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _EXP = {2: "0x7C00ull", 4: "0x7F800000ull", 8: "0x7FF0000000000000ull"}
@@ -858,8 +858,8 @@ def sort(src, values, indices, stable):
     if indices is not None:
         DEV.launch(mod_kernel(), _grid(total), BLOCK, [p.ptr, dptr(indices), total, n])
     if values is not None:
-        flat = DeviceView(src._buf, (total,), dt, None, src._offset)
-        out = DeviceView(values._buf, (total,), dt, None, values._offset)
+        flat = alias(src, (total,), dt, None)
+        out = alias(values, (total,), dt, None)
         indexed_copy("gather", flat, [DeviceView(p, (total,), np.dtype(np.int64))], 0, out)
 
 

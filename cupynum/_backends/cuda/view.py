@@ -8,10 +8,10 @@ backend's own temporaries and re-laid-out views (a column-major copy for cuSOLVE
 transposed or unit-reinterpreted alias for a copy kernel), so every function of the backend
 takes either.
 
-``dptr`` is the one place that turns an array or a view into a device address, and
-``PTR_EXPR`` its text for the launchers that ``elementwise.contiguous_launcher`` generates:
-when the frontend's array changes how it holds its allocation, these two (and
-``DeviceView.__init__``'s ``_buf``) are what change.
+``dptr`` is the one place that turns an array or a view into a device address,
+``PTR_EXPR`` its text for the launchers that ``elementwise.contiguous_launcher`` generates,
+and ``owner_of`` the one place that takes an array's allocation to build a view over it:
+when the frontend's array changes how it holds its allocation, these three change.
 """
 from __future__ import annotations
 
@@ -21,6 +21,11 @@ import numpy as np
 def dptr(a) -> int:
     """The device address of the first element of array or view ``a``."""
     return a._buf.ptr + a._offset
+
+
+def owner_of(a):
+    """The device allocation that array or view ``a`` reads (what a view over it keeps)."""
+    return a._buf
 
 
 # ``dptr(x)`` as source text, for generated launchers ('{0}' is the operand's name).
@@ -67,13 +72,12 @@ class DeviceView:
     @classmethod
     def of(cls, a) -> "DeviceView":
         """A view of array (or view) ``a``: same owner, address, layout and dtype."""
-        return cls(a._buf, a._shape, a.dtype, a._strides, a._offset)
+        return cls(owner_of(a), a._shape, a.dtype, a._strides, a._offset)
 
     def alias(self, shape, dtype=None, strides=None, offset: int = 0) -> "DeviceView":
         """Another view over the same allocation: ``offset`` bytes further on, ``dtype``
         (default this view's), ``strides`` in bytes (default C order)."""
-        return DeviceView(self._buf, shape, self.dtype if dtype is None else dtype, strides,
-                          self._offset + offset)
+        return alias(self, shape, self.dtype if dtype is None else dtype, strides, offset)
 
     @property
     def ptr(self) -> int:
@@ -102,7 +106,7 @@ class DeviceView:
 
 def alias(a, shape, dtype, strides, offset: int = 0) -> DeviceView:
     """A view over array (or view) ``a``'s allocation, ``offset`` bytes past ``a``'s start."""
-    return DeviceView(a._buf, shape, dtype, strides, a._offset + offset)
+    return DeviceView(owner_of(a), shape, dtype, strides, a._offset + offset)
 
 
 def empty(shape, dtype, alloc) -> DeviceView:
