@@ -9,7 +9,7 @@ every public attribute of ``numpy.ndarray``, one row saying how cupynum provides
     constants that cupynum re-exports count here, as the namespace holds them.
 ``fallback``
     a NumPy function (or submodule) reached through the module ``__getattr__``: it runs
-    through NumPy on the host, with a ``cupynum.FallbackWarning`` (DESIGN.md principle 3).
+    through NumPy on the host, with a ``cupynum.FallbackWarning`` (internals.md principle 3).
 ``numpy``
     a NumPy class, exception or constant reached through ``__getattr__``: NumPy's own object,
     unwrapped, which works unchanged.

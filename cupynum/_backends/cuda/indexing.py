@@ -888,6 +888,9 @@ def all_kernels():
            for u in (1, 2, 4, 8, 16) for o in (False, True)]
     ks += [gather1_kernel(u, c, 4, o, block=b) for u in (1, 4, 8, 16) for c in (False, True)
            for o in (False, True) for b in (128, 512, 1024)]  # (the probe's block sizes)
+    ks += [gather1_kernel(u, True, g.signal_ilp, o, block=b, idx_load=g.signal_idx_load,
+                          signal=True) for u in (4, 8) for o in (False, True)
+           for b in (128, 512, 1024)]
     ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
     ks += [mc_scan_kernel()]
     ks += [mc_write_kernel(u, v, r) for u in (0, 1, 2, 4, 8, 16) for v in (4, 8, 16)

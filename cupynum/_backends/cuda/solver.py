@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from . import blas, memory, runtime
+from . import tuning
 from .blas import colmajor_copy, empty
 from .copy_fill import copy, to_host
 from .view import DeviceView, alias, dptr
@@ -32,30 +33,10 @@ LOWER, UPPER = 0, 1  # cublasFillMode_t
 OP_N = 0
 DIAG_NON_UNIT = 0  # cublasDiagType_t
 SIDE_LEFT = 0  # cublasSideMode_t
-# solve: right-hand sides up to this many ride along in the LU as extra columns
-# (_solve_augmented); more take getrf + getrs.  H200, n = 4096 float64 (lib_gap_probe
-# solve): one column 13.39 ms against 14.07-14.23 ms through getrf + getrs (CuPy 14.07),
-# eight columns 15.04 ms against 18.36 (CuPy 18.33); many columns (inv) are unmeasured.
-SOLVE_AUGMENTED_MAX_K = 8
-
-# --- knobs: when a stack goes to a batched routine (the probe overrides these) --------------
-BATCHED = True             # False: always loop (today's path), for comparison
-BATCHED_MIN_BATCH = 2      # a single matrix always takes the unbatched routine
-LU_BATCHED_MAX_N = 64      # cuBLAS getrf/getrsBatched: one CTA per matrix, small n only
-QR_BATCHED_MAX_N = 64      # cuBLAS geqrfBatched (orgqr has no batched form: still looped)
-CHOLESKY_BATCHED_MAX_N = 64    # cuSOLVER potrfBatched
-# Stacked eigh: syevjBatched (its own limit is n <= 32), then XsyevBatched.  Measured on the
-# H200 (linalg_batched_probe): syevj is fastest to n = 32; at n = 64 and 128 XsyevBatched takes
-# 0.6-1.2 ms where the loop over syevd takes 12-53 ms; larger n is unmeasured, so it loops.
-EIGH_BATCHED = "auto"      # "auto" (the rule above), "syevj", "xsyev", "loop"
-EIGH_SYEVJ_MAX_N = 32
-EIGH_BATCHED_MAX_N = 128
-SVD_BATCHED_MAX_N = 32     # gesvdjBatched's own limit is m, n <= 32
-# An unbatched system with many right-hand sides: LU (getrf) of a column-major copy of A,
-# then getrs.  Also measured on the H200 at n = 4096 float64, one column: the LU of the plain
-# C-ordered copy (A^T) solved with getrs(OP_T) (CuPy's way) 14.12-14.16 ms; DXgesv (TF32 LU
-# refined to float64) 13.96 ms, but it returns NaNs for a singular matrix instead of an info;
-# getrf's ALG_1 (Xgetrf) 24.7 ms for the LU alone, against 12.8 ms.
+# The knobs are ``tuning.SOLVER``: how many right-hand sides ride along in the LU as extra
+# columns (_solve_augmented; more take getrf + getrs), and where a stack goes to a batched
+# routine (linalg_batched_probe times both sides; docs/internals.md, "Measured", has the
+# figures behind the defaults).
 
 
 def lib():
@@ -102,7 +83,7 @@ def _strided(t: DeviceView, shape, strides_elems, offset_elems=0) -> DeviceView:
 # --- batched routines: one library call for a stack of matrices ----------------------------
 
 def _use_batched(nb: int, n: int, max_n: int) -> bool:
-    return BATCHED and nb >= BATCHED_MIN_BATCH and n <= max_n
+    return tuning.SOLVER.batched and nb >= tuning.SOLVER.batched_min_batch and n <= max_n
 
 
 def _pointer_array(base: int, stride_bytes: int, count: int):
@@ -156,12 +137,12 @@ def solve(a, b, x) -> np.ndarray:
     getrf infos (> 0: singular)."""
     nb, n, _ = a._shape
     k = b._shape[-1]
-    if _use_batched(nb, n, LU_BATCHED_MAX_N):
+    if _use_batched(nb, n, tuning.SOLVER.lu_batched_max_n):
         af, bf = colmajor_copy(a), colmajor_copy(b)
         info = _solve_batched(af, bf, nb, n, k)
         copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
         return _infos(info, nb)
-    if k <= SOLVE_AUGMENTED_MAX_K:
+    if k <= tuning.SOLVER.solve_augmented_max_k:
         return _solve_augmented(a, b, x)
     char = a.dtype.char
     h = handle()
@@ -227,7 +208,7 @@ def slogdet(a):
     char = a.dtype.char
     h = handle()
     af = colmajor_copy(a)
-    if _use_batched(nb, n, LU_BATCHED_MAX_N):
+    if _use_batched(nb, n, tuning.SOLVER.lu_batched_max_n):
         _, ipiv, info = _lu_batched(af, nb, n)
     else:
         ipiv = memory.alloc(max(nb * n, 1) * 4)
@@ -257,7 +238,7 @@ def cholesky(a, out, upper: bool) -> np.ndarray:
     info = memory.alloc(max(nb, 1) * 4)
     uplo = UPPER if upper else LOWER
     s = a.dtype.itemsize
-    if _use_batched(nb, n, CHOLESKY_BATCHED_MAX_N):
+    if _use_batched(nb, n, tuning.SOLVER.cholesky_batched_max_n):
         aptrs = _pointer_array(af.ptr, n * n * s, nb)
         _fn(char, "potrf_batched")(h, uplo, n, aptrs.ptr, n, info.ptr, nb)
     else:
@@ -296,7 +277,7 @@ def qr(a, q, r) -> None:
     s = a.dtype.itemsize
     tau = memory.alloc(max(nb * kk, 1) * s)
     info = memory.alloc(max(nb, 1) * 4)
-    if _use_batched(nb, max(m, n), QR_BATCHED_MAX_N) and m >= n:
+    if _use_batched(nb, max(m, n), tuning.SOLVER.qr_batched_max_n) and m >= n:
         _qr_factor_batched(af, tau, nb, m, n)
     else:
         geqrf = _fn(char, "geqrf")
@@ -369,7 +350,8 @@ def svd(a, u, s_out, vh) -> np.ndarray:
     nb, m, n = a._shape
     char = a.dtype.char
     # gesvdj returns V, not Vᴴ: complex vectors would need a conjugating copy, so they loop
-    if _use_batched(nb, m, SVD_BATCHED_MAX_N) and (char in "fd" or u is None):
+    batched = _use_batched(nb, m, tuning.SOLVER.svd_batched_max_n)
+    if batched and (char in "fd" or u is None):
         return _svd_batched(a, u, s_out, vh)
     h = handle()
     af = colmajor_copy(a)
@@ -442,9 +424,10 @@ def eigh(a, w, v, lower: bool) -> np.ndarray:
     jobz = 1 if v is not None else 0
     uplo = LOWER if lower else UPPER
     wb = w if w._c_contig else empty(w._shape, w.dtype)
-    mode = EIGH_BATCHED if _use_batched(nb, n, EIGH_BATCHED_MAX_N) else "loop"
+    t = tuning.SOLVER
+    mode = t.eigh_batched if _use_batched(nb, n, t.eigh_batched_max_n) else "loop"
     if mode == "auto":
-        mode = "syevj" if n <= EIGH_SYEVJ_MAX_N else "xsyev"
+        mode = "syevj" if n <= t.eigh_syevj_max_n else "xsyev"
     if mode == "syevj":
         _eigh_syevj_batched(h, af, wb, info, jobz, uplo, nb, n)
     elif mode == "xsyev":

@@ -26,12 +26,11 @@ last one writes the output (``cpn_rx_in`` / ``cpn_rx_out``), so no separate key 
 Payloads: none (value sort), the raw value (stable float sort), or a 32-bit index (64-bit
 beyond 2**32 elements) written out as int64 (argsort).  Rows of an axis sort are segments:
 after the key passes, more passes order by row (``payload // n``), stable, which keeps each
-row sorted; the last writes ``payload % n``.  Tuning knobs: ``OS_ITEMS``, ``OS_MINB``
-(``__launch_bounds__``, by width and payload), ``OS_MATCH``, ``OS_LOOKBACK``,
-``OS_LATE_PAYLOAD``, ``HIST_IMPL``, ``HIST_VECS``, ``HIST_COPIES``, ``HIST_SPREAD``,
-``HIST_RUNS``, ``HIST_ITEMS``, ``HIST_BLOCKS_PER_SM`` (benchmarks/probes/sort_probe.py
-sweeps them).  ``SORT_ENGINE = 'cub'`` sends the one-row sorts to CUB's own onesweep
-kernels instead (cub_sort.py).
+row sorted; the last writes ``payload % n``.  Tuning knobs: ``tuning.SORT`` (the onesweep
+tile, ``__launch_bounds__`` by width and payload, warp match, look-back window and late
+payload loads; the histogram kernel's form, loads, copies and blocks;
+benchmarks/probes/sort_probe.py sweeps them).  ``tuning.SORT.engine == 'cub'`` sends the
+one-row sorts to CUB's own onesweep kernels instead (cub_sort.py).
 """
 from __future__ import annotations
 
@@ -39,6 +38,7 @@ import numpy as np
 
 from .indexing import BLOCK, indexed_copy
 from .kernels_util import DEV, I32, I64, PTR, Kernel
+from . import tuning
 from .view import DeviceView, alias, dptr
 
 _KT = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
@@ -134,39 +134,11 @@ template <class K> __device__ __forceinline__ K cpn_rx_out(K k, int m) {
 #endif
 """
 RB = 256           # threads per block of the radix kernels (the 256 digits: one each)
-# Elements per thread of a onesweep tile, by the widest of (key, payload) in bytes; the
-# probe (benchmarks/probes/sort_probe.py) sets these before the first sort to tune.
-OS_ITEMS = {1: 16, 2: 16, 4: 16, 8: 14}
-# The all-passes histogram kernel (``rx_hist_kernel``): 'vec' (16-byte loads, private
-# shared-memory copies) or 'scalar' (the former kernel, kept for comparison; HIST_ITEMS is
-# its elements per thread per round); 16-byte loads per thread per round; histogram copies
-# per block (a power of two, capped to fit HIST_SMEM bytes: 32 KB holds 8 copies of 4 passes,
-# 4 of 8); which copy a thread adds to ('lane': lane % copies, copies interleaved per bin;
-# 'warp': warp % copies); whether a thread adds runs of equal digits once; blocks per SM.
-HIST_IMPL = "vec"
-HIST_VECS = 4
-HIST_COPIES = 32
-HIST_SPREAD = "lane"
-HIST_RUNS = False  # measured on the H200: run merging cost more than it saved
-HIST_SMEM = 32 * 1024
-HIST_ITEMS = 8
-HIST_BLOCKS_PER_SM = 4
-# Pass-kernel knobs (the probe sweeps them): ``__launch_bounds__`` min blocks per SM by
-# (widest of key and payload in bytes, has a payload) (0: none; the value sorts run best
-# without, the payload sorts -- argsort, stable float sort -- with 3), the warp match
-# ('ballot' or 'any'), the look-back window (status words read per step) and whether the
-# payload is loaded after the keys went to shared memory.
-OS_MINB = {(1, False): 0, (2, False): 0, (4, False): 0, (8, False): 0,
-           (1, True): 3, (2, True): 3, (4, True): 3, (8, True): 3}
-OS_MATCH = "ballot"
-OS_LOOKBACK = 4
-OS_LATE_PAYLOAD = True
-# Which radix sort runs the one-row sorts: 'own' (the kernels here) or 'cub' (CUB's
-# onesweep agents compiled through NVRTC, cub_sort.py; rows, complex values and n >= 2**28
-# stay with 'own').  The probe compares both; on the H200 (cub_sort_probe.py, CuPy 14.2):
-# sort 2^26 f32 own 2.41 / cub 1.77 / CuPy 1.82 ms, argsort 2.87 / 2.49 / 3.17 ms,
-# sort 2^24 f64 1.37 / 1.32 / 1.30 ms.
-SORT_ENGINE = "cub"
+# The knobs (``tuning.SORT``): the onesweep tile and pass kernel, the all-passes histogram
+# kernel ('vec': 16-byte loads, private shared-memory copies; 'scalar': the former kernel,
+# kept for comparison), and which radix sort runs the one-row sorts ('cub': CUB's onesweep
+# agents, cub_sort.py; rows, complex values and n >= 2**28 stay with 'own').  The probe
+# (benchmarks/probes/sort_probe.py) sets them before the first sort.
 _PS = 260          # plan row per pass: active, parity, first, last, 256 digit offsets
 _SHMEM = 48 * 1024
 _PT = {"n": None, "i4": "unsigned int", "i8": "unsigned long long"}
@@ -177,17 +149,18 @@ def _pw(w, pk):
 
 
 def os_items(w, pk):
-    """Items per thread of the pass kernel: OS_ITEMS, capped by static shared memory."""
+    """Items per thread of the pass kernel: ``tuning.SORT.onesweep_items``, capped by static
+    shared memory."""
     mw = max(w, _pw(w, pk))
     cap = (_SHMEM - 9 * 1024) // (RB * (mw + 1))
-    return max(1, min(int(OS_ITEMS[mw]), cap))
+    return max(1, min(int(tuning.SORT.onesweep_items[mw]), cap))
 
 
 def rx_hist_kernel(w: int) -> Kernel:
     """Digit counts of every pass in one read: ``ghist[p][d]`` (+=), p < np.  w > 0: the
     bytes of the keys ``cpn_rx_in(kin[e], kmode)``; w == 0: the bytes of the row e / nrow.
-    ``HIST_IMPL`` picks this kernel ('vec') or the former one ('scalar')."""
-    if HIST_IMPL == "scalar":
+    ``tuning.SORT.hist_impl`` picks this kernel ('vec') or the former one ('scalar')."""
+    if tuning.SORT.hist_impl == "scalar":
         return rx_hist_kernel_scalar(w)
     return _rx_hist_vec_kernel(w, *hist_knobs(w))
 
@@ -195,20 +168,21 @@ def rx_hist_kernel(w: int) -> Kernel:
 def hist_knobs(w):
     """(16-byte loads a thread per round, histogram copies per block, spread, runs) of the
     'vec' histogram kernel: copies a power of two, at most 32 ('lane') or the block's warps
-    ('warp'), capped so that they fit in ``HIST_SMEM`` bytes."""
+    ('warp'), capped so that they fit in ``tuning.SORT.hist_smem`` bytes."""
     npass = w if w else 8
-    spread = "warp" if HIST_SPREAD == "warp" else "lane"
+    spread = "warp" if tuning.SORT.hist_spread == "warp" else "lane"
     c = 1
     top = 32 if spread == "lane" else RB // 32
-    while c * 2 <= min(int(HIST_COPIES), top) and c * 2 * npass * 1024 <= HIST_SMEM:
+    t = tuning.SORT
+    while c * 2 <= min(int(t.hist_copies), top) and c * 2 * npass * 1024 <= t.hist_smem:
         c *= 2
-    return max(1, int(HIST_VECS)), c, spread, bool(HIST_RUNS)
+    return max(1, int(tuning.SORT.hist_vecs)), c, spread, bool(tuning.SORT.hist_runs)
 
 
 def hist_per_block_round(w):
     """Elements a block reads per round of the histogram kernel (the grid's unit)."""
-    if HIST_IMPL == "scalar":
-        return RB * HIST_ITEMS
+    if tuning.SORT.hist_impl == "scalar":
+        return RB * tuning.SORT.hist_items
     return RB * (hist_knobs(w)[0] * 16 // w if w else 16)
 
 
@@ -352,8 +326,8 @@ template <int M> __device__ __forceinline__ void {nm}_run(const char* kin_, cons
 
 
 def rx_hist_kernel_scalar(w: int) -> Kernel:
-    """The former histogram kernel (``HIST_IMPL = 'scalar'``, for comparison): one key a
-    thread per load, a warp whose lanes share a digit adds once, else one shared atomic a
+    """The former histogram kernel (``tuning.SORT.hist_impl == 'scalar'``, for comparison):
+    one key a thread per load, a warp whose lanes share a digit adds once, else one shared atomic a
     key and pass into one block-wide histogram.  Same counts as ``rx_hist_kernel``."""
     npass = w if w else 8
     kt = _KT[w] if w else "unsigned long long"
@@ -368,16 +342,16 @@ def rx_hist_kernel_scalar(w: int) -> Kernel:
   (void)kin; (void)kmode; (void)nrow;
   for (int i = tid; i < {npass} * 256; i += {RB}) h[i] = 0;
   __syncthreads();
-  for (long long base = (long long)blockIdx.x * {RB * HIST_ITEMS}; base < n;
-       base += (long long)gridDim.x * {RB * HIST_ITEMS}) {{
-    K kv[{HIST_ITEMS}];
+  for (long long base = (long long)blockIdx.x * {RB * tuning.SORT.hist_items}; base < n;
+       base += (long long)gridDim.x * {RB * tuning.SORT.hist_items}) {{
+    K kv[{tuning.SORT.hist_items}];
 #pragma unroll
-    for (int i = 0; i < {HIST_ITEMS}; ++i) {{
+    for (int i = 0; i < {tuning.SORT.hist_items}; ++i) {{
       const long long e = base + i * {RB} + tid;
       {load}
     }}
 #pragma unroll
-    for (int i = 0; i < {HIST_ITEMS}; ++i) {{
+    for (int i = 0; i < {tuning.SORT.hist_items}; ++i) {{
       const bool valid = base + i * {RB} + tid < n;
       const unsigned vm = __ballot_sync(0xffffffffu, valid);
 #pragma unroll
@@ -398,7 +372,7 @@ def rx_hist_kernel_scalar(w: int) -> Kernel:
   for (int i = tid; i < np * 256; i += {RB})
     if (h[i]) atomicAdd(&ghist[i], (unsigned long long)h[i]);
 }}"""
-    return Kernel(f"cpn_rx_hist_{w}_{HIST_ITEMS}",
+    return Kernel(f"cpn_rx_hist_{w}_{tuning.SORT.hist_items}",
                   [("const char*", PTR), ("const long long", I64), ("const int", I32),
                    ("const long long", I64), ("const int", I32),
                    ("unsigned long long*", PTR)], body, _RX_PRELUDE)
@@ -470,9 +444,10 @@ _PASS_CACHE: dict = {}
 
 def _pass_knobs(w, pk):
     mw = max(w, _pw(w, pk))
-    late = bool(OS_LATE_PAYLOAD) and w > 0 and pk != "n"
-    return (os_items(w, pk), int(OS_MINB.get((mw, pk != "n"), 0)), OS_MATCH,
-            max(1, int(OS_LOOKBACK)), late)
+    t = tuning.SORT
+    late = bool(t.onesweep_late_payload) and w > 0 and pk != "n"
+    return (os_items(w, pk), int(t.onesweep_min_blocks.get((mw, pk != "n"), 0)),
+            t.onesweep_match, max(1, int(t.onesweep_lookback)), late)
 
 
 def rx_pass_kernel(w: int, pk: str, sb: int) -> Kernel:
@@ -769,7 +744,7 @@ def radix(n, w, *, kin=0, kmode=0, kout=0, komode=0, pk="n", pin=0, pout=0, pmod
     hist = DEV.alloc(npass * 256 * 8)
     DEV.memset(hist.ptr, 0, npass * 256 * 8)
     per = hist_per_block_round(w)
-    hg = max(1, min((n + per - 1) // per, DEV.sm_count() * HIST_BLOCKS_PER_SM))
+    hg = max(1, min((n + per - 1) // per, DEV.sm_count() * tuning.SORT.hist_blocks_per_sm))
     DEV.launch(rx_hist_kernel(w), hg, RB, [kin if w else 0, n, kmode, nrow, npass, hist.ptr])
     plan = DEV.alloc(npass * _PS * 8)
     DEV.launch(rx_plan_kernel(), 1, 256, [hist.ptr, npass, n, plan.ptr])
@@ -864,10 +839,10 @@ def sort(src, values, indices, stable):
 
 
 def _cub_sort_row(sp, n, dt, kmode, values, indices, stable):
-    """The one-row sorts through CUB's onesweep kernels (``SORT_ENGINE == 'cub'``, see
+    """The one-row sorts through CUB's onesweep kernels (``tuning.SORT.engine == 'cub'``, see
     cub_sort.py): value sort (keys only), stable float value sort (key and raw value),
     argsort (key and u32 index).  False when this case stays with our own engine."""
-    if SORT_ENGINE != "cub" or (values is None) == (indices is None):
+    if tuning.SORT.engine != "cub" or (values is None) == (indices is None):
         return False
     from . import cub_sort
 

@@ -142,8 +142,9 @@ class Solver:
 
 @dataclass(frozen=True)
 class Random:
-    """rng.py: the sampler kernels' grid cap (grid-strided loops)."""
-    grid_per_sm: int = 16
+    """rng.py: the sampler kernels' launch shape (grid-strided loops)."""
+    block: int = 256  # threads per block
+    grid_per_sm: int = 16  # grid cap in blocks per SM
 
 
 _DEFAULTS = {

@@ -33,8 +33,9 @@ PTR_EXPR = "{0}._buf.ptr + {0}._offset"
 
 
 def c_strides(shape, itemsize: int) -> tuple:
-    """NumPy's C-order byte strides for ``shape`` (a zero-length axis counts as 1, as in
-    NumPy, so that a zero-size array's strides still describe a C layout)."""
+    """C-order byte strides for ``shape``, as NumPy's for arrays with elements; a
+    zero-length axis counts as 1 (as in the frontend's ndarray), so that a zero-size
+    array's strides still describe a C layout."""
     out, acc = [], itemsize
     for d in reversed(shape):
         out.append(acc)
