@@ -548,9 +548,8 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
 
     if use_rows:
         # a warp a row: many rows (a block each would be fewer than four waves of warps'
-        # worth of work per SM otherwise), or rows too short to occupy a block's threads (a
-        # block a row ran 4096 rows of 10 float32 in 25 us on the H200: 256 threads and a
-        # shared-memory tree for 10 elements)
+        # worth of work per SM otherwise), or rows too short to occupy a block's threads
+        # (256 threads and a shared-memory tree for a few elements: docs/internals.md)
         small = R <= 2048 and (M >= 4 * sm_count() * tuning.REDUCTION.wave or R <= BLOCK // 2)
         if small:
             per = BLOCK // 32

@@ -168,8 +168,7 @@ def _solve_augmented(a, b, x) -> np.ndarray:
     The LU's row swaps and its L-solve reach B's columns inside the factorisation, as
     trailing columns, which leaves U x = L⁻¹PB: one upper-triangular solve (trsv, or trsm
     for k > 1) finishes.  getrs instead swaps B's rows in a sequential pass and solves with
-    L and U apart: on the H200 (4096 float64, one column) getrs took 991 us after a 12.8 ms
-    getrf."""
+    L and U apart, which costs more (docs/internals.md, "Measured")."""
     nb, n, _ = a._shape
     k = b._shape[-1]
     char = a.dtype.char
@@ -340,10 +339,8 @@ def _svd_batched(a, u, s_out, vh) -> np.ndarray:
 
 
 # An unbatched SVD takes gesvd, as CuPy does (float32/complex64 ones mostly go through the
-# float64 Gram matrix in linalg/_linalg.py instead).  Measured on the H200 at 2048 float32
-# (lib_gap_probe svd): gesvd 291 ms, singular values within 2e-5 of NumPy's float64 ones
-# (relative to the largest); gesvdj 218 ms but 3.3e-4, whatever its tolerance or sweeps;
-# Xgesvdp 75 ms, but it perturbs this matrix by h_err_sigma = 2440 and its values are wrong.
+# float64 Gram matrix in linalg/_linalg.py instead): gesvdj and Xgesvdp are faster but lose
+# accuracy (docs/internals.md, "Measured").
 def svd(a, u, s_out, vh) -> np.ndarray:
     """SVD of a (B, m, n) with m >= n (the frontend transposes wide matrices).  s_out
     (B, n) real, C-contiguous; u None or (B, m, m) / (B, m, n); vh None or (B, n, n)."""
