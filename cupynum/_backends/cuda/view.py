@@ -11,7 +11,10 @@ takes either.
 ``dptr`` is the one place that turns an array or a view into a device address,
 ``PTR_EXPR`` its text for the launchers that ``elementwise.contiguous_launcher`` generates,
 and ``owner_of`` the one place that takes an array's allocation to build a view over it:
-when the frontend's array changes how it holds its allocation, these three change.
+when the frontend's array changes how it holds its allocation, these three change.  (A view
+of a fresh temporary holds the pool's ``DeviceBuffer`` itself, so ``dptr`` must read both
+forms the same way: if arrays come to hold ``buf.device``, a ``DeviceBuffer.device``
+returning itself keeps one ``dptr`` for both.)
 """
 from __future__ import annotations
 
