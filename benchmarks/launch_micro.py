@@ -4,9 +4,9 @@
 
 Sections (``--only`` takes their letters): a-d the ways to call cuLaunchKernel on one
 pre-packed add kernel (n=1000 float32); e allocation; f whole operations, cupynum and CuPy;
-s strided ``a[::2] + b[::2]`` (2^24 float32) per STRIDED_ILP; g host<->device copies of
-1 GiB (256 MiB with --quick) per strategy.  Per-call figures: wall time per call, median
-over rounds of calls (20,000 calls in all unless --quick), after a warm-up, with a device
+s strided ``a[::2] + b[::2]`` (2^24 float32) per strided ILP (tuning.ELEMENTWISE); g
+host<->device copies of 1 GiB (256 MiB with --quick) per strategy.  Per-call figures: wall
+time per call, median over rounds of calls (20,000 calls in all unless --quick), after a warm-up, with a device
 sync closing each round.  CuPy rows are skipped when CuPy is missing.  Environment
 variables select what the library itself uses (CUPYNUM_LAUNCH, CUPYNUM_H2D/D2H,
 CUPYNUM_COPY_THREADS); this script times the alternatives side by side regardless.
@@ -296,7 +296,7 @@ def ops_section(cp, ctx, calls):
 
 def strided_section(cp, ctx, quick):
     from cupynum._backends.cuda import elementwise as ew
-    from cupynum._backends.cuda import elementwise_source as es
+    from cupynum._backends.cuda import tuning
 
     print("s: strided a[::2] + b[::2], 2^24 float32 (device time per op)")
     n = 1 << 24
@@ -305,7 +305,6 @@ def strided_section(cp, ctx, quick):
     hb = rng.standard_normal(n, dtype=np.float32)
     a, b, sync = cp.asarray(ha), cp.asarray(hb), ctx["sync"]
     want = ha[::2] + hb[::2]
-    old = es.STRIDED_ILP
 
     def forget():  # every cache that holds kernel text or kernels built with the old ILP
         ew._prepared, ew._plans = {}, {}
@@ -314,15 +313,15 @@ def strided_section(cp, ctx, quick):
 
     try:
         for ilp in (1, 2, 4):
-            es.STRIDED_ILP = ilp
+            tuning.override("ELEMENTWISE", strided_ilp=ilp)
             forget()
             got = (a[::2] + b[::2]).get()
             ok = np.array_equal(got, want)
             t = timed(lambda: [a[::2] + b[::2] for _ in range(10)], sync, 5) / 10
-            row("s", f"cupynum STRIDED_ILP={ilp}", t,
+            row("s", f"cupynum strided_ilp={ilp}", t,
                 f"{3 * n // 2 * 4 / t / 1e12:.2f} TB/s" + ("" if ok else "  WRONG RESULT"))
     finally:
-        es.STRIDED_ILP = old
+        tuning.reset("ELEMENTWISE")
         forget()
     cupy = ctx["cupy"]
     if cupy is not None:

@@ -2,7 +2,7 @@
 
 Names defined here are native.  Any other NumPy name resolves through the module
 ``__getattr__`` below: classes, exceptions and constants as NumPy's own objects, functions
-as host fallbacks (DESIGN.md principle 3), submodules as fallback proxies.
+as host fallbacks (internals.md principle 3), submodules as fallback proxies.
 """
 from __future__ import annotations
 

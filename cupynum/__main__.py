@@ -81,9 +81,9 @@ def precompile(arch: str | None, jobs: int | None) -> int:
 
     rstats = reduction.precompile(arch=arch, jobs=jobs)
     print(f"precompiled {rstats['programs']} reduction programs in {rstats['seconds']:.1f} s")
-    from cupynum._backends.cuda import sorting
+    from cupynum._backends.cuda import tuning
 
-    if sorting.SORT_ENGINE == "cub":  # CUB's onesweep kernels: ~4 s a program through NVRTC
+    if tuning.SORT.engine == "cub":  # CUB's onesweep kernels: ~4 s a program through NVRTC
         from cupynum._backends.cuda import cub_sort
 
         print(f"precompiled {cub_sort.precompile(arch=arch, jobs=jobs)} CUB sort programs")

@@ -10,7 +10,7 @@ every public attribute of ``numpy.ndarray``, one row saying how cupynum provides
 ``fallback``
     a NumPy function (or submodule, or an object such as ``mgrid`` or ``vectorize`` whose
     results are arrays) reached through the module ``__getattr__``: it runs through NumPy on
-    the host, with a ``cupynum.FallbackWarning`` (DESIGN.md principle 3).
+    the host, with a ``cupynum.FallbackWarning`` (internals.md principle 3).
 ``numpy``
     a NumPy class, exception or constant reached through ``__getattr__``: NumPy's own object,
     unwrapped, which works unchanged.

@@ -1,4 +1,4 @@
-"""Nothing is ever simply missing (DESIGN.md principle 3).
+"""Nothing is ever simply missing (internals.md principle 3).
 
 A NumPy function cupynum does not implement natively runs on the host: cupynum arrays in
 the arguments (also inside lists, tuples and dicts) become NumPy copies, NumPy runs, array

@@ -3,7 +3,7 @@
 Type resolution is NumPy's own (``numpy.ufunc.resolve_dtypes``, NEP 50 weak Python
 scalars), cached per (dtypes, scalar kinds), so its answers and errors are NumPy's.
 
-The hot path (DESIGN.md principle 6): operands that are C-contiguous arrays of one shape
+The hot path (internals.md principle 6): operands that are C-contiguous arrays of one shape
 and Python scalars, no keywords -> a lookup by dtypes and scalar types (two small dicts,
 see ``_hot_binary``), then one call into a launcher the backend prepared for that key,
 which allocates the output and launches; Python scalars are packed as they are where that
@@ -75,7 +75,7 @@ def _launch_new(entry, args, x):
 
 
 def _hot_binary(uf, fallback):
-    """``binary(a, b)``: the hot path of a two-input call of ``uf`` (DESIGN.md principle 6),
+    """``binary(a, b)``: the hot path of a two-input call of ``uf`` (internals.md principle 6),
     as a closure so that a call reads its caches and helpers from cells, not attributes.
     C-contiguous arrays of one shape and Python scalars: two dict lookups keyed by dtypes
     and scalar types (no key tuple: a NumPy dtype hashes in ~50 ns, a tuple of them costs

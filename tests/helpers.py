@@ -9,7 +9,7 @@ results agree in type structure, shape, dtype and values:
 * ``ulp=N``: floats within N units in the last place (transcendentals);
 * ``rtol``/``atol``: within a relative/absolute bound (sums, linear algebra).
 
-A 0-d cupynum array stands where NumPy returns a scalar (DESIGN.md principle 2).
+A 0-d cupynum array stands where NumPy returns a scalar (internals.md principle 2).
 """
 from __future__ import annotations
 

@@ -96,13 +96,12 @@ def test_sm90_policy_matches_cub():
 
 
 def test_policy_knob_overrides():
-    try:
-        cub_sort.ONESWEEP[(4, 0)] = (256, 24)
+    from cupynum._backends.cuda import tuning
+
+    with tuning.overridden("CUB_SORT", onesweep={(4, 0): (256, 24)}):
         assert cub_sort.policy(4, 0) == (256, 24)
         assert cub_sort.onesweep_kernel(4, 2, 0).threads == 256
         assert "_256_24_" in cub_sort.onesweep_kernel(4, 2, 0).name
-    finally:
-        cub_sort.ONESWEEP.clear()
     assert cub_sort.policy(4, 0) == (384, 20)
 
 

@@ -21,6 +21,7 @@ import pytest
 
 from cupynum._backends.base import ElementwiseOp
 from cupynum._backends.cuda import backend as cb
+from cupynum._backends.cuda import copy_fill
 from cupynum._backends.cuda import elementwise as ew
 from cupynum._backends.cuda import elementwise_source as es
 from data import reseed
@@ -85,7 +86,7 @@ def _cast(src: np.ndarray, dst: np.ndarray):
 
 
 def _copy(src: np.ndarray, dst: np.ndarray):
-    cb._bit_copy(HostArray(src), HostArray(dst))
+    copy_fill.bit_copy(HostArray(src), HostArray(dst))
     return [(dst, np.broadcast_to(src, dst.shape), "bits")]
 
 

@@ -9,7 +9,7 @@ float16), calls ``cpn::<functor>{}`` and casts the results back; plus every ``cp
 between two dtypes.  The driver is built once per session (cached by content hash in the
 temp directory) and run once; pytest then compares each case with NumPy.
 
-Tolerances (DESIGN.md principle 1):
+Tolerances (internals.md principle 1):
   * bool, integer, comparison, bitwise results and casts: exact.
   * float results of correctly rounded or exact operations (EXACT_FLOAT: + - * / sqrt,
     rounding, fmod/remainder/floor_divide/divmod, frexp/ldexp/modf, nextafter, spacing,

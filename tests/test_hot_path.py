@@ -1,4 +1,4 @@
-"""The hot path is a contract (DESIGN.md principle 6): count what it calls, never time it.
+"""The hot path is a contract (internals.md principle 6): count what it calls, never time it.
 
 For ``a + b``, ``a * 2.0``, ``x[1:-1]`` and ``x[1:-1] = y`` on C-contiguous arrays, after a
 warm-up call, the frontend may call only a handful of its own small functions, one

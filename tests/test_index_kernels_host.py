@@ -14,7 +14,6 @@ grid-stride loops and multi-block scans run several rounds.
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 
 import numpy as np
@@ -25,6 +24,7 @@ from cupynum import _backends
 from cupynum._backends.cuda import indexing as cix
 from cupynum._backends.cuda import kernels_util as ku
 from cupynum._backends.cuda import sorting as csort
+from cupynum._backends.cuda import tuning
 from cupynum._backends.host import HostBackend, _alloc
 from helpers import compare
 from shim import CXX, FIBER_SHIM, build
@@ -37,35 +37,20 @@ pytestmark = [
 TINY_PASS_KNOBS = [(1, "ballot", 3, True), (2, "any", 1, False), (1, "ballot", 8, False)]
 
 
-@contextlib.contextmanager
 def _pass_knobs(knobs):
     items, match, lbw, late = knobs
-    old = (dict(csort.OS_ITEMS), csort.OS_MATCH, csort.OS_LOOKBACK, csort.OS_LATE_PAYLOAD)
-    csort.OS_ITEMS.update({1: items, 2: items, 4: items, 8: items})
-    csort.OS_MATCH, csort.OS_LOOKBACK, csort.OS_LATE_PAYLOAD = match, lbw, late
-    try:
-        yield
-    finally:
-        csort.OS_ITEMS.clear()
-        csort.OS_ITEMS.update(old[0])
-        csort.OS_MATCH, csort.OS_LOOKBACK, csort.OS_LATE_PAYLOAD = old[1:]
+    return tuning.overridden("SORT", onesweep_items={1: items, 2: items, 4: items, 8: items},
+                             onesweep_match=match, onesweep_lookback=lbw,
+                             onesweep_late_payload=late)
 
 
 # knobs of the 'vec' histogram kernel checked against the former (scalar) one
-HIST_VARIANTS = [dict(HIST_SPREAD="warp", HIST_COPIES=8), dict(HIST_RUNS=False, HIST_VECS=1),
-                 dict(HIST_COPIES=1, HIST_VECS=2), dict(HIST_IMPL="scalar")]
+HIST_VARIANTS = [dict(hist_spread="warp", hist_copies=8), dict(hist_runs=False, hist_vecs=1),
+                 dict(hist_copies=1, hist_vecs=2), dict(hist_impl="scalar")]
 
 
-@contextlib.contextmanager
 def _hist_knobs(knobs):
-    old = {k: getattr(csort, k) for k in knobs}
-    for k, v in knobs.items():
-        setattr(csort, k, v)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            setattr(csort, k, v)
+    return tuning.overridden("SORT", **knobs)
 
 
 def _all_kernels():
@@ -166,19 +151,27 @@ class CpuDevice:
         return buf, buf.ctypes.data
 
 
+@pytest.fixture
+def tune():
+    """``tuning.override`` for one test: the defaults come back after it."""
+    yield tuning.override
+    tuning.reset()
+
+
 @pytest.fixture(scope="module")
 def lib():
     return _build()
 
 
 @pytest.fixture
-def kernels(lib, monkeypatch):
+def kernels(lib, monkeypatch, request):
     """The host backend with its indexing/sort primitives running the CUDA kernel text."""
     dev = CpuDevice(lib)
     for mod in (ku, cix, csort):
         monkeypatch.setattr(mod, "DEV", dev)
     # our radix sort's kernels (CUB's, the GPU default, have no CPU build here)
-    monkeypatch.setattr(csort, "SORT_ENGINE", "own")
+    old = tuning.override("SORT", engine="own")
+    request.addfinalizer(lambda: tuning.restore("SORT", old))
     b = _backends.get()
     monkeypatch.setattr(b, "gather", cix.gather, raising=False)
     monkeypatch.setattr(b, "gather_flat", cix.gather_flat, raising=False)
@@ -455,13 +448,13 @@ def test_transpose_copy(kernels, dtype, shape):
 def test_transpose_copy_into_column_major(kernels, dtype, shape):
     """A C-ordered source into column-major matrices (what LAPACK-style routines want:
     ``blas.colmajor_copy``): the destination's unit-stride axis is not the last one."""
-    from cupynum._backends.cuda import blas
+    from cupynum._backends.cuda.view import DeviceView
 
     h = (rng.standard_normal(shape) * 50).astype(dtype)
     b, m, n = (1,) + shape if len(shape) == 2 else shape
     s = np.dtype(dtype).itemsize
     flat = cp.empty(b * m * n, dtype)
-    out = blas.Temp(flat._buf, (b, m, n), dtype, strides=(m * n * s, s, m * s))
+    out = DeviceView(flat._buf, (b, m, n), dtype, strides=(m * n * s, s, m * s))
     assert cix.try_transpose_copy(cp.asarray(h.reshape(b, m, n)), out)
     got = flat.get().reshape(b, n, m).transpose(0, 2, 1)  # each matrix column by column
     assert np.array_equal(got, h.reshape(b, m, n))
@@ -479,10 +472,8 @@ rng2 = np.random.default_rng(11)  # its own stream: the draws of the tests above
 
 @pytest.mark.parametrize("ilp,cap,o32", [(1, 0, False), (4, 0, True), (2, 1, True), (8, 2, False)])
 @pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.float64, np.complex128])
-def test_gather1_variants(kernels, monkeypatch, ilp, cap, o32, dtype):
-    monkeypatch.setattr(cix, "GATHER_ILP", ilp)
-    monkeypatch.setattr(cix, "GATHER_BLOCKS_PER_SM", cap)
-    monkeypatch.setattr(cix, "GATHER_O32", o32)
+def test_gather1_variants(kernels, tune, ilp, cap, o32, dtype):
+    tune("GATHER", ilp=ilp, blocks_per_sm=cap, o32=o32)
     a = (rng2.standard_normal(3001) * 100).astype(dtype)
     ix = rng2.integers(-3001, 3001, 2 * 1024 + 37)
     compare(lambda xp, a: a[xp.asarray(ix)], a)        # device indices: checked
@@ -498,17 +489,10 @@ def test_gather1_variants(kernels, monkeypatch, ilp, cap, o32, dtype):
                for n in kernels.launches)
 
 
-_KNOB_OF = {"block": "GATHER_BLOCK", "i32": "GATHER_I32", "halves": "GATHER_IDX_HALVES",
-            "idx_load": "GATHER_IDX_LOAD", "data_load": "GATHER_DATA_LOAD",
-            "store": "GATHER_STORE"}
-
-
-@pytest.mark.parametrize("variant", cix.GATHER_VARIANTS, ids=lambda kw: "-".join(
-    f"{k}={v}" for k, v in kw.items()))
+@pytest.mark.parametrize("block", [128, 512, 1024])
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64, np.complex128])
-def test_gather1_knob_variants(kernels, monkeypatch, variant, dtype):
-    for k, v in variant.items():
-        monkeypatch.setattr(cix, _KNOB_OF[k], v)
+def test_gather1_block_sizes(kernels, tune, block, dtype):
+    tune("GATHER", block=block)
     a = (rng2.standard_normal(1001) * 100).astype(dtype)
     ix = rng2.integers(-1001, 1001, 3 * 1024 + 5)
     ix[:4] = [0, 1000, -1, -1001]  # the edges of the valid range
@@ -520,16 +504,15 @@ def test_gather1_knob_variants(kernels, monkeypatch, variant, dtype):
         b[2000] = bad
         compare(lambda xp, a: a[xp.asarray(b)], a)
     compare(lambda xp, a: a[xp.asarray(ix)], a)  # the flag was cleared
-    name = cix.gather1_kernel(np.dtype(dtype).itemsize, True, cix.GATHER_ILP, False,
-                              **variant).name.replace("_o32", "")
+    name = cix.gather1_kernel(np.dtype(dtype).itemsize, True, tuning.GATHER.ilp, False,
+                              block=block).name.replace("_o32", "")
     assert any(n.replace("_o32", "") == name for n in kernels.launches)
 
 
 @pytest.mark.parametrize("vec,rounds", [(4, 1), (8, 2), (16, 4), (16, 1)])
 @pytest.mark.parametrize("n", [1, 31, 1000, 4096, 9001])
-def test_mask_compaction_variants(kernels, monkeypatch, vec, rounds, n):
-    monkeypatch.setattr(cix, "MC_VEC", vec)
-    monkeypatch.setattr(cix, "MC_ROUNDS", rounds)
+def test_mask_compaction_variants(kernels, tune, vec, rounds, n):
+    tune("COMPACTION", vec=vec, rounds=rounds)
     for p in (0.0, 0.03, 0.5, 1.0):
         m = rng2.random(n) < p
         compare(lambda xp, m: xp.flatnonzero(m), m)
@@ -575,19 +558,15 @@ def test_transpose_variants(kernels, config, dtype):
 
 
 @pytest.mark.parametrize("tail_div", [0, 2, 3, 64])  # (0: no tail)
-@pytest.mark.parametrize("variant", [{}, dict(i32=True, halves=True), dict(block=128)],
-                         ids=["default", "i32-halves", "block128"])
-def test_gather_early_signal(kernels, monkeypatch, tail_div, variant):
+@pytest.mark.parametrize("variant", [{}, dict(block=128)], ids=["default", "block128"])
+def test_gather_early_signal(kernels, tune, tail_div, variant):
     """a[idx] of a large array launches the early-signal kernel (here from 2 blocks): the
     head blocks (all of them without a tail) check their indices and the tail's, the last
     one writes the call's seq to the flag's host copy (what ``_Flag.wait`` spins on), and a
     bad index anywhere, the tail included, is there before it; the tail blocks skip it
     without raising the flag."""
-    monkeypatch.setattr(cix, "GATHER_SIGNAL_MIN_BLOCKS", 2)
-    monkeypatch.setattr(cix, "GATHER_SIGNAL_TAIL_DIV", tail_div)
-    for k, v in variant.items():
-        monkeypatch.setattr(cix, _KNOB_OF[k], v)
-    chunk = cix.GATHER_BLOCK * cix.GATHER_SIGNAL_ILP  # (a block's indices)
+    tune("GATHER", signal_min_blocks=2, signal_tail_div=tail_div, **variant)
+    chunk = tuning.GATHER.block * tuning.GATHER.signal_ilp  # (a block's indices)
     flag = cix._FLAG
     for total in (chunk + 1, 3 * chunk + 5, 7 * chunk):
         a = np.arange(500, dtype=np.float32)
@@ -603,6 +582,6 @@ def test_gather_early_signal(kernels, monkeypatch, tail_div, variant):
                 d[cp.asarray(bad)]
             assert flag.host_copy[3] == flag.seq and not flag.host_copy[:3].any()  # cleared
         assert np.array_equal(d[i].get(), a[ix])  # and the next call is right again
-    monkeypatch.setattr(cix, "GATHER_SIGNAL_MIN_BLOCKS", 8)  # below it: the plain kernel
+    tune("GATHER", signal_min_blocks=8)  # below it: the plain kernel
     d[cp.asarray(rng2.integers(0, 500, 3 * chunk))]
     assert not kernels.launches[-1].endswith("_e")

@@ -314,9 +314,9 @@ def test_ravel_unravel():
 @pytest.mark.parametrize("knobs", [None, (2, 0), (2, 2), (2, 64)],
                          ids=["default", "min2-notail", "min2-div2", "min2-div64"])
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128])
-def test_gather_early_signal_path(knobs, dtype, monkeypatch):
+def test_gather_early_signal_path(knobs, dtype, request):
     """``a[idx]`` of a large array on the GPU: the gather answers its bounds check before
-    the kernel's tail blocks finish (indexing.GATHER_EARLY_SIGNAL); an out-of-bounds
+    the kernel's tail blocks finish (tuning.GATHER.early_signal); an out-of-bounds
     index anywhere, the tail included, still raises, and the next call is right again.
     (knobs: the early signal from that many blocks, the tail 1/DIV of them, 0: no tail;
     None: the defaults, over 2^21 + 5 indices.)"""
@@ -326,10 +326,11 @@ def test_gather_early_signal_path(knobs, dtype, monkeypatch):
     if knobs is not None:
         total = 7 * 1024 + 3
         if _backends.name() == "cuda":
-            from cupynum._backends.cuda import indexing as cix
+            from cupynum._backends.cuda import tuning
 
-            monkeypatch.setattr(cix, "GATHER_SIGNAL_MIN_BLOCKS", knobs[0])
-            monkeypatch.setattr(cix, "GATHER_SIGNAL_TAIL_DIV", knobs[1])
+            old = tuning.override("GATHER", signal_min_blocks=knobs[0],
+                                  signal_tail_div=knobs[1])
+            request.addfinalizer(lambda: tuning.restore("GATHER", old))
     rng = np.random.default_rng(5)
     a = sample(100_003, dtype)
     ix = rng.integers(-100_003, 100_003, total)

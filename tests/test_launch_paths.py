@@ -1,8 +1,8 @@
 """The lean hot path, checked without a GPU.
 
-1. The strided kernels' one-dimensional branch (STRIDED_ILP elements per thread) and their
+1. The strided kernels' one-dimensional branch (``strided_ilp`` elements per thread) and their
    general branch, compiled for the CPU with the shim of test_elementwise_host.py, for each
-   STRIDED_ILP, against NumPy.
+   ``strided_ilp``, against NumPy.
 2. Every way of calling cuLaunchKernel (``CUPYNUM_LAUNCH=bindings|ctypes|v2``), the memory
    pool's fast path, the stream bookkeeping and every host transfer strategy, run against a
    fake ``libcuda.so.1`` (built here; "device" memory is host memory, copies are memcpy,
@@ -22,7 +22,7 @@ import pytest
 import cupynum as cp
 from cupynum import _backends
 from cupynum._backends.cuda import elementwise as ew
-from cupynum._backends.cuda import elementwise_source as es
+from cupynum._backends.cuda import tuning
 from data import reseed
 from shim import CXX, ROOT, HostArray
 from test_elementwise_host import _build, _check, _host_get_kernel, _hot, _op, _ufunc
@@ -88,7 +88,7 @@ def _contended_case():
 @pytest.fixture(scope="module", params=[1, 2, 4], ids=lambda k: f"ilp{k}")
 def engine(request):
     """The engine with its launches run by host-compiled kernels (as in
-    test_elementwise_host.py), for one STRIDED_ILP; the grid cap of 3 blocks makes the
+    test_elementwise_host.py), for one ``strided_ilp``; the grid cap of 3 blocks makes the
     grid-stride loops run several rounds."""
     if CXX is None:
         pytest.skip("no C++ compiler (set CXX)")
@@ -102,7 +102,7 @@ def engine(request):
         func(params, gx, bx)
         return (0,)
 
-    mp.setattr(es, "STRIDED_ILP", request.param)
+    tuning.override("ELEMENTWISE", strided_ilp=request.param)
     mp.setattr(ew, "get_kernel", get_kernel)
     mp.setattr(ew, "_drv", (raw, None, lambda: 0))
     mp.setattr(ew, "_cap", 3)
@@ -120,6 +120,7 @@ def engine(request):
         mp.setattr(ew, name, {})
     yield request.param
     mp.undo()
+    tuning.reset("ELEMENTWISE")
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -141,7 +142,7 @@ def test_strided_kernel_text():
                          "strided", 4, False)
     src = ew.kernel_source(spec)
     assert "o[k][0] = (int)jk * st0;" in src and src.count("cpn::add{}(") == 1
-    assert f"{ew.BLOCK * es.STRIDED_ILP}u" in src
+    assert f"{ew.BLOCK * tuning.ELEMENTWISE.strided_ilp}u" in src
     spec64 = spec._replace(idx64=True)
     assert "(long long)jk * st0" in ew.kernel_source(spec64)
 
@@ -234,6 +235,14 @@ fake = ctypes.CDLL("libcuda.so.1")
 last = (ctypes.c_uint64 * 11).in_dll(fake, "fake_last")
 count = ctypes.c_uint64.in_dll(fake, "fake_launches")
 assert runtime.device_name() == "fake"
+runtime.init(0)  # the device the context is on may be named again, not another one
+assert runtime.device_ordinal() == 0
+try:
+    runtime.init(1)
+except RuntimeError as e:
+    assert "device 0" in str(e), e
+else:
+    raise AssertionError("runtime.init(1) after init(0) did not raise")
 
 def params(k):
     ptrs = (ctypes.c_uint64 * k).from_address(last[9])
@@ -253,6 +262,17 @@ for _ in range(3):
 d = a * 2.0
 assert params(4)[::2] == [a._buf.ptr, d._buf.ptr]
 assert ctypes.c_float.from_address((ctypes.c_uint64 * 4).from_address(last[9])[1]).value == 2
+from cupynum._backends.counters import COUNTS  # every launch, copy and wait counted once
+c0, n0 = dict(COUNTS), count.value
+c = a + b
+d = a[::2] + b[1::2]  # the hot path and the strided path
+hc = c.get()
+assert COUNTS["launches"] - c0["launches"] == count.value - n0 == 2, (COUNTS, c0)
+assert COUNTS["d2h_bytes"] - c0["d2h_bytes"] == 4000, (COUNTS, c0)
+assert COUNTS["syncs"] - c0["syncs"] == 1, (COUNTS, c0)
+assert COUNTS["h2d_bytes"] == c0["h2d_bytes"], (COUNTS, c0)
+cp.asarray(hc)
+assert COUNTS["h2d_bytes"] - c0["h2d_bytes"] == 4000, (COUNTS, c0)
 
 def scalar_slot(fmt):  # the by-value scalar of the last launch (slot 1 of a, s, out, n)
     ptrs = (ctypes.c_uint64 * 4).from_address(last[9])

@@ -187,13 +187,14 @@ def test_solve_one_right_hand_side(dtype, batch, n):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("max_k", [0, 4])
-def test_solve_few_right_hand_sides(dtype, max_k, monkeypatch):
+def test_solve_few_right_hand_sides(dtype, max_k, request):
     """k = 3 columns through both CUDA paths: getrf + getrs (max_k 0) and the augmented LU
     finished by trsm (max_k 4); stacked above the batched routines' size too."""
     if _backends.name() == "cuda":
-        from cupynum._backends.cuda import solver
+        from cupynum._backends.cuda import tuning
 
-        monkeypatch.setattr(solver, "SOLVE_AUGMENTED_MAX_K", max_k)
+        old = tuning.override("SOLVER", solve_augmented_max_k=max_k)
+        request.addfinalizer(lambda: tuning.restore("SOLVER", old))
     r = RTOL[dtype] * 10
     for batch in [(), (2,)]:
         a = well(70, dtype, batch)
@@ -424,12 +425,14 @@ def test_cublas_call_layout_emulated(monkeypatch):
     monkeypatch.setattr(blas, "handle", lambda: 0)
     monkeypatch.setattr(blas.memory, "alloc", lambda n, stream=None: hb._alloc(n))
     be = _backends.get()
+    monkeypatch.setattr(blas, "copy", be.copy)  # the library's re-layouts, on host memory
+    monkeypatch.setattr(blas, "fill", be.fill)
     rng = np.random.default_rng(0)
 
     def check(a, b):
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         out = empty_array(batch + (a.shape[-2], b.shape[-1]), a.dtype)
-        blas.matmul(be, broadcast_view(a, batch + a.shape[-2:]),
+        blas.matmul(broadcast_view(a, batch + a.shape[-2:]),
                     broadcast_view(b, batch + b.shape[-2:]), out)
         np.testing.assert_allclose(h(out), np.matmul(h(a), h(b)), rtol=1e-5, atol=1e-5)
 
@@ -574,16 +577,17 @@ def test_stacked_empty_batch(fn, shape):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_batched_and_looped_paths_agree(dtype, monkeypatch):
+def test_batched_and_looped_paths_agree(dtype, request):
     """On CUDA: the batched routines and the per-matrix loop give the same answers."""
-    from cupynum._backends.cuda import solver
+    from cupynum._backends.cuda import tuning
 
     a = well(8, dtype, (5,))
     p = hpd(8, dtype, (5,))
     r = RTOL[dtype] * 100
     results = []
     for batched in (False, True):
-        monkeypatch.setattr(solver, "BATCHED", batched)
+        old = tuning.override("SOLVER", batched=batched)
+        request.addfinalizer(lambda old=old: tuning.restore("SOLVER", old))
         x = cp.asarray(a)
         results.append([h(cp.linalg.solve(x, x[..., :2])), h(cp.linalg.slogdet(x)[1]),
                         h(cp.linalg.cholesky(cp.asarray(p))), h(cp.linalg.eigvalsh(x)),

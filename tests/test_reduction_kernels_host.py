@@ -19,6 +19,7 @@ import pytest
 
 from cupynum._backends.base import ReduceOp
 from cupynum._backends.cuda import reduction as red
+from cupynum._backends.cuda import tuning
 from shim import CXX, FIBER_SHIM, HostArray, build
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
@@ -107,15 +108,13 @@ class _Engine(list):
     def use(self, lib, items):
         self.lib = lib
         self.funcs = {}
-        red.configure(CHAIN_ITEMS=items)
+        tuning.override("SCAN", chain_items=items)
 
 
 @pytest.fixture(scope="module")
 def engine():
     mp = pytest.MonkeyPatch()
     launches = _Engine()
-    mp.setattr(red, "CHAIN_ITEMS", red.CHAIN_ITEMS)
-    mp.setattr(red, "CHAIN", True)
     launches.lib, launches.funcs = _build(), {}
 
     def get_kernel(unit, kind):
@@ -149,10 +148,11 @@ def engine():
     mp.setattr(red, "_plans", {})
     yield launches
     mp.undo()
+    tuning.reset("SCAN")
 
 
 rng = np.random.default_rng(11)
-DEFAULT_ITEMS = red.CHAIN_ITEMS
+DEFAULT_ITEMS = tuning.SCAN.chain_items
 
 
 def _scan(op, a, axis=-1):
@@ -171,16 +171,9 @@ def _float_bound(x, axis):
 SCAN_SIZES = [1, 7, 255, 2048, 2049, 5000, 20001, 100003]
 
 
-@pytest.fixture(params=[True, False], ids=["chain", "3phase"])
-def chain(engine, request):
-    red.configure(CHAIN=request.param)
-    yield request.param
-    red.configure(CHAIN=True)
-
-
 @pytest.mark.parametrize("n", SCAN_SIZES)
 @pytest.mark.parametrize("dt", ["f", "d", "l"])
-def test_cumsum_1d(engine, chain, n, dt):
+def test_cumsum_1d(engine, n, dt):
     op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
     if dt == "l":
         a = rng.integers(-(1 << 40), 1 << 40, n)
@@ -198,7 +191,7 @@ def test_cumsum_1d(engine, chain, n, dt):
         err = np.abs(got.astype(np.longdouble) - ref)
         assert np.all(err <= 64 * eps * mag + np.finfo(dt).tiny), float(np.max(err / mag))
     if n >= 5000:  # several slices (tiles) ran
-        assert any(k.endswith("__scan_chain" if chain else "__scan_cols_part") for k in engine)
+        assert any(k.endswith("__scan_chain") for k in engine)
 
 
 @pytest.mark.parametrize("n", [1, 300, 2049, 7000])
@@ -239,7 +232,7 @@ def test_scan_complex_half_bool(engine):
     np.testing.assert_array_equal(got, np.logical_or.accumulate(b))
 
 
-def test_cumsum_2d_strided(engine, chain):
+def test_cumsum_2d_strided(engine):
     op = ReduceOp("add", "add", "l", np.int64(0))
     a = rng.integers(-1000, 1000, (3, 2 * 4500))[:, ::2]  # lines of 4500, stride 16 bytes
     np.testing.assert_array_equal(_scan(op, a, 1), np.cumsum(a, axis=1))
@@ -310,8 +303,8 @@ def test_chain_2d_lines(engine):
 
 def _restore_default_library(engine):
     """Back to the default kernels: built with the default tile size (the tests above
-    leave CHAIN_ITEMS at 2, and the compiled tile size must match the plans')."""
-    red.configure(CHAIN_ITEMS=DEFAULT_ITEMS)
+    leave chain_items at 2, and the compiled tile size must match the plans')."""
+    tuning.override("SCAN", chain_items=DEFAULT_ITEMS)
     engine.use(_build(), DEFAULT_ITEMS)
 
 
@@ -324,16 +317,12 @@ def test_chain_lookback_deterministic(engine, window, keep, period, wt):
     the bits must not change.  (The float32 case has 293 tiles: with period 101 or 230 its
     walks pass the kept windows.)  ``wt``: vector loads and stores warp-striped through
     shared memory, or a thread's own elements."""
-    saved = dict(CHAIN_WINDOW=red.CHAIN_WINDOW, CHAIN_KEEP=red.CHAIN_KEEP,
-                 CHAIN_TRANSPOSE=red.CHAIN_TRANSPOSE)
     # the kernels are built for 2 items a thread (the tile size is compiled in: the plans
-    # must use the same CHAIN_ITEMS, as engine.use sets it)
-    red.configure(CHAIN_WINDOW=window, CHAIN_KEEP=keep, CHAIN_ITEMS=2, CHAIN_TRANSPOSE=wt)
-    try:
+    # must use the same chain_items, as engine.use sets it)
+    with tuning.overridden("SCAN", chain_window=window, chain_keep=keep, chain_items=2,
+                           chain_transpose=wt):
         plain = _build(LB_UNITS)
         skip = _build(LB_UNITS, [f"-DCPN_RED_LB_SKIP(t)=((t)%{period}!=0)"])
-    finally:
-        red.configure(**saved)
     cases = [("f", rng.standard_normal(150001).astype(np.float32)),
              ("d", rng.standard_normal(90001)),
              ("l", rng.integers(-2**40, 2**40, 70001)),
@@ -357,88 +346,6 @@ def test_chain_lookback_deterministic(engine, window, keep, period, wt):
         _restore_default_library(engine)
 
 
-@pytest.mark.parametrize("persist,period", [(2, 0), (3, 37)])
-def test_chain_persistent_same_bits(engine, persist, period):
-    """CHAIN_PERSIST: resident blocks loop over the tiles, prefetching the next tile's input
-    during the look-back.  The same tile size gives the same bits as a block a tile, with
-    full, partial and misaligned (no vector loads) tiles mixed, and with most inclusive
-    prefixes withheld (``period``)."""
-    saved = dict(CHAIN_PERSIST=red.CHAIN_PERSIST)
-    red.configure(CHAIN_ITEMS=2)
-    try:
-        plain = _build(LB_UNITS)
-        red.configure(CHAIN_PERSIST=persist, CHAIN_ITEMS=2)
-        skip = [f"-DCPN_RED_LB_SKIP(t)=((t)%{period}!=0)"] if period else []
-        pers = _build(LB_UNITS, skip)
-    finally:
-        red.configure(**saved)
-    cases = [("f", rng.standard_normal(150001).astype(np.float32)),
-             ("d", rng.standard_normal(9001)),
-             ("l", rng.integers(-2**40, 2**40, 7001)),
-             ("F", (rng.standard_normal(4001) + 1j * rng.standard_normal(4001))
-              .astype(np.complex64))]
-    try:
-        for dt, a in cases:
-            op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
-            for x, axis in ((a, 0), (a[1:], 0), (a[: a.size // 3 * 3].reshape(3, -1), 1)):
-                res = []
-                for lib, pk in ((plain, 0), (pers, persist)):
-                    engine.use(lib, 2)
-                    red.configure(CHAIN_PERSIST=pk, CHAIN_ITEMS=2)
-                    launches = len(engine)
-                    res.append(_scan(op, x, axis))
-                    assert any(k.endswith("__scan_chain") for k in engine[launches:])
-                assert res[0].tobytes() == res[1].tobytes(), (dt, x.shape)
-                if dt == "l":
-                    np.testing.assert_array_equal(res[1], np.cumsum(x, axis=axis))
-    finally:
-        red.configure(**saved)
-        _restore_default_library(engine)
-
-
-@pytest.mark.parametrize("group,persist,period", [(4, 0, 0), (4, 0, 3), (32, 2, 5), (1, 0, 7)])
-def test_chain_two_level(engine, group, persist, period):
-    """CHAIN_GROUP: tiles publish aggregates only, groups of ``group`` tiles chain the
-    prefixes.  Withholding most group prefixes (``period``) must not change the bits, nor
-    must persistent blocks; values against NumPy (int64 exact).  States wider than 8 bytes
-    keep the one-level chain."""
-    saved = dict(CHAIN_PERSIST=red.CHAIN_PERSIST, CHAIN_GROUP=red.CHAIN_GROUP)
-    try:
-        red.configure(CHAIN_ITEMS=2, CHAIN_GROUP=group)
-        ref_lib = _build(LB_UNITS)
-        red.configure(CHAIN_ITEMS=2, CHAIN_GROUP=group, CHAIN_PERSIST=persist)
-        skip = [f"-DCPN_RED_LB_SKIP(t)=((t)%{period}!=0)"] if period else []
-        lib = _build(LB_UNITS, skip)
-        cases = [("f", rng.standard_normal(150001).astype(np.float32)),
-                 ("d", rng.standard_normal(20001)),
-                 ("l", rng.integers(-2**40, 2**40, 30001)),
-                 ("F", (rng.standard_normal(9001) + 1j * rng.standard_normal(9001))
-                  .astype(np.complex64)),
-                 ("D", rng.standard_normal(3001) + 1j * rng.standard_normal(3001))]
-        for dt, a in cases:
-            op = ReduceOp("add", "add", dt, np.dtype(dt).type(-0.0 if dt != "l" else 0))
-            for x, axis in ((a, 0), (a[1:], 0), (a[: a.size // 3 * 3].reshape(3, -1), 1)):
-                res = []
-                for lb, pk in ((ref_lib, 0), (lib, persist)):
-                    engine.use(lb, 2)
-                    red.configure(CHAIN_PERSIST=pk, CHAIN_GROUP=group)
-                    res.append(_scan(op, x, axis))
-                assert res[0].tobytes() == res[1].tobytes(), (dt, x.shape)
-                want = np.cumsum(x, axis=axis)
-                if dt == "l":
-                    np.testing.assert_array_equal(res[0], want)
-                else:
-                    ref, mag = _float_bound(x.real if dt in "FD" else x, axis)
-                    if dt in "fd":
-                        err = np.abs(res[0].astype(np.longdouble) - ref)
-                        assert np.all(err <= 64 * np.finfo(dt).eps * mag + 1e-30), dt
-                    np.testing.assert_allclose(res[0], want, rtol=1e-4,
-                                               atol=1e-3 * np.sqrt(x.shape[axis]))
-    finally:
-        red.configure(**saved)
-        _restore_default_library(engine)
-
-
 # --- column scans (scan_blocks: a thread a line, the lines cut into chunks) ------------------
 
 def _col_cases():
@@ -448,7 +355,7 @@ def _col_cases():
         ("d", f((129, 300))),  # two blocks of lines, 2 chunks of 64 (+1 row)
         ("l", rng.integers(-2**40, 2**40, (700, 33))),
         ("F", (f((500, 50)) + 1j * f((500, 50))).astype(np.complex64)),
-        ("D", f((90, 64)) + 1j * f((90, 64))),  # one chunk (R < 2 * COL_MIN_ROWS)
+        ("D", f((90, 64)) + 1j * f((90, 64))),  # one chunk (R < 2 * col_min_rows)
     ]
 
 
@@ -493,19 +400,12 @@ def test_scan_blocks_layouts_and_ops(engine):
             np.testing.assert_array_equal(got, want, err_msg=op.functor)
 
 
-def test_scan_blocks_off_keeps_old_paths(engine):
-    a = rng.integers(-9, 9, (1000, 40))
+def test_scan_blocks_needs_enough_lines(engine):
+    a = rng.integers(-9, 9, (1000, 31))  # fewer lines than col_min_lines: not scan_blocks
     op = ReduceOp("add", "add", "l", np.int64(0))
-    red.configure(COLS=False)
-    try:
-        launches = len(engine)
-        np.testing.assert_array_equal(_scan(op, a, 0), np.cumsum(a, axis=0))
-        assert not any(k.endswith("__scan_blocks") for k in engine[launches:])
-    finally:
-        red.configure(COLS=True)
-    b = rng.integers(-9, 9, (1000, 31))  # fewer lines than COL_MIN_LINES: not scan_blocks
+    assert a.shape[1] < tuning.SCAN.col_min_lines
     launches = len(engine)
-    np.testing.assert_array_equal(_scan(op, b, 0), np.cumsum(b, axis=0))
+    np.testing.assert_array_equal(_scan(op, a, 0), np.cumsum(a, axis=0))
     assert not any(k.endswith("__scan_blocks") for k in engine[launches:])
 
 
@@ -579,7 +479,7 @@ def test_arg_vector_path(engine):
     """The contiguous rows' fast path (value and vector index per thread, the element found
     again at the end): ties within and across vectors, NaN anywhere, -0.0 against 0.0, the
     best in the scalar head or tail, for 1-, 2-, 4- and 8-byte elements."""
-    engine.use(_build(ARG_UNITS), red.CHAIN_ITEMS)
+    engine.use(_build(ARG_UNITS), tuning.SCAN.chain_items)
     try:
         for c in "fe?bF":
             for n in (9, 64, 1000, 4099, 20001):

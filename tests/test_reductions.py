@@ -1,6 +1,6 @@
 """Reductions, arg-reductions, scans and ufunc.reduce/accumulate/reduceat against NumPy.
 
-Tolerances (DESIGN.md principle 1): integer, bool, min/max/arg and logical results are
+Tolerances (internals.md principle 1): integer, bool, min/max/arg and logical results are
 exact.  Float sums and scans may differ from NumPy's pairwise / sequential order by the
 summation error bound: |err| <= c * n * eps * sum|x|; with the test sizes here (n <= 3000,
 values of mixed sign and unit scale) rtol 1e-4 (float32, float16 accumulating in float),

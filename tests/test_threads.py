@@ -20,6 +20,7 @@ import pytest
 
 import cupynum as cp
 from cupynum._backends.cuda import blas, fft, memory, nvmath_bindings, runtime, solver
+from cupynum._backends.cuda.view import DeviceView
 
 from helpers import assert_same
 
@@ -302,8 +303,8 @@ def test_gemm_retried_after_releasing_cached_blocks(fake_libraries, monkeypatch)
     gemm = FailingOnce(cuBLASError(3))
     monkeypatch.setattr(fake_libraries.cublas, "gemm_ex", gemm, raising=False)
     buf = types.SimpleNamespace(ptr=0x10000)
-    a, b, out = (blas.Temp(buf, (4, 4), np.float64) for _ in range(3))
-    blas.matmul(None, a, b, out)
+    a, b, out = (DeviceView(buf, (4, 4), np.float64) for _ in range(3))
+    blas.matmul(a, b, out)
     assert gemm.calls == 2 and pool.released == 1
 
 
@@ -324,8 +325,8 @@ def test_random_generation_retried_after_releasing_cached_blocks(monkeypatch):
     monkeypatch.setattr(rng, "_lib", cr)
     monkeypatch.setattr(runtime, "current_stream", lambda: 0)
     state = rng.State(5)
-    state.fill(None, "uniform", blas.Temp(types.SimpleNamespace(ptr=0x10000), (8,),
-                                          np.float64))
+    state.fill(None, "uniform", DeviceView(types.SimpleNamespace(ptr=0x10000), (8,),
+                                           np.float64))
     assert cr.generate_uniform_double.calls == 2 and pool.released == 1
     monkeypatch.setattr(memory, "_shutdown", True)  # (no destroy_generator on the fake)
     del state

@@ -1,6 +1,6 @@
 """Every table ufunc, every type loop, edge values and layouts, compared with NumPy.
 
-Tolerances (DESIGN.md principle 1): integer, bool, comparison, bitwise and correctly
+Tolerances (internals.md principle 1): integer, bool, comparison, bitwise and correctly
 rounded float ops must be bit-exact (NaN positions and signs of zeros included).
 Transcendentals may differ from NumPy's libm by a few units in the last place:
 float16 <= 1 ULP (both compute in float32 and round once), float32/float64 <= 4 ULP

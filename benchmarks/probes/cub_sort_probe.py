@@ -1,12 +1,12 @@
 """Sort engine probe: our own onesweep radix sort vs CUB's onesweep kernels compiled through
-NVRTC (``sorting.SORT_ENGINE = 'own' | 'cub'``, cupynum/_backends/cuda/cub_sort.py).
+NVRTC (``tuning.SORT.engine`` 'own' | 'cub', cupynum/_backends/cuda/cub_sort.py).
 
 1. Compiles every CUB program the checks need, in parallel (~4 s each through NVRTC).
 2. For each engine: sort / stable sort / argsort / unique against NumPy for f32, f64, i32,
    i64, u8, f16, i16, u64, bool (NaNs, +-inf, -0.0 mixed in), sizes around tile edges.
 3. Times both engines beside CuPy: sort and argsort of 2^26 f32 and of 2^24 f64, sort of
    2^26 i32; then the per-kernel times of the CUB engine, and a few CUB knobs
-   (cub_sort.ONESWEEP (threads, items), RANK, HIST, HIST_BLOCKS_PER_SM).
+   (tuning.CUB_SORT: onesweep (threads, items), rank, hist, hist_blocks_per_sm).
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/cub_sort_probe.py [--no-sweep]
 
@@ -29,7 +29,7 @@ from _probe_util import (bits_equal, event_median_ms, import_cupy, log,  # noqa:
                          past_budget, record_kernel_times, sort_sample)
 import cupynum as cn  # noqa: E402
 from cupynum._backends.cuda import cub_sort as cb  # noqa: E402
-from cupynum._backends.cuda import sorting as cs  # noqa: E402
+from cupynum._backends.cuda import tuning  # noqa: E402
 
 cupy = import_cupy()
 
@@ -70,7 +70,7 @@ def prepare_all():
 
 
 def check_engine(engine):
-    cs.SORT_ENGINE = engine
+    tuning.override("SORT", engine=engine)
     ok = True
     for dt in DTYPES:
         for n in (1, 7, 7297, 100_003, 1 << 20):
@@ -164,14 +164,14 @@ def main():
             ref[name] = op_fn(cupy, op, d)().get()  # CuPy's argsort is stable
     times = {}
     for engine in ("own", "cub"):
-        cs.SORT_ENGINE = engine
+        tuning.override("SORT", engine=engine)
         times[engine] = time_cases(cs_, dev, ref)
     log(f"{'case':20s} {'own':>12s} {'cub':>12s} {'cupy':>9s}   (ms)")
     for name, _, _ in cs_:
         log(f"{name:20s} {times['own'][name]:>12s} {times['cub'][name]:>12s} "
             f"{tcp.get(name, float('nan')):9.3f}")
         ok &= "WRONG" not in times["own"][name] + times["cub"][name]
-    cs.SORT_ENGINE = "cub"
+    tuning.override("SORT", engine="cub")
     for name, op, _ in cs_[:4]:
         try:
             kernel_times(name, op_fn(cn, op, dev[name]))
@@ -180,25 +180,19 @@ def main():
     if sweep:
         f32cases = [c for c in cs_ if "f32" in c[0]]
         variants = [
-            ("rank atomic_or", {"RANK": "atomic_or"}, {}),
-            ("hist blocks/SM 4", {"HIST_BLOCKS_PER_SM": 4}, {}),
-            ("hist blocks/SM 32", {"HIST_BLOCKS_PER_SM": 32}, {}),
-            ("hist 256x8 parts 8", {"HIST": (256, 8), "HIST_PARTS": 8}, {}),
+            ("rank atomic_or", {"rank": "atomic_or"}, {}),
+            ("hist blocks/SM 4", {"hist_blocks_per_sm": 4}, {}),
+            ("hist blocks/SM 32", {"hist_blocks_per_sm": 32}, {}),
+            ("hist 256x8 parts 8", {"hist": (256, 8), "hist_parts": 8}, {}),
             ("onesweep 4,0 512x19", {}, {(4, 0): (512, 19)}),
             ("onesweep 4,0 384x19", {}, {(4, 0): (384, 19)}),
             ("onesweep 4,0 256x24", {}, {(4, 0): (256, 24)}),
             ("onesweep 4,4 384x19", {}, {(4, 4): (384, 19)}),
             ("onesweep 4,4 512x16", {}, {(4, 4): (512, 16)}),
         ]
-        base = {a: getattr(cb, a) for a in ("RANK", "HIST", "HIST_PARTS", "HIST_BLOCKS_PER_SM")}
-
-        def apply(knobs, onesweep):
-            for a, v in base.items():
-                setattr(cb, a, v)
-            cb.ONESWEEP.clear()
-            for a, v in knobs.items():
-                setattr(cb, a, v)
-            cb.ONESWEEP.update(onesweep)
+        def apply(knobs, onesweep):  # tuning.CUB_SORT: the defaults, then these
+            tuning.reset("CUB_SORT")
+            tuning.override("CUB_SORT", onesweep=dict(onesweep), **knobs)
 
         # compile every variant's programs in parallel first (the disk cache keeps them)
         from cupynum._backends.cuda import compiler
@@ -224,10 +218,8 @@ def main():
             apply(knobs, onesweep)
             r = time_cases(f32cases, dev, ref)
             log(f"  {label}: " + "  ".join(f"{k}={v}" for k, v in r.items()))
-        for a, v in base.items():
-            setattr(cb, a, v)
-        cb.ONESWEEP.clear()
-    cs.SORT_ENGINE = "own"
+        tuning.reset("CUB_SORT")
+    tuning.override("SORT", engine="own")
     log(f"done in {time.perf_counter() - T0:.1f} s: {'PASS' if ok else 'FAILURES'}")
     return 0 if ok else 1
 

@@ -23,19 +23,19 @@ import side_by_side as sbs  # noqa: E402
 from _probe_util import import_cupy  # noqa: E402
 
 import cupynum as cpn  # noqa: E402
-from cupynum._backends.cuda import indexing as cix  # noqa: E402
+from cupynum._backends.cuda import tuning  # noqa: E402
 
-SIGNAL = dict(GATHER_EARLY_SIGNAL=True)
-SETTINGS = {  # name -> indexing knobs (the rest at their defaults)
+SIGNAL = dict(early_signal=True)
+SETTINGS = {  # name -> tuning.GATHER knobs (the rest at their defaults)
     "default": {},
-    "ILP 4, DIV 16, index ldg": dict(SIGNAL, GATHER_SIGNAL_ILP=4, GATHER_SIGNAL_TAIL_DIV=16,
-                                     GATHER_SIGNAL_IDX_LOAD="ldg"),
-    "ILP 1, DIV 32, index ldg": dict(SIGNAL, GATHER_SIGNAL_TAIL_DIV=32,
-                                     GATHER_SIGNAL_IDX_LOAD="ldg"),
-    "ILP 1, DIV 32": dict(SIGNAL, GATHER_SIGNAL_TAIL_DIV=32),
-    "ILP 1, DIV 40": dict(SIGNAL, GATHER_SIGNAL_TAIL_DIV=40),
-    "ILP 1, DIV 64": dict(SIGNAL, GATHER_SIGNAL_TAIL_DIV=64),
-    "signal off": dict(GATHER_EARLY_SIGNAL=False),
+    "ILP 4, DIV 16, index ldg": dict(SIGNAL, signal_ilp=4, signal_tail_div=16,
+                                     signal_idx_load="ldg"),
+    "ILP 1, DIV 32, index ldg": dict(SIGNAL, signal_tail_div=32,
+                                     signal_idx_load="ldg"),
+    "ILP 1, DIV 32": dict(SIGNAL, signal_tail_div=32),
+    "ILP 1, DIV 40": dict(SIGNAL, signal_tail_div=40),
+    "ILP 1, DIV 64": dict(SIGNAL, signal_tail_div=64),
+    "signal off": dict(early_signal=False),
 }
 
 
@@ -51,14 +51,12 @@ def main():
     ix = rng.integers(0, n, n // 4)
     a, i = cpn.asarray(h), cpn.asarray(ix)
     ka, ki = cupy.asarray(h), cupy.asarray(ix)
-    names = sorted({k for s in SETTINGS.values() for k in s})
-    default = {k: getattr(cix, k) for k in names}
     times = {s: [] for s in SETTINGS}
     ratios = {s: [] for s in SETTINGS}
     for r in range(rounds):
         for s, knobs in SETTINGS.items():
-            for k in names:
-                setattr(cix, k, knobs.get(k, default[k]))
+            tuning.reset("GATHER")
+            tuning.override("GATHER", **knobs)
             ok = np.array_equal(cpn.asnumpy(a[i]), h[ix])
             t = sbs.time_interleaved({
                 "cupynum": (*sbs.device_sampler(cpn, lambda: a[i], 5), 20),
@@ -68,8 +66,7 @@ def main():
             print(f"round {r} {s:28s} {'PASS' if ok else 'FAIL'} cupynum "
                   f"{t['cupynum'] * 1e6:8.1f} us  CuPy {t['cupy'] * 1e6:8.1f} us  "
                   f"ratio {ratios[s][-1]:.4f}", flush=True)
-    for k in names:
-        setattr(cix, k, default[k])
+    tuning.reset("GATHER")
     print("setting                      median us  ratio to CuPy (median; per round)")
     for s in SETTINGS:
         print(f"{s:28s} {statistics.median(times[s]):9.1f}  {statistics.median(ratios[s]):.4f}"

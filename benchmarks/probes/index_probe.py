@@ -3,7 +3,7 @@ timings and every kernel variant of cupynum/_backends/cuda/indexing.py, in one r
 
     CUPYNUM_BACKEND=cuda PYTHONPATH=. python benchmarks/probes/index_probe.py [--reps 20]
         [--skip-check] [--shrink S] [--only-gather]   (S: sizes / 4**S, for a smoke run)
-        [--sweep FLAG_MAPPED,ILP] [--cases f4:28:26]   (narrow the gather timings)
+        [--sweep flag_mapped,ilp] [--cases f4:28:26]   (narrow the gather timings)
 
 The gather section checks every knob variant against NumPy (values, negative indices,
 IndexError), then per case (f32/f64; 2^26 of 2^26, 2^26 of 2^28, 2^28 of 2^28) times CuPy's
@@ -15,7 +15,7 @@ Times are CUDA-event medians (ms) over --reps calls after warm-up, each library 
 its own current stream with its own events; a call that syncs inside (cupynum's bounds-flag
 read, the mask count read) is timed including that sync.  GB/s counts the bytes a perfect
 kernel moves (for the gather: index read + result write + one 32-byte sector per random
-read).  Variant lines set the module's knobs (or pass a transpose config) and time
+read).  Variant lines set tuning's knobs (or pass a transpose config) and time
 cupynum only; 'base' marks the configuration before this change.
 """
 from __future__ import annotations
@@ -34,6 +34,7 @@ from _probe_util import event_median_ms, import_cupy  # noqa: E402
 import cupynum as cpn  # noqa: E402
 from cupynum import _backends  # noqa: E402
 from cupynum._backends.cuda import indexing as cix  # noqa: E402
+from cupynum._backends.cuda import tuning  # noqa: E402
 
 cupy = import_cupy(need_device=True)
 
@@ -113,9 +114,9 @@ def correctness():
         ix = rng.integers(-100_003, 100_003, 300_001)
         ix[:1000] = 7  # repeated
         for ilp, cap in ((1, 0), (4, 0), (8, 4), (2, 1)):
-            cix.GATHER_ILP, cix.GATHER_BLOCKS_PER_SM = ilp, cap
+            tuning.override("GATHER", ilp=ilp, blocks_per_sm=cap)
             ok &= check(f"gather {dt.__name__} ilp{ilp} cap{cap}", d[cpn.asarray(ix)], a[ix])
-        cix.GATHER_ILP, cix.GATHER_BLOCKS_PER_SM = 4, 0
+        tuning.reset("GATHER")
         ok &= check(f"gather host idx {dt.__name__}", d[ix], a[ix])
         ok &= check(f"gather strided {dt.__name__}", d[::-2][cpn.asarray(ix // 2)], a[::-2][ix // 2])
         for bad in (100_003, -100_004, 2**40):
@@ -132,11 +133,11 @@ def correctness():
             m = rng.random(a.size) < p
             for vec in (4, 16):
                 for rounds in (1, 8):
-                    cix.MC_VEC, cix.MC_ROUNDS = vec, rounds
+                    tuning.override("COMPACTION", vec=vec, rounds=rounds)
                     ok &= check(f"mask {dt.__name__} p{p} v{vec} r{rounds}", d[cpn.asarray(m)],
                                 a[m])
             ok &= check(f"flatnonzero p{p}", cpn.flatnonzero(cpn.asarray(m)), np.flatnonzero(m))
-            cix.MC_VEC, cix.MC_ROUNDS = 16, 4
+            tuning.reset("COMPACTION")
     raw = rng.integers(0, 256, 100_001, dtype=np.uint8)
     ok &= check("flatnonzero non-0/1 bool bytes",
                 cpn.flatnonzero(cpn.asarray(raw).view(np.bool_)), np.flatnonzero(raw))
@@ -146,38 +147,32 @@ def correctness():
 
 # --- gather ----------------------------------------------------------------------------------
 # The defaults of the gather knobs, and the variants timed one at a time from them.
-GATHER_KNOBS = ("GATHER_ILP", "GATHER_BLOCK", "GATHER_BLOCKS_PER_SM", "GATHER_O32", "GATHER_I32",
-                "GATHER_IDX_HALVES", "GATHER_IDX_LOAD", "GATHER_DATA_LOAD", "GATHER_STORE",
-                "GATHER_FLAG_MAPPED", "GATHER_FLAG_PINNED")
-GATHER_DEFAULTS = {kn: getattr(cix, kn) for kn in GATHER_KNOBS}
+# (tuning.GATHER's fields; the defaults are tuning's)
 GATHER_SWEEP = {
-    "GATHER_ILP": (1, 2, 8),
-    "GATHER_BLOCK": (128, 512, 1024),
-    "GATHER_BLOCKS_PER_SM": (4, 8, 16, 32),
-    "GATHER_O32": (False,),
-    "GATHER_I32": (True,),
-    "GATHER_IDX_HALVES": (True,),
-    "GATHER_IDX_LOAD": ("plain", "nc_na", "cs", "nc_ef"),
-    "GATHER_DATA_LOAD": ("ldg", "nc_na"),
-    "GATHER_STORE": ("cs", "na", "ef"),
-    "GATHER_FLAG_MAPPED": (False,),
-    "GATHER_FLAG_PINNED": (False,),
+    "ilp": (1, 2, 8),
+    "block": (128, 512, 1024),
+    "blocks_per_sm": (4, 8, 16, 32),
+    "o32": (False,),
+    "idx_load": ("nc_ef",),
+    "flag_mapped": (False,),
+    "flag_pinned": (False,),
 }
-# --sweep KNOB,KNOB (names without GATHER_) and --cases f4:28:26,... narrow the timed part
+# --sweep knob,knob (tuning.GATHER field names) and --cases f4:28:26,... narrow the timed part
 SWEEP_ONLY: list = []
 CASES_ONLY: list = []
 
 
 def set_gather_knobs(knobs=None):
-    mapped = cix.GATHER_FLAG_MAPPED
-    for kn, v in {**GATHER_DEFAULTS, **(knobs or {})}.items():
-        setattr(cix, kn, v)
-    if cix.GATHER_FLAG_MAPPED != mapped:
+    """The defaults, then ``knobs`` (tuning.GATHER fields)."""
+    mapped = tuning.GATHER.flag_mapped
+    tuning.reset("GATHER")
+    tuning.override("GATHER", **(knobs or {}))
+    if tuning.GATHER.flag_mapped != mapped:
         cix._FLAG.buf = None  # a new flag, with (or without) its mapped host copy
 
 
 def knob_label(knobs):
-    return " ".join(f"{kn[7:].lower()}={v}" for kn, v in knobs.items()) or "defaults"
+    return " ".join(f"{kn}={v}" for kn, v in knobs.items()) or "defaults"
 
 
 def gather_correctness(rng):
@@ -186,9 +181,8 @@ def gather_correctness(rng):
     32 bits alone would be in range)."""
     ok = True
     variants = [{}] + [{kn: v} for kn, vals in GATHER_SWEEP.items() for v in vals
-                       if not SWEEP_ONLY or kn[7:] in SWEEP_ONLY]
-    variants.append({"GATHER_I32": True, "GATHER_IDX_HALVES": True, "GATHER_IDX_LOAD": "nc_na",
-                     "GATHER_STORE": "cs", "GATHER_BLOCKS_PER_SM": 8})
+                       if not SWEEP_ONLY or kn in SWEEP_ONLY]
+    variants.append({"idx_load": "nc_ef", "blocks_per_sm": 8})
     n = 100_003
     ix = rng.integers(-n, n, 300_001)
     ix[:4] = [0, n - 1, -1, -n]
@@ -262,12 +256,12 @@ def gather_case(dt, n, k, rng):
     line("  - no check, no flag read", timed(cpn, no_check), gb, ref)
     line("  - check, no flag read", timed(cpn, check_no_read), gb, ref)
     line("  - flag read alone (idle stream)", timed(cpn, cix._FLAG.read), 0)
-    cix.GATHER_STREAMING = False
+    tuning.override("GATHER", streaming=False)
     line("  - generic ix_kernel (checked)", timed(cpn, lambda: a_n[i_n]), gb, ref)
-    cix.GATHER_STREAMING = True
+    tuning.override("GATHER", streaming=True)
     best = {}
     for kn, vals in GATHER_SWEEP.items():
-        if SWEEP_ONLY and kn[7:] not in SWEEP_ONLY:
+        if SWEEP_ONLY and kn not in SWEEP_ONLY:
             continue
         for v in vals:
             set_gather_knobs({kn: v})
@@ -300,7 +294,7 @@ def gather_case(dt, n, k, rng):
 
 
 def gather_section(sh, rng):
-    print(f"gather knob defaults: {knob_label(GATHER_DEFAULTS)}")
+    print(f"gather knob defaults: {tuning.GATHER}")
     combos = []
     for dt in (np.float32, np.float64):
         for n, k in ((2**26, 2**26), (2**28, 2**26), (2**28, 2**28)):
@@ -338,7 +332,7 @@ def main():
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--shrink", type=int, default=0, help="sizes / 4**shrink (smoke runs)")
     ap.add_argument("--only-gather", action="store_true", help="the gather checks and timings")
-    ap.add_argument("--sweep", default="", help="gather knobs to sweep, e.g. FLAG_MAPPED,ILP")
+    ap.add_argument("--sweep", default="", help="gather knobs to sweep, e.g. flag_mapped,ilp")
     ap.add_argument("--cases", default="", help="gather cases, e.g. f4:28:26 (dtype size, "
                     "log2 of the source and index lengths)")
     args = ap.parse_args()
@@ -392,8 +386,8 @@ def main():
         for ms, cfg in res:
             tag = " base" if cfg == (32, 8, 1, False) else ""
             line(f"  tile,rows,vec,diag={cfg}{tag}", ms, nb)
-        print(f"  -> best {np.dtype(dt).name}: TRANSPOSE[{size}] = {res[0][1][:3]}, "
-              f"TRANSPOSE_DIAG = {res[0][1][3]}  (current default {cix.TRANSPOSE[size]})")
+        print(f"  -> best {np.dtype(dt).name}: tiles[{size}] = {res[0][1][:3]}, "
+              f"diagonal = {res[0][1][3]}  (current default {tuning.TRANSPOSE.tiles[size]})")
         del m_n, m_c, out
 
     # gather: the knob sweep and the cost of the bounds check and of its sync
@@ -417,13 +411,13 @@ def main():
     res = []
     for vec in (4, 8, 16):
         for rounds in (1, 2, 4, 8):
-            cix.MC_VEC, cix.MC_ROUNDS = vec, rounds
+            tuning.override("COMPACTION", vec=vec, rounds=rounds)
             res.append((timed(cpn, lambda: v_n[m_n]), (vec, rounds)))
     res.sort()
     for ms, cfg in res:
         line(f"  mask vec,rounds={cfg}", ms, mb)
-    print(f"  -> best: MC_VEC, MC_ROUNDS = {res[0][1]}")
-    cix.MC_VEC, cix.MC_ROUNDS = 16, 4
+    print(f"  -> best: COMPACTION vec, rounds = {res[0][1]}")
+    tuning.reset("COMPACTION")
     hm = rng.random(k) < 0.01
     m_n = cpn.asarray(hm)
     m_c = cupy.asarray(hm) if cupy is not None else None

@@ -97,12 +97,11 @@ def fft_section():
     cfft.PLAN_API, cfft.WORK_AREA = base
     # the backend call alone (no frontend), into a preallocated result
     out = cpn.empty(n, np.complex64)
-    be = cpn._backends.get()
-    side_by_side("fft backend only", lambda: cfft.fft(be, x, out, "c2c", 1, True), fc)
+    side_by_side("fft backend only", lambda: cfft.fft(x, out, "c2c", 1, True), fc)
 
 
 def solve_section():
-    from cupynum._backends.cuda import memory, solver
+    from cupynum._backends.cuda import memory, solver, tuning
 
     rng = np.random.default_rng(1)
     n = 1024 if QUICK else 4096
@@ -113,35 +112,34 @@ def solve_section():
     ka, kb = (cupy.asarray(m), cupy.asarray(b)) if cupy else (None, None)
     side_by_side("solve", lambda: cpn.linalg.solve(a, bb),
                  (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
-    dflt = solver.SOLVE_AUGMENTED_MAX_K
+    dflt = tuning.SOLVER.solve_augmented_max_k
     for max_k in (0, 1) if dflt else (1, 0):  # the other path, then the default again
-        solver.SOLVE_AUGMENTED_MAX_K = max_k
-        check(f"solve f64 (SOLVE_AUGMENTED_MAX_K={max_k})", cpn.linalg.solve(a, bb),
+        tuning.override("SOLVER", solve_augmented_max_k=max_k)
+        check(f"solve f64 (solve_augmented_max_k={max_k})", cpn.linalg.solve(a, bb),
               np.linalg.solve(m, b), 1e-8)
-        side_by_side(f"solve, SOLVE_AUGMENTED_MAX_K={max_k}", lambda: cpn.linalg.solve(a, bb),
+        side_by_side(f"solve, solve_augmented_max_k={max_k}", lambda: cpn.linalg.solve(a, bb),
                      (lambda: cupy.linalg.solve(ka, kb)) if cupy else None)
-    solver.SOLVE_AUGMENTED_MAX_K = dflt
+    tuning.reset("SOLVER")
     b8 = rng.standard_normal((n, 8))
     kb8 = cupy.asarray(b8) if cupy else None
     bb8 = cpn.asarray(b8)
     for max_k in (0, 8):  # 8 right-hand sides: getrs against the augmented LU + trsm
-        solver.SOLVE_AUGMENTED_MAX_K = max_k
-        check(f"solve f64 k=8 (SOLVE_AUGMENTED_MAX_K={max_k})", cpn.linalg.solve(a, bb8),
+        tuning.override("SOLVER", solve_augmented_max_k=max_k)
+        check(f"solve f64 k=8 (solve_augmented_max_k={max_k})", cpn.linalg.solve(a, bb8),
               np.linalg.solve(m, b8), 1e-8)
-        side_by_side(f"solve k=8, SOLVE_AUGMENTED_MAX_K={max_k}",
+        side_by_side(f"solve k=8, solve_augmented_max_k={max_k}",
                      lambda: cpn.linalg.solve(a, bb8),
                      (lambda: cupy.linalg.solve(ka, kb8)) if cupy else None)
-    solver.SOLVE_AUGMENTED_MAX_K = dflt
+    tuning.reset("SOLVER")
     # pieces, CUDA events each (cupynum)
-    be = cpn._backends.get()
     a3 = a.reshape((1, n, n))
     lib, h = solver.lib(), solver.handle()
-    af = solver.colmajor_copy(be, a3)
+    af = solver.colmajor_copy(a3)
     ipiv = memory.alloc(n * 8)
     info = memory.alloc(8)
     lwork = lib.dgetrf_buffer_size(h, n, n, af.ptr, n)
     work = memory.alloc(max(lwork, 1) * 8)
-    fresh = solver.colmajor_copy(be, a3)
+    fresh = solver.colmajor_copy(a3)
 
     def refresh():
         memory.memcpy_dtod(af.ptr, fresh.ptr, n * n * 8)
@@ -149,7 +147,7 @@ def solve_section():
     def ev(fn, reps=5):
         return event_median_ms(cpn, fn, reps, warm=1) * 1e3
 
-    t_copy = ev(lambda: solver.colmajor_copy(be, a3))
+    t_copy = ev(lambda: solver.colmajor_copy(a3))
     t_ref = ev(refresh)
     t_getrf = ev(lambda: (refresh(), lib.dgetrf(h, n, n, af.ptr, n, work.ptr, ipiv.ptr,
                                                 info.ptr))) - t_ref
@@ -241,6 +239,7 @@ def gather_section():
                      (lambda: ka + ka) if cupy else None)
     d.cuCtxSetLimit(limit, dflt)
     from cupynum._backends.cuda import indexing as cix
+    from cupynum._backends.cuda import tuning
 
     # a[idx] under knob settings: the early signal off, and on with the tail's share of
     # the blocks (1/DIV), its ILP and index loads, the block size.  (Measured on the H200
@@ -248,21 +247,18 @@ def gather_section():
     # tail, every block counting itself; a grid of resident blocks each checking its last
     # round first; element loads evicted first from L2, or through ld.global.nc; streaming
     # stores; counting after the element loads.)
-    knob_names = ("GATHER_EARLY_SIGNAL", "GATHER_SIGNAL_TAIL_DIV", "GATHER_SIGNAL_ILP",
-                  "GATHER_SIGNAL_IDX_LOAD", "GATHER_BLOCK")
-    knob_dflt = {k: getattr(cix, k) for k in knob_names}
-    configs = {"off": dict(GATHER_EARLY_SIGNAL=False), "default": {}}
-    configs.update({f"div {d}": dict(GATHER_SIGNAL_TAIL_DIV=d) for d in (32, 64)})
-    configs["idx ldg"] = dict(GATHER_SIGNAL_IDX_LOAD="ldg")
+    configs = {"off": dict(early_signal=False), "default": {}}
+    configs.update({f"div {d}": dict(signal_tail_div=d) for d in (32, 64)})
+    configs["idx ldg"] = dict(signal_idx_load="ldg")
     if os.environ.get("PROBE_GATHER_SWEEP"):  # ILP and block shapes under the early signal
-        configs.update({f"b{b} i{il} div {d}": dict(GATHER_BLOCK=b, GATHER_SIGNAL_ILP=il,
-                                                    GATHER_SIGNAL_TAIL_DIV=d)
+        configs.update({f"b{b} i{il} div {d}": dict(block=b, signal_ilp=il,
+                                                    signal_tail_div=d)
                         for b, il, d in ((128, 1, 48), (512, 1, 48), (256, 2, 32),
                                          (256, 4, 16), (256, 4, 24))})
 
-    def use(cfg):
-        for k in knob_names:
-            setattr(cix, k, cfg.get(k, knob_dflt[k]))
+    def use(cfg):  # tuning.GATHER: the defaults, then cfg
+        tuning.reset("GATHER")
+        tuning.override("GATHER", **cfg)
 
     for name, cfg in configs.items():
         use(cfg)
@@ -290,7 +286,7 @@ def gather_section():
     fl = cix._FLAG
     if fl.host_copy is not None:
         for name, cfg in configs.items():
-            if not cfg.get("GATHER_EARLY_SIGNAL", True):
+            if not cfg.get("early_signal", True):
                 continue
             use(cfg)
             w, e, hst = ways(cpn, lambda: cix._launch_gather1(True, 4, a, out, i, ix.size, n, 4,
@@ -397,11 +393,10 @@ def svd_section():
     for lib, name, fn in rounds + rounds:
         if lib is not None:  # (a call takes ~0.3 s: events around 3 calls, not ``ways``)
             log(f"svd (u, s, vh) {name}: {event_median_ms(lib, fn, 3, warm=1):.2f} ms")
-    be = cpn._backends.get()
     lib, hd = solver.lib(), solver.handle()
     a3 = a.reshape((1, n, n))
-    fresh = solver.colmajor_copy(be, a3)
-    af = solver.colmajor_copy(be, a3)
+    fresh = solver.colmajor_copy(a3)
+    af = solver.colmajor_copy(a3)
     sz = n * n * 4
     sb, ub, vb = memory.alloc(n * 4), memory.alloc(sz), memory.alloc(sz)
     info = memory.alloc(8)

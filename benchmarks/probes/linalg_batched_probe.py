@@ -4,12 +4,12 @@ gesvdjBatched, against today's per-matrix loop and CuPy.
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/linalg_batched_probe.py
 
-Knobs (module constants of cupynum/_backends/cuda/solver.py):
-  BATCHED              False = the per-matrix loop everywhere ("loop" rows below)
-  LU_BATCHED_MAX_N, CHOLESKY_BATCHED_MAX_N, QR_BATCHED_MAX_N   largest n sent to the batched
+Knobs (``tuning.SOLVER``, set through tuning.overridden):
+  batched              False = the per-matrix loop everywhere ("loop" rows below)
+  lu_batched_max_n, cholesky_batched_max_n, qr_batched_max_n   largest n sent to the batched
                        routine (each row here is run with the limit raised to n, so the
                        crossover can be read off the table)
-  EIGH_BATCHED         "syevj" (n <= 32) or "xsyev" (cusolverDnXsyevBatched, any n)
+  eigh_batched         "syevj" (n <= 32) or "xsyev" (cusolverDnXsyevBatched, any n)
 First every op x path is checked against NumPy (PASS/FAIL), including a singular member
 (LinAlgError) and a non-positive-definite member; then one line per (op, shape, path):
 median milliseconds per call (CUDA events around the call, which includes the info read-back
@@ -24,10 +24,10 @@ import traceback
 import numpy as np
 
 import cupynum as cpn
-from cupynum._backends.cuda import solver
+from cupynum._backends.cuda import tuning
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _probe_util import (Knobs, event_median_ms, finish, import_cupy,  # noqa: E402
+from _probe_util import (event_median_ms, finish, import_cupy,  # noqa: E402
                          past_budget, random_array, run_check)
 
 cupy = import_cupy()
@@ -50,11 +50,11 @@ def hpd(shape, dt):
 
 # path name -> solver knob values
 PATHS = {
-    "loop": dict(BATCHED=False),
-    "batched": dict(BATCHED=True, LU_BATCHED_MAX_N=BIG, CHOLESKY_BATCHED_MAX_N=BIG,
-                    QR_BATCHED_MAX_N=BIG, EIGH_BATCHED="syevj", EIGH_BATCHED_MAX_N=32,
-                    SVD_BATCHED_MAX_N=32),
-    "xsyev": dict(BATCHED=True, EIGH_BATCHED="xsyev", EIGH_BATCHED_MAX_N=BIG),
+    "loop": dict(batched=False),
+    "batched": dict(batched=True, lu_batched_max_n=BIG, cholesky_batched_max_n=BIG,
+                    qr_batched_max_n=BIG, eigh_batched="syevj", eigh_batched_max_n=32,
+                    svd_batched_max_n=32),
+    "xsyev": dict(batched=True, eigh_batched="xsyev", eigh_batched_max_n=BIG),
 }
 
 
@@ -124,7 +124,7 @@ def checks():
                 for shape in CHECK_SHAPES:
                     def run(make=make, call=call, ref=ref, dt=dt, shape=shape, knobs=knobs):
                         a = make(shape, dt)
-                        with Knobs(solver, **knobs):
+                        with tuning.overridden("SOLVER", **knobs):
                             got = call(cpn, cpn.asarray(a))
                         err = ref(a, got, TOL[dt] * shape[-1])
                         return f"err {err:.1e}"
@@ -151,7 +151,7 @@ def _raises_case(knobs, dt, op):
         else:
             a = well((6, 8, 8), dt)
             a[4, 2] = 0
-        with Knobs(solver, **knobs):
+        with tuning.overridden("SOLVER", **knobs):
             x = cpn.asarray(a)
             try:
                 if op == "solve":
@@ -170,7 +170,7 @@ def _det_zero_case(knobs, dt):
     def run():
         a = well((6, 8, 8), dt)
         a[4, 2] = 0
-        with Knobs(solver, **knobs):
+        with tuning.overridden("SOLVER", **knobs):
             d = np.asarray(cpn.linalg.det(cpn.asarray(a)))
         assert d[4] == 0 and (d[[0, 1, 2, 3, 5]] != 0).all(), d
     return run
@@ -204,7 +204,7 @@ def timings(budget_s=50):
                         continue
                     calls = 1 if path == "loop" else 3
                     try:
-                        with Knobs(solver, **knobs):
+                        with tuning.overridden("SOLVER", **knobs):
                             cols[path] = t_cpn(lambda: call(cpn, x), calls, rounds=3)
                     except Exception as e:  # noqa: BLE001
                         cols[path] = None

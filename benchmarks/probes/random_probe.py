@@ -9,8 +9,8 @@ multivariate hypergeometric).  Standalone; run from the repo root:
    installed, else closed forms), a two-sample KS against NumPy for von Mises, device-array parameters,
    reproducibility with a seed, and NumPy's ValueErrors.
 2. Timings (CUDA events, median of REPS after a warm-up) of 2^24 draws beside CuPy where
-   CuPy has the distribution, then a sweep of the launch knobs rng.BLOCK and
-   rng.GRID_PER_SM.  Exit status 1 if any check failed.
+   CuPy has the distribution, then a sweep of the launch knobs block and grid_per_sm of
+   tuning.RANDOM.  Exit status 1 if any check failed.
 """
 import functools
 import math
@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 import cupynum as cn
-from cupynum._backends.cuda import rng
+from cupynum._backends.cuda import tuning
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _probe_util import event_median_ms, import_cupy, ks_two_sample, run_check  # noqa: E402
@@ -258,13 +258,12 @@ for label, fn in (("hypergeometric(array params)", lambda: g.hypergeometric(*hp)
         FAILS.append("time " + label)
         print(f"  cupynum {label}: {type(e).__name__}: {e}")
 
-# the launch knobs (module constants of rng.py; the kernels do not depend on them)
-print(f"\n{'knobs: BLOCK x GRID_PER_SM':40s} " +
+# the launch knobs (tuning.RANDOM; the kernels do not depend on them)
+print(f"\n{'knobs: block x grid_per_sm':40s} " +
       " ".join(f"{f'{n}{a}':>22s}" for n, a in CASES[2:3] + CASES[5:6] + CASES[7:8]))
-default = (rng.BLOCK, rng.GRID_PER_SM)
 for block in (128, 256, 512):
     for per_sm in (4, 16, 64):
-        rng.BLOCK, rng.GRID_PER_SM = block, per_sm
+        tuning.override("RANDOM", block=block, grid_per_sm=per_sm)
         g = cn.random.default_rng(0)
         ts = []
         for name, args in CASES[2:3] + CASES[5:6] + CASES[7:8]:
@@ -273,7 +272,7 @@ for block in (128, 256, 512):
             except Exception as e:  # noqa: BLE001
                 ts.append(f"{'ERR ' + type(e).__name__:>22s}")
         print(f"{f'{block} x {per_sm}':40s} " + " ".join(ts))
-rng.BLOCK, rng.GRID_PER_SM = default
+tuning.reset("RANDOM")
 
 print(f"\n{len(FAILS)} failed" + (": " + ", ".join(FAILS) if FAILS else ""))
 sys.exit(1 if FAILS else 0)

@@ -5,18 +5,15 @@ Run from the repo root on the GPU machine:
 Checks values against NumPy first (prints FAIL lines), then times cupynum and CuPy side by
 side (median of a few synchronised wall-clock runs of 3 calls each; fewer when a call is
 slow), then where the time goes (CUDA events around every step of a plan: the status memset
-and the scan kernel; the arg passes), then the tuning variants (reduction.configure): for
-the chained scan the tile size (CHAIN_ITEMS), the look-back window (CHAIN_WINDOW: 32 * it
-tiles a poll), kept windows (CHAIN_KEEP), the poll sleep and first-poll delay (CHAIN_SLEEP,
-CHAIN_DELAY, ns), each thread moving its own elements instead of warp-striped loads and
-stores through shared memory (CHAIN_TRANSPOSE=False), no register cap (CHAIN_MINB=0),
-CHAIN=False (the old 3-phase scan), persistent blocks prefetching the next tile during the
-look-back (CHAIN_PERSIST: blocks an SM, with per-state-size tile sizes), the two-level
-chain (CHAIN_GROUP: tiles publish aggregates only, groups of G tiles chain); for the column
-scan (axis 0 of a C-contiguous matrix, scan_blocks) off (COLS=False: the previous path),
-loads in flight (COL_UNROLL), chunking (COL_WAVES, COL_MIN_ROWS); for
-argmax the fast path on or off (ARG_FAST), loads in flight (ARG_LOADS), a register cap
-(ARG_MINB).  Every variant of the same tile size must give the same bits (the look-back
+and the scan kernel; the arg passes), then the tuning variants (``tuning.override``, reset after each): for the chained scan
+(``tuning.SCAN``) the tile size (chain_items), the look-back window (chain_window: 32 * it
+tiles a poll), kept windows (chain_keep), the poll sleep and first-poll delay (chain_sleep,
+chain_delay, ns), each thread moving its own elements instead of warp-striped loads and
+stores through shared memory (chain_transpose=False), no register cap
+(chain_min_blocks=0); for the column scan (axis 0 of a C-contiguous matrix, scan_blocks)
+loads in flight (col_unroll), chunking (col_waves, col_min_rows); for argmax
+(``tuning.REDUCTION``) the fast path on or off (arg_fast), loads in flight (arg_loads), a
+register cap (arg_min_blocks).  Every variant of the same tile size must give the same bits (the look-back
 folds left whatever the timing).  Compact lines; about a minute of GPU time.
 """
 import ast
@@ -30,6 +27,7 @@ import numpy as np
 import cupynum as cp
 from cupynum._backends.cuda import reduction as red
 from cupynum._backends.cuda import runtime as rt
+from cupynum._backends.cuda import tuning
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _probe_util import import_cupy, wall_median  # noqa: E402
@@ -298,71 +296,60 @@ def main():
         steps.close()
 
     # scan tuning variants: times, and the bits against the default of the same tile size
-    base = {k: getattr(red, k) for k in ("CHAIN", "CHAIN_ITEMS", "CHAIN_WINDOW", "CHAIN_KEEP",
-                                         "CHAIN_SLEEP", "CHAIN_DELAY", "CHAIN_TRANSPOSE",
-                                         "CHAIN_MINB", "CHAIN_PERSIST", "CHAIN_GROUP", "COLS",
-                                         "COL_UNROLL", "COL_WAVES", "COL_MIN_ROWS", "ARG_FAST",
-                                         "ARG_LOADS", "ARG_MINB")}
-    print("defaults:", base)
+    print("defaults:", tuning.SCAN, tuning.REDUCTION)
     ref = {}
     chk32, chk64 = a32[: 1 << 24], a64[: 1 << 23]
+
+    def use(family, var):  # the defaults, then this variant's knobs
+        tuning.reset()
+        tuning.override(family, **var)
 
     def bits():
         return (cp.asnumpy(chk32.cumsum()).tobytes(), cp.asnumpy(chk64.cumsum()).tobytes())
 
-    def bits_key():  # variants of the same tile sizes and grouping must give the same bits
-        return repr(red.CHAIN_ITEMS), red.CHAIN_GROUP
+    def bits_key():  # variants of the same tile sizes must give the same bits
+        return repr(tuning.SCAN.chain_items)
 
     ref[bits_key()] = bits()
-    settled = ([dict(CHAIN_WINDOW=1), dict(CHAIN_KEEP=1)] +  # PROBE_ALL=1: these too
-               [dict(CHAIN_SLEEP=s) for s in (100, 400)] + [dict(CHAIN_ITEMS=8)] +
-               [dict(CHAIN_DELAY=1000), dict(CHAIN_TRANSPOSE=False), dict(CHAIN_MINB=0)])
-    small8 = {4: 16, 8: 8, 16: 8}  # 8-byte states: 8 items (registers of the prefetch)
-    variants = ([dict(CHAIN_ITEMS=32), dict(CHAIN_WINDOW=4)] +
-                (settled if os.environ.get("PROBE_ALL") else []) +
-                [dict(CHAIN=False)] +
-                # persistent blocks prefetching the next tile during the look-back
-                [dict(CHAIN_PERSIST=k) for k in (3, 4)] +
-                [dict(CHAIN_PERSIST=4, CHAIN_ITEMS=small8),
-                 dict(CHAIN_PERSIST=3, CHAIN_ITEMS={4: 32, 8: 8, 16: 8})] +
-                # two-level chain: groups of G tiles (other bits than the one-level chain)
-                [dict(CHAIN_GROUP=g) for g in (8, 16, 32)] +
-                [dict(CHAIN_GROUP=16, CHAIN_PERSIST=3, CHAIN_ITEMS=small8),
-                 dict(CHAIN_GROUP=32, CHAIN_PERSIST=4, CHAIN_ITEMS=small8)])
-    if os.environ.get("PROBE_VARIANTS"):  # a list of knob dicts instead (a Python literal)
+    settled = ([dict(chain_window=1), dict(chain_keep=1)] +  # PROBE_ALL=1: these too
+               [dict(chain_sleep=s) for s in (100, 400)] + [dict(chain_items=8)] +
+               [dict(chain_delay=1000), dict(chain_transpose=False),
+                dict(chain_min_blocks=0)])
+    variants = ([dict(chain_items=32), dict(chain_window=4)] +
+                (settled if os.environ.get("PROBE_ALL") else []))
+    if os.environ.get("PROBE_VARIANTS"):  # a list of SCAN knob dicts instead (a literal)
         variants = ast.literal_eval(os.environ["PROBE_VARIANTS"])
     for var in variants:
-        red.configure(**dict(base, **var))
+        use("SCAN", var)
         try:
             r = [timed(csync, lambda: a32.cumsum(), reps=7),
                  timed(csync, lambda: a64.cumsum(), reps=7),
                  timed(csync, lambda: sq.cumsum(axis=1), reps=7)]
             same = ""
-            if red.CHAIN:
-                b = bits()
-                it = bits_key()
-                if it in ref and b != ref[it]:
-                    fails.append(f"variant {var} bits")
-                    same = "  FAIL: bits differ from the default's"
-                ref.setdefault(it, b)
+            b = bits()
+            it = bits_key()
+            if it in ref and b != ref[it]:
+                fails.append(f"variant {var} bits")
+                same = "  FAIL: bits differ from the default's"
+            ref.setdefault(it, b)
             print(f"variant {var}: f32 {r[0]:.1f} us ({8 * N / r[0] / 1e6:.2f} TB/s)  "
                   f"f64 {r[1]:.1f} us  16k^2 ax1 {r[2]:.1f} us{same}")
         except Exception as e:  # noqa: BLE001
             print(f"variant {var}: ERROR {type(e).__name__}: {str(e)[:300]}")
     if os.environ.get("PROBE_SCAN_ONLY"):  # the chained-scan variants alone
-        red.configure(**base)
+        tuning.reset()
         print(f"done: {'OK' if not fails else 'FAIL ' + ', '.join(fails)}")
         return
-    # column scans (axis 0): scan_blocks knobs; bits must not depend on COL_UNROLL
+    # column scans (axis 0): scan_blocks knobs; bits must not depend on col_unroll
     col_ref = None
     chk_sq = sq[:4096, :4096]
-    for var in ([{}, dict(COLS=False)] + [dict(COL_UNROLL=u) for u in (4, 16)] +
-                [dict(COL_WAVES=w) for w in (1, 4)] + [dict(COL_MIN_ROWS=r) for r in (16, 512)]):
-        red.configure(**dict(base, **var))
+    for var in ([{}] + [dict(col_unroll=u) for u in (4, 16)] +
+                [dict(col_waves=w) for w in (1, 4)] + [dict(col_min_rows=r) for r in (16, 512)]):
+        use("SCAN", var)
         try:
             t = timed(csync, lambda: sq.cumsum(axis=0), reps=7)
             same = ""
-            if set(var) <= {"COL_UNROLL"}:
+            if set(var) <= {"col_unroll"}:
                 b = cp.asnumpy(chk_sq.cumsum(axis=0)).tobytes()
                 col_ref = col_ref or b
                 if b != col_ref:
@@ -371,16 +358,16 @@ def main():
             print(f"variant {var}: 16k^2 ax0 {t:.1f} us ({8 * N / t / 1e6:.2f} TB/s){same}")
         except Exception as e:  # noqa: BLE001
             print(f"variant {var}: ERROR {type(e).__name__}: {str(e)[:300]}")
-    for var in ([dict(ARG_FAST=False)] + [dict(ARG_LOADS=n) for n in (2, 8)] +
-                [dict(ARG_MINB=5)]):
-        red.configure(**dict(base, **var))
+    for var in ([dict(arg_fast=False)] + [dict(arg_loads=n) for n in (2, 8)] +
+                [dict(arg_min_blocks=5)]):
+        use("REDUCTION", var)
         try:
             r = [timed(csync, lambda: a32.argmax()), timed(csync, lambda: a64.argmin())]
             print(f"variant {var}: argmax f32 {r[0]:.1f} us ({4 * N / r[0] / 1e6:.2f} TB/s)  "
                   f"argmin f64 {r[1]:.1f} us")
         except Exception as e:  # noqa: BLE001
             print(f"variant {var}: ERROR {type(e).__name__}: {str(e)[:300]}")
-    red.configure(**base)
+    tuning.reset()
     print(f"done: {'OK' if not fails else 'FAIL ' + ', '.join(fails)}")
 
 

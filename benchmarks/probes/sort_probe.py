@@ -1,9 +1,9 @@
 """Radix sort probe: correctness against NumPy, then cupynum vs CuPy timings, the time of
 each kernel of one sort (CUDA events around every launch and memset of the sort module),
-and a sweep of the tuning knobs of cupynum/_backends/cuda/sorting.py (OS_ITEMS, OS_MINB
-keyed by (width, has payload), OS_MATCH, OS_LOOKBACK, OS_LATE_PAYLOAD, the histogram's
-HIST_IMPL, HIST_VECS, HIST_COPIES, HIST_SPREAD, HIST_RUNS, HIST_ITEMS, HIST_BLOCKS_PER_SM),
-so the defaults can be chosen from one run.  The histogram lines time the kernel alone
+and a sweep of the sort's tuning knobs (``tuning.SORT``: onesweep_items, onesweep_min_blocks
+keyed by (width, has payload), onesweep_match, onesweep_lookback, onesweep_late_payload, the
+histogram's hist_impl, hist_vecs, hist_copies, hist_spread, hist_runs, hist_items,
+hist_blocks_per_sm), so the defaults can be chosen from one run.  The histogram lines time the kernel alone
 (``hist ...``: the median of its CUDA-event time) besides the whole sorts.
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/sort_probe.py \
@@ -27,6 +27,7 @@ from _probe_util import (bits_equal, event_median_ms, import_cupy, log,  # noqa:
                          past_budget, record_kernel_times, sort_sample)
 import cupynum as cn  # noqa: E402
 from cupynum._backends.cuda import sorting as cs  # noqa: E402
+from cupynum._backends.cuda import tuning  # noqa: E402
 
 cupy = import_cupy()
 
@@ -217,61 +218,56 @@ def main():
     budget = float(sys.argv[sys.argv.index("--budget") + 1]) if "--budget" in sys.argv else 60.0
     global REPS
     REPS = 10
-    scalars = ("OS_MATCH", "OS_LOOKBACK", "OS_LATE_PAYLOAD", "HIST_IMPL", "HIST_VECS",
-               "HIST_COPIES", "HIST_SPREAD", "HIST_RUNS", "HIST_ITEMS", "HIST_BLOCKS_PER_SM")
-    base = dict(cs.OS_ITEMS), dict(cs.OS_MINB), {a: getattr(cs, a) for a in scalars}
-    log(f"sweep (defaults OS_ITEMS={base[0]} OS_MINB={base[1]} " +
-        " ".join(f"{a}={v!r}" for a, v in base[2].items()) + "); ms per case")
+    log(f"sweep (defaults {tuning.SORT}); ms per case")
 
-    def reset():
-        cs.OS_ITEMS.clear()
-        cs.OS_ITEMS.update(base[0])
-        cs.OS_MINB.clear()
-        cs.OS_MINB.update(base[1])
-        for a, v in base[2].items():
-            setattr(cs, a, v)
+    def apply(knobs):  # tuning.SORT: the defaults, then these ("name[key]": one entry)
+        tuning.reset("SORT")
+        t = tuning.SORT
+        tables = {"onesweep_items": dict(t.onesweep_items),
+                  "onesweep_min_blocks": dict(t.onesweep_min_blocks)}
+        values = {}
+        for k, v in knobs.items():
+            if "[" in k:
+                ix = [int(x) for x in k[k.index("[") + 1:-1].split(",")]
+                tables[k[:k.index("[")]][ix[0] if len(ix) == 1 else (ix[0], bool(ix[1]))] = v
+            else:
+                values[k] = v
+        tuning.override("SORT", **tables, **values)
 
-    # (label, {knob: value; "OS_ITEMS[w]" sets one width, "OS_MINB[w,p]" one (width,
-    # has payload)}, widths timed), most telling first: the sweep stops at the budget.
+    # (label, {knob: value; "onesweep_items[w]" sets one width, "onesweep_min_blocks[w,p]"
+    # one (width, has payload)}, widths timed), most telling first: the sweep stops at the budget.
     # Histogram lines (first: the kernel is new) also log the histogram kernel's own time.
     variants = [
-        ("hist scalar (former kernel)", {"HIST_IMPL": "scalar"}, (4, 8)),
-        ("hist copies 1", {"HIST_COPIES": 1}, (4,)),
-        ("hist copies 4", {"HIST_COPIES": 4}, (4,)),
-        ("hist copies 8 warp", {"HIST_COPIES": 8, "HIST_SPREAD": "warp"}, (4, 8)),
-        ("hist copies 2 warp", {"HIST_COPIES": 2, "HIST_SPREAD": "warp"}, (4,)),
-        ("hist no runs", {"HIST_RUNS": False}, (4, 8)),
-        ("hist vecs 2", {"HIST_VECS": 2}, (4,)),
-        ("hist vecs 8", {"HIST_VECS": 8}, (4,)),
-        ("hist copies 2", {"HIST_COPIES": 2}, (4, 8)),
-        ("hist blocks/SM 2", {"HIST_BLOCKS_PER_SM": 2}, (4,)),
-        ("hist blocks/SM 8", {"HIST_BLOCKS_PER_SM": 8}, (4,)),
-        ("minb value 3", {"OS_MINB[4,0]": 3, "OS_MINB[8,0]": 3}, (4, 8)),
-        ("minb payload 0", {"OS_MINB[4,1]": 0, "OS_MINB[8,1]": 0}, (4, 8)),
-        ("match any", {"OS_MATCH": "any"}, (4, 8)),
-        ("lookback 1", {"OS_LOOKBACK": 1}, (4,)),
-        ("lookback 8", {"OS_LOOKBACK": 8}, (4,)),
-        ("early payload", {"OS_LATE_PAYLOAD": False}, (4, 8)),
-        ("items4 12 minb4p 4", {"OS_ITEMS[4]": 12, "OS_MINB[4,1]": 4}, (4,)),
-        ("items4 12", {"OS_ITEMS[4]": 12}, (4,)),
-        ("items4 20 minb4p 2", {"OS_ITEMS[4]": 20, "OS_MINB[4,1]": 2}, (4,)),
-        ("items8 16", {"OS_ITEMS[8]": 16}, (8,)),
-        ("items8 10 minb8p 4", {"OS_ITEMS[8]": 10, "OS_MINB[8,1]": 4}, (8,)),
-        ("minb8p 2", {"OS_MINB[8,1]": 2}, (8,)),
-        ("hist items 4 (scalar)", {"HIST_IMPL": "scalar", "HIST_ITEMS": 4}, (4,)),
+        ("hist scalar (former kernel)", {"hist_impl": "scalar"}, (4, 8)),
+        ("hist copies 1", {"hist_copies": 1}, (4,)),
+        ("hist copies 4", {"hist_copies": 4}, (4,)),
+        ("hist copies 8 warp", {"hist_copies": 8, "hist_spread": "warp"}, (4, 8)),
+        ("hist copies 2 warp", {"hist_copies": 2, "hist_spread": "warp"}, (4,)),
+        ("hist no runs", {"hist_runs": False}, (4, 8)),
+        ("hist vecs 2", {"hist_vecs": 2}, (4,)),
+        ("hist vecs 8", {"hist_vecs": 8}, (4,)),
+        ("hist copies 2", {"hist_copies": 2}, (4, 8)),
+        ("hist blocks/SM 2", {"hist_blocks_per_sm": 2}, (4,)),
+        ("hist blocks/SM 8", {"hist_blocks_per_sm": 8}, (4,)),
+        ("minb value 3", {"onesweep_min_blocks[4,0]": 3, "onesweep_min_blocks[8,0]": 3}, (4, 8)),
+        ("minb payload 0", {"onesweep_min_blocks[4,1]": 0, "onesweep_min_blocks[8,1]": 0}, (4, 8)),
+        ("match any", {"onesweep_match": "any"}, (4, 8)),
+        ("lookback 1", {"onesweep_lookback": 1}, (4,)),
+        ("lookback 8", {"onesweep_lookback": 8}, (4,)),
+        ("early payload", {"onesweep_late_payload": False}, (4, 8)),
+        ("items4 12 minb4p 4", {"onesweep_items[4]": 12, "onesweep_min_blocks[4,1]": 4}, (4,)),
+        ("items4 12", {"onesweep_items[4]": 12}, (4,)),
+        ("items4 20 minb4p 2", {"onesweep_items[4]": 20, "onesweep_min_blocks[4,1]": 2}, (4,)),
+        ("items8 16", {"onesweep_items[8]": 16}, (8,)),
+        ("items8 10 minb8p 4", {"onesweep_items[8]": 10, "onesweep_min_blocks[8,1]": 4}, (8,)),
+        ("minb8p 2", {"onesweep_min_blocks[8,1]": 2}, (8,)),
+        ("hist items 4 (scalar)", {"hist_impl": "scalar", "hist_items": 4}, (4,)),
     ]
     for label, knobs, widths in variants:
         if past_budget(T0, budget):
             log("sweep stopped: time budget")
             break
-        reset()
-        for k, v in knobs.items():
-            if "[" in k:
-                ix = [int(t) for t in k[k.index("[") + 1:-1].split(",")]
-                getattr(cs, k[:k.index("[")])[ix[0] if len(ix) == 1 else
-                                              (ix[0], bool(ix[1]))] = v
-            else:
-                setattr(cs, k, v)
+        apply(knobs)
         res = []
         for name, op, x, width in cs_:
             if width not in widths:
@@ -284,7 +280,7 @@ def main():
             if label.startswith("hist") and op == "sort":
                 res.append(f"(hist {hist_time(fn):.3f})")
         log(f"  {label}: " + "  ".join(res))
-    reset()
+    tuning.reset("SORT")
     log(f"done in {time.perf_counter() - T0:.1f} s: {'OK' if ok else 'FAILURES'}")
     return 0 if ok else 1
 

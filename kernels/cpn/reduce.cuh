@@ -27,8 +27,6 @@
 //   scan_cols  sequential scan, one thread per line
 //   scan_blocks  scan of lines whose kept positions are innermost (columns): a thread a
 //              line, the lines split into chunks, coalesced rows
-//   scan_rows  block scan of a slice of one line with a carry from a previous pass, staged
-//              through shared memory (coalesced loads and stores)
 //   scan_chain single-pass scan of tiles with decoupled look-back (Merrill & Garland)
 // Reducers also include sqdev<In, Acc, Out> (|x - mean|^2 summed, for var/std; bind()
 // gives it the kept position's mean).
@@ -38,7 +36,6 @@
 #define RED_BLOCK 256
 #endif
 #define RED_MAXD 4
-#define RED_ITEMS 8
 // arg-reductions over contiguous rows: the vector fast path (rows; reduction.py ARG_FAST)
 // and its 16-byte loads in flight per thread (ARG_LOADS)
 #ifndef RED_ARG_FAST
@@ -629,7 +626,7 @@ template <class T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) 
 // Shared-memory tile index with one pad slot per 32 (conflict-free strided reads).
 #define RED_SPAD(i) ((i) + ((i) >> 5))
 
-// --- the block scan shared by scan_rows and scan_chain ---------------------------------------
+// --- the block scan of scan_chain ---------------------------------------------------
 // A tile of RED_BLOCK * IT positions, IT consecutive ones a thread, is scanned in three fixed
 // trees: each thread left to right over its IT elements (thread_scan), the thread totals in
 // each warp by a shuffle tree, the warp totals left to right (block_totals).  The thread's
@@ -686,70 +683,6 @@ template <class R> struct block_totals {
   }
 };
 
-// scan_rows: block (m, s) scans positions [s*chunk, (s+1)*chunk) of line m, starting from
-// carries[m*S + s - 1] (inclusive partial sums of the previous slices) when s > 0.  Tiles
-// of RED_BLOCK * RED_ITEMS elements staged through shared memory: coalesced loads
-// (element k*RED_BLOCK + t by thread t), each thread scans RED_ITEMS consecutive elements,
-// warps scan the thread totals with shuffles, the block combines the warp totals in order,
-// and the results go back through shared memory for coalesced stores.  Positions past the
-// slice hold empty(); they only ever feed results that are not stored.
-template <class R>
-__device__ void scan_rows(const R& red, const char* in, char* out, const char* carries,
-                          const rdims& g, long long M, long long R_, int kd, int rd,
-                          long long ostride, long long chunk, int S) {
-  typedef typename R::state state;
-  constexpr int N = RED_BLOCK * RED_ITEMS;
-  constexpr int NW = RED_BLOCK / 32;
-  __shared__ alignas(16) unsigned char smraw[RED_SPAD(N) * sizeof(state)];
-  __shared__ alignas(16) unsigned char wraw[NW * sizeof(state)];
-  state* tile = reinterpret_cast<state*>(smraw);
-  state* wsum = reinterpret_cast<state*>(wraw);
-  const long long m = blockIdx.x / S;
-  const int s = (int)(blockIdx.x - m * S);
-  const int t = threadIdx.x;
-  const int lane = t & 31, w = t >> 5;
-  long long oi, oo;
-  kept_offsets(g, kd, m, oi, oo);
-  const char* base = in + oi;
-  char* ob = out + oo;
-  const long long r0 = (long long)s * chunk;
-  const long long r1 = r0 + chunk < R_ ? r0 + chunk : R_;
-  bool have = s > 0;
-  state carry = red.empty();
-  if (have) carry = ld<state>(carries + (m * S + s - 1) * (long long)sizeof(state));
-#pragma unroll 1
-  for (long long t0 = r0; t0 < r1; t0 += N) {
-    const int n = r1 - t0 < (long long)N ? (int)(r1 - t0) : N;  // valid positions in the tile
-#pragma unroll
-    for (int k = 0; k < RED_ITEMS; ++k) {
-      const int i = k * RED_BLOCK + t;
-      tile[RED_SPAD(i)] = i < n ? red.load(base + red_offset(g, rd, t0 + i), t0 + i)
-                                : red.empty();
-    }
-    __syncthreads();
-    state v[RED_ITEMS];
-#pragma unroll
-    for (int k = 0; k < RED_ITEMS; ++k) v[k] = tile[RED_SPAD(t * RED_ITEMS + k)];
-    thread_scan(red, v);
-    const block_totals<R> bt(red, v[RED_ITEMS - 1], wsum, lane, w);  // every thread is done
-    const state tot = bt.tot;                                         // reading tile
-    state pre;
-    const bool hp = bt.prefix(red, have, carry, lane, w, pre);
-#pragma unroll
-    for (int k = 0; k < RED_ITEMS; ++k)
-      tile[RED_SPAD(t * RED_ITEMS + k)] = hp ? red.combine(pre, v[k]) : v[k];
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < RED_ITEMS; ++k) {
-      const int i = k * RED_BLOCK + t;
-      if (i < n) red.store(ob + (t0 + i) * ostride, tile[RED_SPAD(i)]);
-    }
-    carry = have ? red.combine(carry, tot) : tot;
-    have = true;
-    __syncthreads();  // tile and wsum are rewritten by the next tile
-  }
-}
-
 // --- single-pass chained scan (decoupled look-back, Merrill & Garland) ----------------------
 #define RED_OCONTIG 16  // output stride == sizeof(Out) (vector stores allowed)
 
@@ -778,17 +711,6 @@ __device__ void scan_rows(const R& red, const char* in, char* out, const char* c
 // CHAIN_TRANSPOSE)
 #ifndef RED_CHAIN_WT
 #define RED_CHAIN_WT 1
-#endif
-// 1: persistent blocks (reduction.py CHAIN_PERSIST blocks an SM), each taking tiles from the
-// counter until it passes the last, and issuing the next tile's loads before the current
-// tile's look-back (only with RED_CHAIN_WT); 0: one tile a block
-#ifndef RED_CHAIN_PF
-#define RED_CHAIN_PF 0
-#endif
-// two-level chain (reduction.py CHAIN_GROUP, states of 8 bytes or less): groups of
-// RED_CHAIN_G tiles (at most 32) of a line; 0: off (every tile looks back over tiles)
-#ifndef RED_CHAIN_G
-#define RED_CHAIN_G 0
 #endif
 
 __device__ __forceinline__ void lb_sleep(unsigned ns) {
@@ -1075,79 +997,6 @@ template <class T, int IT> struct vwidth {
                                                                             : 0;
 };
 
-// Two-level chain: the exclusive prefix of tile gt (j-th of its line, in group gj = j / G
-// of G tiles, the group's first tile j0), by warp 0 (lane 0's value counts).  Tiles only
-// publish their aggregates; the group chain carries the prefixes:
-//   excl(gt)  = gexcl(gj) (+) agg(j0) (+) ... (+) agg(j - 1), left to right;
-//   gagg(gj)  = agg(j0) (+) ... (+) agg(j0 + G - 1), left to right (the group's last tile
-//               publishes it, then gexcl (+) gagg as the group's inclusive prefix);
-//   gexcl(gj) = a look-back over the groups (lookback: the left fold of the group
-//               aggregates from the nearest group inclusive prefix, i.e. by induction the
-//               left fold of gagg(0 .. gj - 1) whatever the timing).
-// Each step of the fold has a fixed order, so the bits never depend on timing; a tile
-// folds at most G - 1 aggregates plus the groups since the nearest group prefix (the walk
-// no longer grows with the distance in tiles: the serial chain is T / G long).
-template <int G, class R, class ST>
-__device__ __forceinline__ typename R::state group_prefix(const R& red, const ST& stt,
-                                                          const ST& gst, long long gt,
-                                                          long long j, long long T,
-                                                          const typename R::state& tot,
-                                                          typename R::state* lb, int lane) {
-  typedef typename R::state state;
-  static_assert(G >= 1 && G <= 32, "group size");
-  constexpr int NLB = (RED_LB_NB + 1) * 32 * RED_LB_P;
-  state* peers = lb + NLB + 1;  // [G]: the aggregates of the group's tiles before gt
-  const long long TG = (T + G - 1) / G;
-  const long long gj = j / G, j0 = gj * G;
-  const int k = (int)(j - j0);  // tiles of the group before this one
-  const long long gid = (gt - j) / T * TG + gj;
-  // the peers' aggregates: loads issued now; a tile that does not close its group waits for
-  // them only after its group look-back (both round trips overlap)
-  const bool mine = lane < k;
-  const long long q = gt - k + lane;
-  typename ST::raw pr{};
-  if (mine) pr = stt.fetch(q);
-  auto peers_in = [&]() {
-    if (mine) {
-      state v;
-      if (stt.decode(pr, q, v) == 0) v = stt.agg(q);  // (never an inclusive word here)
-      peers[lane] = v;
-    }
-    __syncwarp();
-  };
-  auto fold_peers = [&](bool have, state e) {  // e (+) agg(j0) (+) ... (+) agg(j - 1)
-    for (int i = 0; i < k; ++i) {
-      e = have ? red.combine(e, peers[i]) : peers[i];
-      have = true;
-    }
-    return e;
-  };
-  const bool closes = k == G - 1 && j + 1 < T;  // the group's last tile, a group follows
-  state gagg = red.empty();
-  if (closes || gj == 0) {
-    peers_in();
-    if (closes && lane == 0) {  // published before the group look-back: nobody waits on it
-      gagg = k > 0 ? red.combine(fold_peers(false, red.empty()), tot) : tot;
-      if (gj > 0) gst.put_agg(gid, gagg);
-      else gst.put_inc(gid, gagg);  // the line's first group: inclusive at once
-    }
-    if (gj == 0) return lane == 0 ? fold_peers(false, red.empty()) : red.empty();
-  }
-  const state gx = lookback(red, gst, gid, gid - gj, lb, lane);
-  if (!closes) peers_in();
-  state ex = red.empty();
-  if (lane == 0) {
-    if (closes) {
-#ifdef CPN_RED_LB_SKIP  // CPU tests: withhold some group prefixes (longer group walks)
-      if (!(CPN_RED_LB_SKIP(gid)))
-#endif
-        gst.put_inc(gid, red.combine(gx, gagg));
-    }
-    ex = fold_peers(true, gx);  // gexcl (+) agg(j0) (+) ... (+) agg(j - 1), left to right
-  }
-  return ex;
-}
-
 // Tile geometry of scan_chain's tile gt: where its input and output start, its valid
 // positions n, and whether its input takes the vector loads (full, contiguous, aligned).
 template <int IT> struct chain_tile {
@@ -1246,11 +1095,6 @@ __device__ __forceinline__ void chain_store(const R& red, typename R::state (&v)
 // dependent loads a poll, a 32-step fold from shared memory one load at a time, and every
 // window read twice: ~55 ns a tile).  Here a poll is one round trip for 32 * RED_LB_P
 // tiles, the walked windows stay in shared memory, and the fold pipelines its loads.
-// With RED_CHAIN_PF, a grid of resident blocks loops over tiles: a block claims its next
-// tile while it loads the current one and issues the next tile's loads (registers) as soon
-// as the block scan is done, so that memory stays busy while warp 0 looks back and the
-// stores go out.  No deadlock: the smallest unfinished tile is some block's current tile
-// (a block's next tile is larger than its current one), and all its predecessors are done.
 //
 // Deterministic: the exclusive prefix of tile j is always the left fold
 // (((inc_k (+) agg_k+1) (+) agg_k+2) ... (+) agg_j-1) from the nearest inclusive prefix k,
@@ -1264,7 +1108,6 @@ __device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, c
   typedef typename R::in_t In;
   constexpr int N = RED_BLOCK * IT;
   constexpr int NW = RED_BLOCK / 32;
-  constexpr bool PF = RED_CHAIN_PF && RED_CHAIN_WT;  // persistent blocks, prefetching
   constexpr int VI = vwidth<In, IT>::W;
   constexpr int VV = VI > 0 ? VI : 1;
   constexpr int Q = IT / VV;
@@ -1272,9 +1115,8 @@ __device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, c
   __shared__ alignas(16) unsigned char smraw[RED_SPAD(N) * sizeof(state)];
   __shared__ alignas(16) unsigned char wraw[NW * sizeof(state)];
   constexpr int NLB = (RED_LB_NB + 1) * 32 * RED_LB_P;  // look-back windows
-  __shared__ alignas(16) unsigned char lbraw[(NLB + 1 + (RED_CHAIN_G > 0 ? 32 : 0)) *
-                                             sizeof(state)];
-  __shared__ unsigned first_id, next_id;
+  __shared__ alignas(16) unsigned char lbraw[(NLB + 1) * sizeof(state)];
+  __shared__ unsigned first_id;
   state* tile = reinterpret_cast<state*>(smraw);
   state* wsum = reinterpret_cast<state*>(wraw);
   state* lb = reinterpret_cast<state*>(lbraw);  // [NLB]: look-back windows; [NLB]: excl
@@ -1283,132 +1125,92 @@ __device__ void scan_chain(const R& red, const char* in, char* out, char* tmp, c
   const long long NT = M * T;
   const long long isz = g.rin[0];
   unsigned* counter = reinterpret_cast<unsigned*>(tmp);
-  lb_status<state> stt, gst;  // tiles; groups of G tiles (two-level chain)
+  lb_status<state> stt;  // the tiles' status words
   stt.init(tmp + 16, NT);
-  constexpr int G = sizeof(state) <= 8 ? RED_CHAIN_G : 0;
-  if constexpr (G > 0) gst.init(tmp + 16 + (long long)lb_status<state>::BYTES * NT, 0);
   if (t == 0) first_id = atomicAdd(counter, 1u);
   __syncthreads();
-  long long gt = (long long)first_id;
-  chain_tile<IT> cur, nxt;
-  if (gt < NT) cur.locate(gt, in, out, g, kd, R_, T, isz, ostride, flags, VI * sizeof(In));
-  VT x[Q];  // the warp's 32 * IT elements, warp-striped (coalesced) vector loads
-  const int wb = w * 32 * IT;  // the warp's first position in a tile
-  auto fetch = [&](const chain_tile<IT>& p) {
-    const VT* pv = reinterpret_cast<const VT*>(p.in + (long long)wb * isz);
-#pragma unroll
-    for (int q = 0; q < Q; ++q) x[q] = pv[q * 32 + lane];
-  };
-  bool have_x = false;  // x holds cur's input (loads issued during the previous tile)
-  if constexpr (PF) {
-    if (gt < NT && cur.vin) {
-      fetch(cur);
-      have_x = true;
-    }
-  }
-#pragma unroll 1
-  while (gt < NT) {  // one tile a block (PF: tiles until the counter passes NT)
-    const long long j = cur.j, t0 = cur.t0;
-    const int n = cur.n;
-    unsigned claim = 0;
-    if (PF && t == 0) claim = atomicAdd(counter, 1u);  // the next tile, claimed early
-    state v[IT];
-    if (VI > 0 && cur.vin) {
-      if constexpr (RED_CHAIN_WT) {
-        // through shared memory to IT consecutive elements a thread (the warp's own part of
-        // the tile)
-        if (!have_x) fetch(cur);
-#pragma unroll
-        for (int q = 0; q < Q; ++q)
-#pragma unroll
-          for (int k = 0; k < VV; ++k) {
-            const int e = wb + (q * 32 + lane) * VV + k;
-            tile[RED_SPAD(e)] = red.from(x[q].v[k], t0 + e);
-          }
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
-      } else {
-        const VT* pv = reinterpret_cast<const VT*>(cur.in) + (long long)t * Q;
-        const long long rb = t0 + (long long)t * IT;
-#pragma unroll
-        for (int q = 0; q < Q; ++q) x[q] = pv[q];
-#pragma unroll
-        for (int q = 0; q < Q; ++q)
-#pragma unroll
-          for (int k = 0; k < VV; ++k) v[q * VV + k] = red.from(x[q].v[k], rb + q * VV + k);
-      }
-    } else {
-#pragma unroll
-      for (int k = 0; k < IT; ++k) {
-        const int i = k * RED_BLOCK + t;
-        tile[RED_SPAD(i)] = i < n ? red.load(cur.in + i * isz, t0 + i) : red.empty();
-      }
-      __syncthreads();
-#pragma unroll
-      for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
-    }
-    thread_scan(red, v);
-    if (PF && t == 0) next_id = claim;
-    const block_totals<R> bt(red, v[IT - 1], wsum, lane, w);  // every thread is done reading
-    const state tot = bt.tot;                                 // tile; next_id visible
-    long long nx = NT;
-    if constexpr (PF) {
-      // the next tile's loads go out now, in flight during this tile's look-back and stores
-      nx = (long long)next_id;
-      have_x = false;
-      if (nx < NT) {
-        nxt.locate(nx, in, out, g, kd, R_, T, isz, ostride, flags, VI * sizeof(In));
-        if (nxt.vin) {
-          fetch(nxt);
-          have_x = true;
-        }
-      }
-    }
-    // look-back: the aggregate is published first (thread 0, before its own look-back), so
-    // that successors never wait for this tile's look-back, only for its aggregate
-    if constexpr (G > 0) {
-      if (t == 0) stt.put_agg(gt, tot);
-      if (w == 0) {
-        const state ex0 = group_prefix<G>(red, stt, gst, gt, j, T, tot, lb, lane);
-        if (lane == 0) lb[NLB] = ex0;
-      }
-    } else if (j == 0) {
-      if (t == 0) stt.put_inc(gt, tot);
-    } else {
-      if (t == 0) stt.put_agg(gt, tot);
-      if (w == 0) {
-        const state ex0 = lookback(red, stt, gt, gt - j, lb, lane);
-        if (lane == 0) {
-#ifdef CPN_RED_LB_SKIP  // CPU tests: withhold some inclusive prefixes (longer look-backs)
-          if (!(CPN_RED_LB_SKIP(gt)))
-#endif
-            stt.put_inc(gt, red.combine(ex0, tot));
-          lb[NLB] = ex0;
-        }
-      }
-    }
-    __syncthreads();  // lb[NLB]: the tile's exclusive prefix
-    state pre;
-    const bool hp = bt.prefix(red, j > 0, j > 0 ? lb[NLB] : red.empty(), lane, w, pre);
+  const long long gt = (long long)first_id;
+  if (gt >= NT) return;  // (uniform in the block)
+  chain_tile<IT> cur;
+  cur.locate(gt, in, out, g, kd, R_, T, isz, ostride, flags, VI * sizeof(In));
+  const long long j = cur.j, t0 = cur.t0;
+  const int n = cur.n;
+  state v[IT];
+  if (VI > 0 && cur.vin) {
+    VT x[Q];
     if constexpr (RED_CHAIN_WT) {
-      // the thread's scan again from its elements, still in the tile (both load paths leave
-      // them there): the same combines, the same bits, and v[] is not live (registers)
-      // across the look-back
+      // warp-striped (coalesced) vector loads of the warp's 32 * IT elements, then through
+      // shared memory to IT consecutive elements a thread
+      const int wb = w * 32 * IT;  // the warp's first position in the tile
+      const VT* pv = reinterpret_cast<const VT*>(cur.in + (long long)wb * isz);
+#pragma unroll
+      for (int q = 0; q < Q; ++q) x[q] = pv[q * 32 + lane];
+#pragma unroll
+      for (int q = 0; q < Q; ++q)
+#pragma unroll
+        for (int k = 0; k < VV; ++k) {
+          const int e = wb + (q * 32 + lane) * VV + k;
+          tile[RED_SPAD(e)] = red.from(x[q].v[k], t0 + e);
+        }
+      __syncwarp();
 #pragma unroll
       for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
-      thread_scan(red, v);
-    }
-    if (hp) {
+    } else {
+      const VT* pv = reinterpret_cast<const VT*>(cur.in) + (long long)t * Q;
+      const long long rb = t0 + (long long)t * IT;
 #pragma unroll
-      for (int k = 0; k < IT; ++k) v[k] = red.combine(pre, v[k]);
+      for (int q = 0; q < Q; ++q) x[q] = pv[q];
+#pragma unroll
+      for (int q = 0; q < Q; ++q)
+#pragma unroll
+        for (int k = 0; k < VV; ++k) v[q * VV + k] = red.from(x[q].v[k], rb + q * VV + k);
     }
-    chain_store<R, IT>(red, v, tile, cur.out, ostride, n, flags, t, lane, w);
-    if constexpr (!PF) break;
-    __syncthreads();  // the tile, wsum, lb and next_id are rewritten for the next tile
-    gt = nx;
-    cur = nxt;
+  } else {
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = k * RED_BLOCK + t;
+      tile[RED_SPAD(i)] = i < n ? red.load(cur.in + i * isz, t0 + i) : red.empty();
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
   }
+  thread_scan(red, v);
+  const block_totals<R> bt(red, v[IT - 1], wsum, lane, w);  // every thread is done reading
+  const state tot = bt.tot;                                 // the tile
+  // look-back: the aggregate is published first (thread 0, before its own look-back), so
+  // that successors never wait for this tile's look-back, only for its aggregate
+  if (j == 0) {
+    if (t == 0) stt.put_inc(gt, tot);
+  } else {
+    if (t == 0) stt.put_agg(gt, tot);
+    if (w == 0) {
+      const state ex0 = lookback(red, stt, gt, gt - j, lb, lane);
+      if (lane == 0) {
+#ifdef CPN_RED_LB_SKIP  // CPU tests: withhold some inclusive prefixes (longer look-backs)
+        if (!(CPN_RED_LB_SKIP(gt)))
+#endif
+          stt.put_inc(gt, red.combine(ex0, tot));
+        lb[NLB] = ex0;
+      }
+    }
+  }
+  __syncthreads();  // lb[NLB]: the tile's exclusive prefix
+  state pre;
+  const bool hp = bt.prefix(red, j > 0, j > 0 ? lb[NLB] : red.empty(), lane, w, pre);
+  if constexpr (RED_CHAIN_WT) {
+    // the thread's scan again from its elements, still in the tile (both load paths leave
+    // them there): the same combines, the same bits, and v[] is not live (registers)
+    // across the look-back
+#pragma unroll
+    for (int k = 0; k < IT; ++k) v[k] = tile[RED_SPAD(t * IT + k)];
+    thread_scan(red, v);
+  }
+  if (hp) {
+#pragma unroll
+    for (int k = 0; k < IT; ++k) v[k] = red.combine(pre, v[k]);
+  }
+  chain_store<R, IT>(red, v, tile, cur.out, ostride, n, flags, t, lane, w);
 }
 
 }  // namespace cpn_red

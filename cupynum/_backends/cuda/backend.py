@@ -1,47 +1,20 @@
 """The CUDA backend: the backend contract (``_backends/base.py``) over the CUDA runtime.
 
 Memory comes from the stream-ordered pool (``memory.py``), kernels from the elementwise
-engine (``elementwise.py``).  An array's device address is ``a._buf.ptr + a._offset``; its
-layout is ``a._shape`` / ``a._strides`` (bytes, zero and negative allowed).  Everything runs
-on the thread's current stream; only ``to_host`` and ``synchronize`` wait for the device.
+engine (``elementwise.py``), copies and fills from ``copy_fill.py``.  An array's device
+address is ``view.dptr(a)``; its layout is ``a._shape`` / ``a._strides`` (bytes, zero and
+negative allowed).  Libraries (cuBLAS, cuSOLVER, cuFFT, cuRAND, the matmul kernel) receive
+arrays and views, never this object.  Everything runs on the thread's current stream; only
+``to_host`` and ``synchronize`` wait for the device.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import Backend, ElementwiseOp
+from . import copy_fill
 from . import elementwise as ew
 from . import memory, runtime
-
-_UNITS = (8, 4, 2, 1)  # bit-for-bit copies move the widest unit every operand allows
-
-
-class _Temp:
-    """A C-contiguous device array in the shape the elementwise engine reads (the ndarray
-    fields it needs, nothing else)."""
-
-    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
-
-    def __init__(self, buf, shape, dtype, strides=None, offset=0):
-        self._buf, self._offset, self._shape, self.dtype = buf, offset, tuple(shape), dtype
-        self._strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
-        size = 1
-        for d in self._shape:
-            size *= d
-        self._size = size
-        self._c_contig = strides is None
-
-
-def _c_strides(shape, itemsize):
-    out, acc = [], itemsize
-    for d in reversed(shape):
-        out.append(acc)
-        acc *= max(d, 1)
-    return tuple(reversed(out))
-
-
-def _ptr(a) -> int:
-    return a._buf.ptr + a._offset
 
 
 class CudaBackend(Backend):
@@ -49,54 +22,35 @@ class CudaBackend(Backend):
     cuda_memory = True
     gram_svd = True
 
-    def __init__(self):
-        runtime.init()
+    def __init__(self, device: int | None = None):
+        runtime.init(device)  # the context's device: ordinal 0 unless named (runtime.init)
         self._pool = memory.get_pool()
-        # The hot path allocates through this attribute: bind the pool's method directly
-        # (one Python frame less per allocation).
+        # The hot paths allocate and copy through these attributes: bind the functions
+        # directly (one Python frame less per call than the methods below).
         self.alloc = self._pool.malloc
+        self.copy = copy_fill.copy
+        self.fill = copy_fill.fill
 
-    # memory and transfer ----------------------------------------------------------------
+    # memory and transfer (copy_fill.py) -------------------------------------------------
 
     def alloc(self, nbytes: int):  # replaced per instance in __init__
         return self._pool.malloc(nbytes)
 
     def from_host(self, host: np.ndarray):
-        host = np.ascontiguousarray(host)
-        buf = self._pool.malloc(host.nbytes)
-        if host.nbytes:
-            memory.memcpy_htod(buf.ptr, host)
-        return buf
+        return copy_fill.from_host(host)
 
     def to_host(self, a) -> np.ndarray:
-        return to_host(a)
+        return copy_fill.to_host(a)
 
     def write_host(self, a, host: np.ndarray) -> None:
-        write_host(a, host)
+        copy_fill.write_host(a, host)
 
-    def copy(self, src, dst) -> None:
-        copy(src, dst)
+    def copy(self, src, dst) -> None:  # replaced per instance in __init__
+        """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
+        copy_fill.copy(src, dst)
 
-    def fill(self, dst, value) -> None:
-        if dst._size == 0:
-            return
-        t = dst.dtype.type
-        value = value if type(value) is t else t(value)
-        raw = value.tobytes()
-        if dst._c_contig and raw.count(raw[:1]) == len(raw):  # zeros, -1, True, ...
-            memory.memset_d8(_ptr(dst), raw[0], dst._size * dst.dtype.itemsize)
-            return
-        # Write the value's bits as an unsigned int of its size (NaN payloads and -0.0
-        # kept, 5 kernels for all dtypes), when every address is aligned for that unit.
-        size = dst.dtype.itemsize
-        bits = _ptr(dst)
-        for st in dst._strides:
-            bits |= st
-        if size <= 8 and not bits & (size - 1):
-            u = np.dtype(ew._UNIT_CHARS[size])
-            dst = _Temp(dst._buf, dst._shape, u, dst._strides, dst._offset)
-            value = value.view(u.type)
-        ew.run(ew.COPY, (value,), (dst,))
+    def fill(self, dst, value) -> None:  # replaced per instance in __init__
+        copy_fill.fill(dst, value)
 
     # compute ----------------------------------------------------------------------------
 
@@ -194,50 +148,50 @@ class CudaBackend(Backend):
 
         if matmul_kernel.supports(out.dtype.char, out._shape[-2], out._shape[-1],
                                   a._shape[-1]):  # integer, bool, small float batches
-            return matmul_kernel.matmul(self, a, b, out)
+            return matmul_kernel.matmul(a, b, out)
         from . import blas
 
-        return blas.matmul(self, a, b, out)
+        return blas.matmul(a, b, out)
 
     def solve(self, a, b, x):
         from . import solver
 
-        return solver.solve(self, a, b, x)
+        return solver.solve(a, b, x)
 
     def lu_diagonal(self, a):
         from . import solver
 
-        return solver.lu_diagonal(self, a)  # n values per matrix come to the host
+        return solver.lu_diagonal(a)  # n values per matrix come to the host
 
     def cholesky(self, a, out, upper: bool):
         from . import solver
 
-        return solver.cholesky(self, a, out, upper)
+        return solver.cholesky(a, out, upper)
 
     def qr(self, a, q, r) -> None:
         from . import solver
 
-        solver.qr(self, a, q, r)
+        solver.qr(a, q, r)
 
     def svd(self, a, u, s, vh):
         from . import solver
 
-        return solver.svd(self, a, u, s, vh)
+        return solver.svd(a, u, s, vh)
 
     def eigh(self, a, w, v, lower: bool):
         from . import solver
 
-        return solver.eigh(self, a, w, v, lower)
+        return solver.eigh(a, w, v, lower)
 
     def eig(self, a, w, vr):
         from . import solver
 
-        return solver.eig(self, a, w, vr)
+        return solver.eig(a, w, vr)
 
     def fft(self, x, out, kind: str, rank: int, forward: bool) -> None:
         from . import fft
 
-        fft.fft(self, x, out, kind, rank, forward)
+        fft.fft(x, out, kind, rank, forward)
 
     def rng_state(self, seed: int):
         from . import rng
@@ -249,81 +203,3 @@ class CudaBackend(Backend):
 
     def rng_draw(self, state, kind: str, out, params: tuple) -> None:
         state.draw(self, kind, out, params)
-
-
-# Transfers and copies, also used by the kernel families (indexing.py, sorting.py), which
-# reach them here rather than through the backend object.
-def to_host(a) -> np.ndarray:
-    out = np.empty(a._shape, a.dtype)
-    if a._size == 0:
-        return out
-    if a._c_contig:
-        memory.memcpy_dtoh(out, _ptr(a))
-        return out
-    # A strided view: gather it into a contiguous device temporary first (one kernel,
-    # at device bandwidth), then one D2H copy.
-    tmp = _Temp(memory.get_pool().malloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
-    copy(a, tmp)
-    memory.memcpy_dtoh(out, tmp._buf.ptr)
-    return out
-
-
-def write_host(a, host: np.ndarray) -> None:
-    if a._size == 0:
-        return
-    host = np.ascontiguousarray(host, dtype=a.dtype)
-    if a._c_contig:
-        memory.memcpy_htod(_ptr(a), host)
-        return
-    buf = memory.get_pool().malloc(host.nbytes)
-    memory.memcpy_htod(buf.ptr, host)
-    copy(_Temp(buf, a._shape, a.dtype), a)
-
-
-def copy(src, dst) -> None:
-    """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
-    if dst._size == 0:
-        return
-    if src.dtype == dst.dtype:
-        if src._c_contig and dst._c_contig:  # (slice assignment's hot path: flat)
-            memory.memcpy_dtod(dst._buf.ptr + dst._offset, src._buf.ptr + src._offset,
-                               dst._size * dst.dtype.itemsize)
-            return
-        from .indexing import try_transpose_copy
-
-        if try_transpose_copy(src, dst):  # innermost axes differ: 32x32 smem tiles
-            return
-        _bit_copy(src, dst)
-        return
-    ew.run(ew.COPY, (src,), (dst,))
-
-
-def _bit_copy(src, dst) -> None:
-    """Same-dtype copy between any layouts, moving raw units of the widest size (<= 8
-    bytes) that divides the itemsize, both addresses and every stride: a float32 copy is a
-    uint32 copy, a complex128 one moves two uint64 per element (a trailing dimension of 2,
-    which collapse merges away when the element's units are contiguous).  No value is
-    interpreted, so bool, NaN payloads and -0.0 survive, and 5 kernels serve all dtypes."""
-    size = dst.dtype.itemsize
-    ptr_bits = (_ptr(src) | _ptr(dst)) & 7
-    key = (size, dst._shape, src._strides, dst._strides, ptr_bits)
-    launch = _bit_copies.get(key)
-    if launch is None:
-        bits = size | ptr_bits
-        for st in src._strides + dst._strides:
-            bits |= st
-        unit = next(u for u in _UNITS if not bits & (u - 1) and u <= size)
-        dt = np.dtype(ew._UNIT_CHARS[unit])
-        k = size // unit
-        tail, tail_st = ((), ()) if k == 1 else ((k,), (unit,))
-        s2 = _Temp(src._buf, src._shape + tail, dt, src._strides + tail_st, src._offset)
-        d2 = _Temp(dst._buf, dst._shape + tail, dt, dst._strides + tail_st, dst._offset)
-        launch = ew.exprs_launcher(ew.COPY, (s2,), (d2,))
-        if len(_bit_copies) >= 1024:
-            _bit_copies.clear()
-        _bit_copies[key] = launch
-    launch((src,), (dst,))  # (the unit views' pointers are the arrays' own)
-
-
-# _bit_copy's launchers per (itemsize, shape, strides, pointer alignment)
-_bit_copies: dict = {}

@@ -20,7 +20,9 @@ import threading
 
 import numpy as np
 
-from . import memory, runtime
+from . import memory, runtime, view
+from .copy_fill import copy, fill
+from .view import DeviceView, alias, dptr
 
 _lib = None
 _tls = threading.local()
@@ -117,68 +119,28 @@ def _configure(cb, t, stream) -> None:
 
 # --- helpers shared with solver.py / fft.py ------------------------------------------------
 
-class Temp:
-    """A device array in the shape the backend's ``copy`` reads and writes: the ndarray
-    fields it needs, over a buffer we own (strides in bytes, any layout)."""
-
-    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
-                 "_f_contig")
-
-    def __init__(self, buf, shape, dtype, strides=None, offset=0):
-        dtype = np.dtype(dtype)
-        self._buf, self._offset, self._shape, self.dtype = buf, offset, tuple(shape), dtype
-        c = _c_strides(self._shape, dtype.itemsize)
-        self._strides = tuple(strides) if strides is not None else c
-        size = 1
-        for d in self._shape:
-            size *= d
-        self._size = size
-        self._c_contig = self._strides == c or size <= 1
-        self._f_contig = False
-
-    @property
-    def ptr(self) -> int:
-        return self._buf.ptr + self._offset
-
-
-def _c_strides(shape, itemsize):
-    out, acc = [], itemsize
-    for d in reversed(shape):
-        out.append(acc)
-        acc *= max(d, 1)
-    return tuple(reversed(out))
-
-
-def ptr(a) -> int:
-    return a._buf.ptr + a._offset
-
-
-def empty(shape, dtype) -> Temp:
+def empty(shape, dtype) -> DeviceView:
     """A new C-contiguous device temporary."""
-    dtype = np.dtype(dtype)
-    n = 1
-    for d in shape:
-        n *= d
-    return Temp(memory.alloc(max(n, 1) * dtype.itemsize), shape, dtype)
+    return view.empty(shape, dtype, memory.alloc)
 
 
-def colmajor_copy(backend, a) -> Temp:
+def colmajor_copy(a) -> DeviceView:
     """A copy of stacked matrices ``a`` (B, m, n) in which each matrix is column-major
     (Fortran order), matrices one after another: what LAPACK-style routines want."""
     b, m, n = a._shape
     s = a.dtype.itemsize
-    t = Temp(memory.alloc(max(b * m * n, 1) * s), (b, m, n), a.dtype,
+    t = DeviceView(memory.alloc(max(b * m * n, 1) * s), (b, m, n), a.dtype,
              strides=(m * n * s, s, m * s))
     if t._size:
-        backend.copy(a, t)
+        copy(a, t)
     return t
 
 
-def colmajor_view(t: Temp, b, m, n, ld=None) -> Temp:
+def colmajor_view(t: DeviceView, b, m, n, ld=None) -> DeviceView:
     """The (b, m, n) column-major stacked view over ``t``'s buffer (leading dimension ld)."""
     s = t.dtype.itemsize
     ld = m if ld is None else ld
-    return Temp(t._buf, (b, m, n), t.dtype, strides=(ld * n * s, s, ld * s), offset=t._offset)
+    return alias(t, (b, m, n), t.dtype, (ld * n * s, s, ld * s))
 
 
 def scalar_ptrs(char, alpha, beta):
@@ -232,7 +194,7 @@ def _batch_stride(shape, strides):
     return dims[-1][1]
 
 
-def matmul(backend, a, b, out) -> None:
+def matmul(a, b, out) -> None:
     """``out = a @ b``: a (..., m, k), b (..., k, n) broadcast to out's batch (..., m, n);
     out C-contiguous; all one floating/complex dtype (float16/32/64, complex64/128)."""
     m, n = out._shape[-2], out._shape[-1]
@@ -241,7 +203,7 @@ def matmul(backend, a, b, out) -> None:
         return
     char = out.dtype.char
     if k == 0:
-        backend.fill(out, out.dtype.type(0))
+        fill(out, out.dtype.type(0))
         return
     batch_shape = out._shape[:-2]
     nbatch = 1
@@ -254,7 +216,7 @@ def matmul(backend, a, b, out) -> None:
         bs = _batch_stride(x._shape[:-2], x._strides[:-2])
         if lay is None or bs is None or bs % isz or bs < 0 or min(x._strides) < 0:
             t = empty(batch_shape + (rows, cols), x.dtype)
-            backend.copy(x, t)
+            copy(x, t)
             x = t
             lay = (OP_N, cols)
             bs = rows * cols * isz if nbatch > 1 else 0
@@ -273,19 +235,19 @@ def matmul(backend, a, b, out) -> None:
     if nbatch == 1:  # the plain GEMM: its heuristics may pick another kernel than batch 1
         if typed:
             fn = getattr(cb, _TYPED_GEMM[char] + suffix)
-            args = (h, opb, opa, n, m, k, alpha, ptr(b), ldb, ptr(a), lda, beta, ptr(out), n)
+            args = (h, opb, opa, n, m, k, alpha, dptr(b), ldb, dptr(a), lda, beta, dptr(out), n)
         else:
             fn = getattr(cb, "gemm_ex" + suffix)
-            args = (h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, ptr(a), dt, lda, beta,
-                    ptr(out), dt, n, COMPUTE[char], GEMM_ALGO)
+            args = (h, opb, opa, n, m, k, alpha, dptr(b), dt, ldb, dptr(a), dt, lda, beta,
+                    dptr(out), dt, n, COMPUTE[char], GEMM_ALGO)
     elif typed:
         fn = getattr(cb, _TYPED_GEMM[char] + "_strided_batched" + suffix)
-        args = (h, opb, opa, n, m, k, alpha, ptr(b), ldb, sb, ptr(a), lda, sa, beta, ptr(out),
+        args = (h, opb, opa, n, m, k, alpha, dptr(b), ldb, sb, dptr(a), lda, sa, beta, dptr(out),
                 n, m * n, nbatch)
     else:
         fn = getattr(cb, "gemm_strided_batched_ex" + suffix)
-        args = (h, opb, opa, n, m, k, alpha, ptr(b), dt, ldb, sb, ptr(a), dt, lda, sa, beta,
-                ptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
+        args = (h, opb, opa, n, m, k, alpha, dptr(b), dt, ldb, sb, dptr(a), dt, lda, sa, beta,
+                dptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
     # cuBLAS's own workspace (GEMM_WORKSPACE_BYTES = 0) is allocated by cuBLAS: under memory
     # pressure the pool gives its cached blocks back and the GEMM is retried once.
     memory.library_alloc(fn, *args, what="cuBLAS GEMM")

@@ -25,21 +25,16 @@ widened to int64 after the last pass), or the raw value (stable float value sort
 """
 from __future__ import annotations
 
+from . import tuning
 from .kernels_util import DEV, I32, PTR, Kernel
 
 MAX_ITEMS = (1 << 28) - (1 << 16)   # one CUB "portion": 32-bit look-back words suffice
 _PLAN = 4  # ints a pass in the plan (plan_kernel)
 _UT = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 
-# Knobs (benchmarks/probes/cub_sort_probe.py sweeps them).  ONESWEEP: (threads, items) by
-# (key bytes, payload bytes); missing entries follow CUB's SM90 rule (``_cub_sm90``).  Read at
-# every sort (kernels are generated and compiled once per knob value).
-ONESWEEP: dict = {}
-RANK = "any"          # BlockRadixRankMatchEarlyCounts warp match: 'any' or 'atomic_or'
-RANK_PARTS = 1        # private histograms of the ranker
-HIST = (128, 16)      # histogram kernel (threads, items per thread): CUB's SM90 choice
-HIST_BLOCKS_PER_SM = 16  # CUB launches occupancy x SMs: 16 blocks of 128 threads fill an SM
-HIST_PARTS = 1        # nominal private histograms (scaled down for 8-byte keys, as CUB)
+# Knobs: ``tuning.CUB_SORT`` (benchmarks/probes/cub_sort_probe.py sweeps them); missing
+# onesweep entries follow CUB's SM90 rule (``_cub_sm90``).  Read at every sort (kernels are
+# generated and compiled once per knob value).
 
 
 def _cub_sm90(kw: int, vw: int) -> tuple[int, int]:
@@ -62,7 +57,7 @@ def _cub_sm90(kw: int, vw: int) -> tuple[int, int]:
 
 def policy(kw: int, vw: int) -> tuple[int, int]:
     """(threads per block, items per thread) of the onesweep kernel."""
-    p = ONESWEEP.get((kw, vw))
+    p = tuning.CUB_SORT.onesweep.get((kw, vw))
     return tuple(p) if p else _cub_sm90(kw, vw)
 
 
@@ -161,8 +156,8 @@ def _cached(key, make):
 
 def hist_kernel(w: int, mode: int) -> Kernel:
     """Digit counts of all passes: ``bins[pass * 256 + digit]`` (u32, +=)."""
-    threads, items = HIST
-    parts = max(1, HIST_PARTS * 4 // max(w, 4))
+    threads, items = tuning.CUB_SORT.hist
+    parts = max(1, tuning.CUB_SORT.hist_parts * 4 // max(w, 4))
 
     def make():
         body = f"""{{
@@ -224,7 +219,7 @@ def onesweep_kernel(w: int, mode: int, vw: int) -> Kernel:
     scratch buffer ``(rank - 1) & 1`` to the output (last, when given) or scratch buffer
     ``rank & 1``; keys and values of vw bytes (0: none)."""
     threads, items = policy(w, vw)
-    rank, parts = _RANK[RANK], int(RANK_PARTS)
+    rank, parts = _RANK[tuning.CUB_SORT.rank], int(tuning.CUB_SORT.rank_parts)
     vt = _UT[vw] if vw else "cub::NullType"
 
     def make():
@@ -244,7 +239,8 @@ def onesweep_kernel(w: int, mode: int, vw: int) -> Kernel:
   Agent agent(ts, p_0, p_1, (unsigned int*)0, p_2, kout, kin, vout, vin, p_11, p_12, 8);
   agent.Process();
 }}"""
-        return _CubKernel(f"cpn_cub_onesweep_{w}_{mode}_{vw}_{threads}_{items}_{RANK}{parts}",
+        return _CubKernel(f"cpn_cub_onesweep_{w}_{mode}_{vw}_{threads}_{items}_"
+                          f"{tuning.CUB_SORT.rank}{parts}",
                           [("int*", PTR), ("int*", PTR), ("const unsigned int*", PTR),
                            ("const char*", PTR), ("char*", PTR), ("char*", PTR), ("char*", PTR),
                            ("const char*", PTR), ("char*", PTR), ("char*", PTR), ("char*", PTR),
@@ -318,7 +314,7 @@ def kinds() -> list:
 
 def precompile(arch=None, jobs=None) -> int:
     """Fill the kernel cache with every kind's program (``python -m cupynum precompile``
-    when ``sorting.SORT_ENGINE == 'cub'``); returns the number of programs."""
+    when ``tuning.SORT.engine == 'cub'``); returns the number of programs."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 
@@ -359,8 +355,9 @@ def radix(n: int, w: int, mode: int, kin: int, kout: int = 0, vw: int = 0, vin: 
     bins, ctrs = zeroed.ptr, zeroed.ptr + 4 * nbins
     look = ctrs + 4 * npass
     plan = DEV.alloc(4 * (_PLAN * npass + 1))
-    hthreads, hitems = HIST
-    hblocks = max(1, min(-(-n // (hthreads * hitems)), DEV.sm_count() * HIST_BLOCKS_PER_SM))
+    hthreads, hitems = tuning.CUB_SORT.hist
+    hblocks = max(1, min(-(-n // (hthreads * hitems)),
+                         DEV.sm_count() * tuning.CUB_SORT.hist_blocks_per_sm))
     DEV.launch(hist_kernel(w, mode), hblocks, hthreads, [bins, kin, n, 8 * w])
     DEV.launch(plan_kernel(), 1, 256, [bins, plan.ptr, npass, n])
     kb = [DEV.alloc(n * w), DEV.alloc(n * w) if npass > 1 else None]

@@ -4,7 +4,7 @@
 any strides and by-value scalars: ``collapse`` simplifies the iteration space, then a
 contiguous kernel (vectorised, 0-stride inputs read once) or a strided one is chosen and
 launched with its prepared parameter block.  ``contiguous_launcher`` is the hot path's
-specialised form (DESIGN.md principle 6).
+specialised form (internals.md principle 6).
 
 Programs: NVRTC costs ~40 ms per program plus ~20 ms per kernel on a slow CPU, so the
 default set (every table op's loops, contiguous + strided; every cast; bit copies; fills) is
@@ -20,12 +20,15 @@ import functools
 import struct
 import sys
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
 from ..base import ElementwiseOp
+from ..counters import COUNTS
 from . import elementwise_source as es
-from . import runtime
+from . import runtime, tuning
+from .view import PTR_EXPR, dptr
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
                                  canonical_char, ctype, kernel_name, kernel_source,
                                  needs_complex, op_exprs, program_source, vector_width)
@@ -37,7 +40,6 @@ __all__ = [
     "launch_elementwise", "op_exprs", "param_block", "precompile", "program_source", "run",
 ]
 
-BLOCKS_PER_SM = 32  # grid cap = SMs * this: 4 waves of full-occupancy 256-thread blocks
 DEFAULT_MAXD = 4  # strided kernels of the default set handle up to this many dims
 _I32 = 2**31 - 1
 
@@ -373,6 +375,7 @@ def _generator_fingerprint() -> str:
     global _fingerprint
     knobs = tuple((k, v) for mod in (es, sys.modules[__name__]) for k, v in sorted(vars(mod).items())
                   if k.isupper() and isinstance(v, (int, str)))
+    knobs += tuple(sorted(vars(tuning.ELEMENTWISE).items()))  # (the kernel text's knobs)
     if _fingerprint is None or _fingerprint[0] != knobs:
         import hashlib
 
@@ -446,9 +449,12 @@ class Prepared:
     block until it appends it back (``list.pop`` and ``append`` are atomic, and cost half
     of a lock's acquire + release: 50 vs 110 ns here).  A thread that finds the list
     empty packs into a block of its own (``launch_alone``) instead of waiting.
-    ``kit`` holds the launch arguments that never change (see ``_launch_kit``)."""
+    ``kit`` holds the launch arguments that never change (a ``LaunchKit``); ``kit_items``
+    is the same as a plain tuple, which the per-call path unpacks (unpacking a NamedTuple
+    costs about four times as much)."""
 
-    __slots__ = ("spec", "func", "pb", "pack", "buf", "addr", "token", "chunk", "kit")
+    __slots__ = ("spec", "func", "pb", "pack", "buf", "addr", "token", "chunk", "kit",
+                 "kit_items")
 
     def __init__(self, spec: KernelSpec):
         self.spec = spec
@@ -462,6 +468,7 @@ class Prepared:
         v = vector_width(spec) if spec.layout == "contig" else 1
         self.chunk = BLOCK * v  # elements per block per grid-stride step
         self.kit = _launch_kit(self.func, self.addr)
+        self.kit_items = tuple(self.kit)
 
     def launch(self, values, n: int) -> None:
         try:
@@ -470,7 +477,7 @@ class Prepared:
             return self.launch_alone(values, n)
         try:
             self.pack(self.buf, 0, *values)
-            _call(self, self.kit[2], self.addr, n)
+            _call(self, self.kit.params, self.addr, n)
         finally:
             self.token.append(True)
 
@@ -478,11 +485,11 @@ class Prepared:
         """Launch through a parameter block of this call's own (for contention: rare)."""
         pb, pack = param_block(self.spec)
         pack(pb._data, 0, *values)
-        _call(self, self.kit[6](pb.address), pb.address, n)  # (kit[6] converts handles)
+        _call(self, self.kit.convert(pb.address), pb.address, n)
 
 
 def _call(p: Prepared, params, addr: int, n: int) -> None:
-    raw, func, _, s0, extra, tup, conv = p.kit
+    raw, func, _, s0, extra, tup, conv = p.kit_items
     _, slow, stream = _driver()
     g = (n + p.chunk - 1) // p.chunk
     cap = _grid_cap()
@@ -495,26 +502,44 @@ def _call(p: Prepared, params, addr: int, n: int) -> None:
         err = (True,) if tup else True
     if tup:
         err = err[0]
-    if err:  # retry (a fresh thread) or raise
+    if err:  # retry (a fresh thread) or raise; runtime.launch counts it
         slow(p.func, g, BLOCK, 0, stream(), addr)
+    else:
+        COUNTS["launches"] += 1
 
 
-def _launch_kit(kernel, addr):
-    """``(raw, func, params, s0, extra, returns_tuple, stream_conv)``: how launches of
-    ``kernel`` with the parameter block at ``addr`` call the driver.  With the real
-    driver: cuda.bindings with a prebuilt ``CUfunction`` and ``CUstream(0)``, ctypes with
-    ``c_void_p`` handles, or the second-generation bindings with ints (``runtime.LAUNCH``).  A stand-in ``_drv`` (the CPU tests) gets
-    the kernel, the int address and int streams, as ``runtime.launch`` would."""
+class LaunchKit(NamedTuple):
+    """How launches of one kernel call the driver: ``raw(func, gx, gy, gz, bx, by, bz,
+    shmem, stream, params, extra)``; ``stream0`` is the default stream in the form ``raw``
+    takes, ``convert`` turns a stream handle (or a parameter-block address) into that form;
+    ``returns_tuple``: ``raw`` returns ``(err,)`` rather than ``err``."""
+    raw: object
+    func: object
+    params: object
+    stream0: object
+    extra: object
+    returns_tuple: bool
+    convert: object
+
+
+def _launch_kit(kernel, addr) -> LaunchKit:
+    """How launches of ``kernel`` with the parameter block at ``addr`` call the driver.
+    With the real driver: cuda.bindings with a prebuilt ``CUfunction`` and ``CUstream(0)``,
+    ctypes with ``c_void_p`` handles, or the second-generation bindings with ints
+    (``runtime.LAUNCH``).  A stand-in ``_drv`` (the CPU tests) gets the kernel, the int
+    address and int streams, as ``runtime.launch`` would."""
     raw = _driver()[0]
     if raw is not runtime.bindings_launch():
-        return raw, kernel, addr, 0, 0, True, int
+        return LaunchKit(raw, kernel, addr, 0, 0, True, int)
     if runtime.LAUNCH in ("v2", "auto") and runtime.v2_launch() is not None:  # plain ints
-        return (runtime.v2_launch(), runtime.kernel_function(kernel), addr, 0, 0, False, int)
+        return LaunchKit(runtime.v2_launch(), runtime.kernel_function(kernel), addr, 0, 0,
+                         False, int)
     if runtime.LAUNCH == "ctypes":
         vp = ctypes.c_void_p
-        return (runtime.ctypes_launch(), vp(runtime.kernel_function(kernel)), vp(addr or None),
-                None, None, False, vp)
-    return raw, runtime.function_object(kernel), addr, runtime.DEFAULT_STREAM, 0, True, int
+        return LaunchKit(runtime.ctypes_launch(), vp(runtime.kernel_function(kernel)),
+                         vp(addr or None), None, None, False, vp)
+    return LaunchKit(raw, runtime.function_object(kernel), addr, runtime.DEFAULT_STREAM, 0,
+                     True, int)
 
 
 _prepared: dict = {}
@@ -526,7 +551,7 @@ def _grid_cap() -> int:
     """Most blocks per launch: grid-stride loops cover the rest (SM count read once)."""
     global _cap
     if not _cap:
-        _cap = runtime.multiprocessor_count() * BLOCKS_PER_SM
+        _cap = runtime.multiprocessor_count() * tuning.ELEMENTWISE.blocks_per_sm
     return _cap
 
 
@@ -586,7 +611,7 @@ def run(exprs, ins, outs) -> None:
     values = []
     for x in xs:
         if hasattr(x, "_buf"):
-            values.append(x._buf.ptr + x._offset)
+            values.append(dptr(x))
         elif x.dtype.kind == "c":
             values += (x.real, x.imag)
         else:
@@ -623,22 +648,22 @@ def exprs_launcher(exprs, ins, outs):
         now[1].launch(values, n)
 
     def launch_arrays(ins, outs):
-        values = [x._buf.ptr + x._offset for x in ins]
+        values = [dptr(x) for x in ins]
         for o in outs:
-            values.append(o._buf.ptr + o._offset)
+            values.append(dptr(o))
         launch(values + layout, n)
 
     def launch_with_scalars(ins, outs):
         values = []
         for x, is_array in zip(ins, arrays):
             if is_array:
-                values.append(x._buf.ptr + x._offset)
+                values.append(dptr(x))
             elif x.dtype.kind == "c":
                 values += (x.real, x.imag)
             else:
                 values.append(x)
         for o in outs:
-            values.append(o._buf.ptr + o._offset)
+            values.append(dptr(o))
         launch(values + layout, n)
 
     return launch_arrays if all(arrays) else launch_with_scalars
@@ -707,6 +732,8 @@ _LAUNCH_BODY = """\
             err = True
         if err:
             slow(kernel, g if g < cap else cap, {block}, 0, stream(), addr)  # retry or raise
+        else:
+            counts["launches"] += 1
     finally:
         give(True)
 """
@@ -754,8 +781,10 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     if exprs is None:
         exprs = _op_exprs[op] = op_exprs(op)
     p = prepared(KernelSpec(exprs, operands, nin, "contig"))
-    raw, func, params, s0, extra, tup, conv = p.kit
-    common = dict(chunk_m1=p.chunk - 1, chunk=p.chunk, block=BLOCK, index="[0]" if tup else "")
+    k = p.kit
+    raw, func, params, s0, extra, conv = (k.raw, k.func, k.params, k.stream0, k.extra,
+                                          k.convert)
+    common = dict(chunk_m1=p.chunk - 1, chunk=p.chunk, block=BLOCK, index="[0]" if k.returns_tuple else "")
     xs_in = "".join(f"x{i}, " for i in range(nin))
     xs_out = "".join(f"x{i}, " for i in range(nin, len(operands)))
     values = ", ".join(_operand_values(operands))
@@ -769,7 +798,7 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     ns = {"cap": _grid_cap(), "take": p.token.pop, "give": p.token.append, "rt": runtime,
           "alone": p.launch_alone, "pack": p.pack, "pbuf": p.buf, "raw": raw, "func": func,
           "params": params, "s0": s0, "extra": extra, "conv": conv, "stream": stream,
-          "kernel": p.func, "addr": p.addr, "slow": slow}
+          "kernel": p.func, "addr": p.addr, "slow": slow, "counts": COUNTS}
     if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
         alloc, alloc_ns = memory.get_pool().inline_malloc()
         values_new = ", ".join(_operand_values(operands, out="buf.ptr"))
@@ -802,7 +831,7 @@ def _operand_values(operands, out=None):
         elif out is not None and i == len(operands) - 1:
             values.append(out)
         else:
-            values.append(f"x{i}._buf.ptr + x{i}._offset")
+            values.append(PTR_EXPR.format(f"x{i}"))
     return values
 
 
@@ -811,8 +840,9 @@ def _bare(spec, values, ins, outs, n):
     its own parameter block packed once (so other launches cannot disturb it)."""
     pb, pack = param_block(spec)
     pack(pb._data, 0, *values(ins, outs, n))
-    raw, func, params, s0, extra, _, _ = _launch_kit(prepared(spec).func, pb.address)
+    k = _launch_kit(prepared(spec).func, pb.address)
     g = min(-(-n // (BLOCK * vector_width(spec))), _grid_cap())
-    call = functools.partial(raw, func, g, 1, 1, BLOCK, 1, 1, 0, s0, params, extra)
+    call = functools.partial(k.raw, k.func, g, 1, 1, BLOCK, 1, 1, 0, k.stream0, k.params,
+                             k.extra)
     call.param_block = pb  # keeps the block alive as long as the callable
     return call

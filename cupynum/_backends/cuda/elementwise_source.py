@@ -32,13 +32,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..base import ElementwiseOp
+from . import tuning
 
 BLOCK = 256  # threads per block (the kernels declare __launch_bounds__(BLOCK))
-# Unroll factor of the contiguous kernels' vector loop: 1 keeps NVRTC time down; raise it
-# (more loads in flight per thread) if a GPU measurement shows a + b below ~90% of copy.
-VECTOR_UNROLL = 1
-# Elements per thread per step in the one-dimensional branch of the strided kernels.
-STRIDED_ILP = 4
+# The kernels' knobs (vector loop unroll, strided ILP) are ``tuning.ELEMENTWISE``.
 
 # --- C++ types ---------------------------------------------------------------------------
 
@@ -303,7 +300,7 @@ def _contig_kernel(spec: KernelSpec, name: str) -> str:
         src += ["  long long start = 0;  // where the scalar loop begins",
                 f"  if (({mis}) == 0) {{  // every array operand aligned for its vector",
                 f"    const long long nv = n / {v};",
-                f"#pragma unroll {VECTOR_UNROLL}",
+                f"#pragma unroll {tuning.ELEMENTWISE.vector_unroll}",
                 "    for (long long j = tid; j < nv; j += step) {",
                 _indent(vec, 6).rstrip("\n"),
                 "#pragma unroll",
@@ -328,13 +325,13 @@ def _contig_kernel(spec: KernelSpec, name: str) -> str:
 
 def _strided_kernel(spec: KernelSpec, name: str) -> str:
     """One dimension left after ``collapse`` (a strided slice, a reversed array, a column):
-    one multiply per operand for an offset, and STRIDED_ILP elements per thread per step
+    one multiply per operand for an offset, and ``strided_ilp`` elements per thread per step
     (``BLOCK`` apart, so a warp's accesses stay together), all loaded before any is
     computed: a strided load uses only part of each sector it fetches, so latency, not
     bandwidth, limits a loop that keeps one load in flight per thread.  More dimensions:
     one element per thread per step, a div/mod per dimension.  The body is written once
     (a lambda both paths call) to keep the source, and NVRTC's parse, small."""
-    ops, nin, maxd, k_ = spec.operands, spec.nin, spec.maxd, STRIDED_ILP
+    ops, nin, maxd, k_ = spec.operands, spec.nin, spec.maxd, tuning.ELEMENTWISE.strided_ilp
     u, s = ("unsigned long long", "long long") if spec.idx64 else ("unsigned int", "int")
     arrays = [i for i, (k, _) in enumerate(ops) if k != "s"]
     slot = {i: a for a, i in enumerate(arrays)}  # operand -> row in g.strides

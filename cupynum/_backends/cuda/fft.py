@@ -16,6 +16,8 @@ import threading
 
 from . import memory, runtime
 from .blas import destroy_quietly, empty
+from .copy_fill import copy
+from .view import dptr
 
 _lib = None
 _tls = threading.local()
@@ -149,7 +151,7 @@ def clear_plan_cache() -> None:
         lib().destroy(p.handle)
 
 
-def fft(backend, x, out, kind: str, rank: int, forward: bool) -> None:
+def fft(x, out, kind: str, rank: int, forward: bool) -> None:
     """See the module docstring.  For ``c2r`` the transform sizes are ``out``'s last axes."""
     if out._size == 0:
         return
@@ -162,12 +164,12 @@ def fft(backend, x, out, kind: str, rank: int, forward: bool) -> None:
     stream = runtime.current_stream()
     plan = _plan(kind, double, shape, batch, stream)
     cf = lib()
-    xp = x._buf.ptr + x._offset
-    op = out._buf.ptr + out._offset
+    xp = dptr(x)
+    op = dptr(out)
     if kind == "c2r":  # c2r overwrites its input: work on a copy
         tmp = empty(x._shape, x.dtype)
-        backend.copy(x, tmp)
-        xp = tmp.ptr
+        copy(x, tmp)
+        xp = dptr(tmp)
     h = plan.handle
     if plan.xt:
         cf.xt_exec(h, xp, op, FORWARD if forward else INVERSE)

@@ -19,8 +19,9 @@ Repeated scatter targets: every thread writes a whole unit (<= 8 bytes, or 16 fo
 16-byte elements), so each target ends with one of the values written to it.
 
 Compaction (count, scan, write; one 8-byte read) and the transpose tiles are described
-above their code.  The module-level knobs (GATHER_*, MC_*, TRANSPOSE*) choose among kernel
-variants; benchmarks/probes/index_probe.py times them all.
+above their code.  Their knobs (``tuning.GATHER``, ``tuning.COMPACTION``,
+``tuning.TRANSPOSE``) choose among kernel variants; benchmarks/probes/index_probe.py times
+them all.
 """
 from __future__ import annotations
 
@@ -29,9 +30,13 @@ import itertools
 
 import numpy as np
 
+from ..counters import COUNTS
 from . import kernels_util as ku
 from . import runtime
 from .kernels_util import DEV, I32, I64, PTR, Kernel, arr_dtype
+from . import tuning
+from . import transfers
+from .view import dptr
 
 MAXD = 8  # dims of the iteration space after collapse (more: the host does it)
 MAXK = 4  # index arrays per gather/scatter (more: the host does it)
@@ -89,7 +94,7 @@ def ix_kernel(mode: str, unit: int, k: int) -> Kernel:
         "#pragma unroll",
         f"    for (int d = 0; d < {MAXD}; ++d) {{",
         "      long long c = rem;",
-        f"      if (d + 1 < ndim) {{ const long long q = rem / g.v[d]; c = rem - q * g.v[d]; rem = q; }}",
+        "      if (d + 1 < ndim) { const long long q = rem / g.v[d]; c = rem - q * g.v[d]; rem = q; }",
         f"      od += c * g.v[{MAXD} + d]; oo += c * g.v[{2 * MAXD} + d];",
         f"#pragma unroll\n      for (int j = 0; j < {k}; ++j) oi[j] += c * g.v[{3 * MAXD} + j * {MAXD} + d];",
         "      if (d + 1 >= ndim) break;",
@@ -124,47 +129,14 @@ def ix_kernel(mode: str, unit: int, k: int) -> Kernel:
                   FLAG_PRELUDE if checked else "")
 
 
-# The streaming gather (knobs: set before first use; the probe times them).
-GATHER_STREAMING = True   # False: every gather takes ix_kernel
-GATHER_ILP = 4            # indices per thread per round, all loads issued before use
-GATHER_BLOCK = 256        # threads per block
-GATHER_BLOCKS_PER_SM = 0  # grid cap for the grid-stride loop (0: one round per block, one-shot)
-GATHER_O32 = True         # 32-bit source offsets when the indexed axis spans < 2 GiB
-GATHER_I32 = False        # 32-bit loop counters (when 2 * total + block * ILP < 2**31)
-GATHER_IDX_HALVES = False  # wrap and check each int64 index on its two 32-bit halves (n < 2**31)
-# Cache hints (units of 4, 8 and 16 bytes; 1- and 2-byte units always take plain accesses):
-# index stream: "plain", "ldg" (ld.global.nc), "nc_na" (ld.global.nc.L1::no_allocate),
-#   "cs" (ld.global.cs, __ldcs), "nc_ef" (nc, L1 no_allocate, L2 evict_first policy)
-GATHER_IDX_LOAD = "ldg"
-GATHER_DATA_LOAD = "plain"  # the random element reads: "plain", "ldg", "nc_na"
-GATHER_STORE = "plain"      # "plain", "cs" (st.global.cs, __stcs), "na" (L1::no_allocate),
-#                             "ef" (L2 evict_first policy)
-GATHER_FLAG_MAPPED = True   # kernels also write the bounds flag to mapped host memory: a
-#                             stream sync is the whole read (else a copy back and a sync)
-# a[idx] returns before its gather ends (gather1_kernel's ``signal``): the last 1/DIV of the
+# The streaming gather's knobs are ``tuning.GATHER``.  a[idx] of a large array returns
+# before its gather ends (gather1_kernel's ``signal``): the last 1/signal_tail_div of the
 # blocks (the tail) are checked by the blocks before them, which signal the host once done,
-# so the host answers the bounds check, returns and queues its next launch while the tail
-# still runs.  From MIN_BLOCKS blocks of the signal's kernel (its own ILP and index loads)
-# on the default stream.  H200, 2^26 of 2^28 float32 (lib_gap_probe gather and an A/B of
-# knob settings, 8 rounds interleaved with CuPy's a[idx] as side_by_side.py times it):
-# ILP 1, DIV 48 and index loads evicted first from L2 (nc_ef) took 0.9987x CuPy's time
-# (1748.3 us against 1750.9); ILP 4 and DIV 16, 1.0060x; ILP 1 with DIV 32, 1.0006x
-# (plain index loads).  The signal needs to come ~13 us before the kernel's end (the host's
-# wake-up, return and next launch): DIV 16 at ILP 4 gave 76 us, DIV 32 19 us, and with no
-# tail (every block counting itself) or a grid of resident blocks each checking its last
-# round first, the signal came 4-5 us before the end (the last blocks' element loads run
-# fast once the memory queues drain), and the looping grid gathered 30-130 us slower.
-GATHER_EARLY_SIGNAL = True
-GATHER_SIGNAL_MIN_BLOCKS = 8192  # (2M indices at ILP 1)
-GATHER_SIGNAL_TAIL_DIV = 48
-GATHER_SIGNAL_ILP = 1
-GATHER_SIGNAL_IDX_LOAD = "nc_ef"
-GATHER_FLAG_PINNED = True   # (not mapped) read the flag into pinned host memory (one DMA)
+# so the host answers the bounds check while the tail still runs (docs/internals.md,
+# "Measured", has the figures behind the defaults).
 
-_LOAD_PTX = {"ldg": "ld.global.nc", "nc_na": "ld.global.nc.L1::no_allocate",
-             "cs": "ld.global.cs", "nc_ef": "ld.global.nc.L1::no_allocate.L2::cache_hint"}
-_STORE_PTX = {"cs": "st.global.cs", "na": "st.global.L1::no_allocate",
-              "ef": "st.global.L2::cache_hint"}
+# index loads: "ldg" (ld.global.nc), "nc_ef" (nc, L1 no_allocate, L2 evict_first policy)
+_LOAD_PTX = {"ldg": "ld.global.nc", "nc_ef": "ld.global.nc.L1::no_allocate.L2::cache_hint"}
 # unit -> (C type, PTX type, register constraint)
 _ASM_UNIT = {4: ("unsigned int", "b32", "r"), 8: ("unsigned long long", "b64", "l")}
 
@@ -173,8 +145,8 @@ _POL_OPERAND = ', "l"(pol)'  # the cache-policy operand of an L2::cache_hint acc
 
 
 def _gather_prelude() -> str:
-    """Load/store helpers, one per (hint, unit): inline PTX on the device, plain accesses
-    in the host C++ of the CPU tests (no ``__CUDA_ARCH__`` there)."""
+    """Load helpers, one per (hint, unit): inline PTX on the device, plain accesses in the
+    host C++ of the CPU tests (no ``__CUDA_ARCH__`` there)."""
     dev, host = [
         "__device__ __forceinline__ unsigned long long cpn_pol_ef() {\n"
         "  unsigned long long p;\n"
@@ -184,7 +156,6 @@ def _gather_prelude() -> str:
         # 16-byte units move as two 64-bit registers (v2)
         vec, regs = (".v2", "{%0, %1}") if unit == 16 else ("", "%0")
         outs = '"=l"(v.a), "=l"(v.b)' if unit == 16 else f'"={rc}"(v)'
-        ins = '"l"(v.a), "l"(v.b)' if unit == 16 else f'"{rc}"(v)'
         nreg = 2 if unit == 16 else 1
         for mode, ptx in _LOAD_PTX.items():
             hint = ptx.endswith("cache_hint")  # the L2 policy is the last operand
@@ -195,28 +166,11 @@ def _gather_prelude() -> str:
             dev.append(f"__device__ __forceinline__ {ct} {head} {{\n  {ct} v; (void)pol;\n"
                        f"  {asm}\n  return v;\n}}")
             host.append(f"inline {ct} {head} {{ (void)pol; return *p; }}")
-        for mode, ptx in _STORE_PTX.items():
-            hint = ptx.endswith("cache_hint")
-            vals = "{%1, %2}" if unit == 16 else "%1"
-            pol = f", %{nreg + 1}" if hint else ""
-            asm = (f'asm volatile("{ptx}{vec}.{pt} [%0], {vals}{pol};" :: "l"(p), {ins}'
-                   f'{_POL_OPERAND if hint else ""} : "memory");')
-            head = f"cpn_st_{mode}_u{unit}({ct}* p, {ct} v, unsigned long long pol)"
-            dev.append(f"__device__ __forceinline__ void {head} {{\n  (void)pol;\n  {asm}\n}}")
-            host.append(f"inline void {head} {{ (void)pol; *p = v; }}")
     return ("#if defined(__CUDA_ARCH__)\n" + "\n".join(dev) + "\n#else\n" + "\n".join(host)
             + "\n#endif")
 
 
 _GATHER_PRELUDE = _gather_prelude() + "\n" + FLAG_PRELUDE
-# gather1_kernel variants beyond ILP/O32 that the probe times and the tests check
-GATHER_VARIANTS = (
-    [dict(block=b) for b in (128, 512, 1024)] + [dict(i32=True), dict(halves=True),
-                                                  dict(i32=True, halves=True)]
-    + [dict(idx_load=m) for m in ("plain", "nc_na", "cs", "nc_ef")]
-    + [dict(data_load=m) for m in ("ldg", "nc_na")]
-    + [dict(store=m) for m in ("cs", "na", "ef")]
-    + [dict(i32=True, halves=True, idx_load="nc_na", store="cs")])
 
 
 def _ld(mode: str, unit: int, ctype: str, ptr: str) -> str:
@@ -226,25 +180,14 @@ def _ld(mode: str, unit: int, ctype: str, ptr: str) -> str:
     return f"cpn_ld_{mode}_u{unit}((const {ctype}*)({ptr}), pol)"
 
 
-def _st(mode: str, unit: int, ptr: str, val: str) -> str:
-    if mode == "plain" or unit < 4:
-        return f"*({ptr}) = {val};"
-    return f"cpn_st_{mode}_u{unit}({ptr}, {val}, pol);"
-
-
 @functools.lru_cache(maxsize=None)  # a call builds the kernel's text: once per variant
 def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 256,
-                   i32: bool = False, halves: bool = False, idx_load: str = "ldg",
-                   data_load: str = "plain", store: str = "plain",
-                   signal: bool = False) -> Kernel:
+                   idx_load: str = "ldg", signal: bool = False) -> Kernel:
     """``out[i] = data[wrap(idx[i]) * s]`` for contiguous int64 ``idx`` and ``out``: each
     thread takes ``ilp`` indices a block-width apart (coalesced), loads them all, then all
     their elements, then stores (memory-level parallelism for the random reads).  Checked:
     an out-of-range index sets the flag (as ``ix_kernel``) and its element is skipped.
-    ``i32``: int loop counters (the caller guarantees total + grid * block * ilp < 2**31);
-    ``halves``: each index is wrapped and checked on its 32-bit halves (n < 2**31): valid
-    are hi == 0 with lo < n, and hi == -1 with lo + n carrying past 2**32 (then the wrapped
-    32-bit sum is < n); 32-bit arithmetic instead of 64-bit.
+    ``idx_load``: the index loads' cache hint (``_LOAD_PTX``).
 
     ``signal`` (checked; one round per block: the grid covers ``total``): the first ``head``
     blocks (``p_8``) check their indices and the tail's (head block b also checks block
@@ -255,16 +198,10 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
     raising the flag, which their checkers raised already).  Without a tail every block
     is a head block and every index is read once."""
     u = ku.UNIT_CTYPE[unit]
-    ix = "int" if i32 else "long long"
-    if halves:
-        wrap = ("      const unsigned lo = (unsigned)v[j]; const int hi = (int)(v[j] >> 32);\n"
-                "      const unsigned t = lo + (hi < 0 ? (unsigned)n : 0u);\n")
-        bad = "hi != (hi >> 31) || t >= (unsigned)n"
-        off = ("(long long)(t * (unsigned)s)" if o32 else "(long long)t * s")
-    else:
-        wrap = "      const long long t = v[j] < 0 ? v[j] + n : v[j];\n"
-        bad = "(unsigned long long)t >= (unsigned long long)n"
-        off = "(long long)((unsigned)t * (unsigned)s)" if o32 else "t * s"
+    ix = "long long"
+    wrap = "      const long long t = v[j] < 0 ? v[j] + n : v[j];\n"
+    bad = "(unsigned long long)t >= (unsigned long long)n"
+    off = "(long long)((unsigned)t * (unsigned)s)" if o32 else "t * s"
     raise_ = "is_head && i < total" if signal else "i < total"
     chk = (f"      if ({bad}) {{\n"
            "        ok[j] = false;\n"
@@ -317,7 +254,7 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
     for (int j = 0; j < {ilp}; ++j) {{
       const {ix} i = base + j * {block};
 {wrap}      ok[j] = i < total;
-{chk}      if (ok[j]) x[j] = {_ld(data_load, unit, u, "data + " + off)};
+{chk}      if (ok[j]) x[j] = {_ld("plain", unit, u, "data + " + off)};
     }}
 """
     if signal:  # the block counts itself before its element loads (the barrier's wait
@@ -331,19 +268,16 @@ def gather1_kernel(unit: int, checked: bool, ilp: int, o32: bool, block: int = 2
     }}
 {count}#pragma unroll
     for (int j = 0; j < {ilp}; ++j)
-      if (ok[j]) x[j] = {_ld(data_load, unit, u, "data + o[j]")};
+      if (ok[j]) x[j] = {_ld("plain", unit, u, "data + o[j]")};
 """
     stores = f"""#pragma unroll
     for (int j = 0; j < {ilp}; ++j)
-      if (ok[j]) {_st(store, unit, f"out + base + j * {block}", "x[j]")}
+      if (ok[j]) *(out + base + j * {block}) = x[j];
 """
     body = head + loads + gathers + stores + """  }
 }"""
     tag = "".join([f"_i{ilp}", "_o32" if o32 else "", f"_b{block}" if block != 256 else "",
-                   "_x32" if i32 else "", "_h" if halves else "",
-                   f"_L{idx_load}" if idx_load != "ldg" else "",
-                   f"_D{data_load}" if data_load != "plain" else "",
-                   f"_S{store}" if store != "plain" else "", "_e" if signal else ""])
+                   f"_L{idx_load}" if idx_load != "ldg" else "", "_e" if signal else ""])
     name = f"cpn_gather1_u{unit}_{'c' if checked else 'n'}{tag}"
     return Kernel(name, [("const char*", PTR), ("char*", PTR), ("const long long*", PTR),
                          ("const long long", I64), ("const long long", I64),
@@ -371,28 +305,25 @@ def _collapse(shape, strides_lists):
 
 
 def _launch_gather1(checked, unit, data, out, idx, total, n, s, flag_ptr, signal=False):
-    """``out[:] = data[idx]`` through ``gather1_kernel`` at the module's knobs.  ``signal``
+    """``out[:] = data[idx]`` through ``gather1_kernel`` at ``tuning.GATHER``.  ``signal``
     (checked): the early-signal variant (its own ILP and index loads) where its grid is
     large enough; it writes a new seq to the flag's host copy.  Returns that seq, or 0 (no
     signal)."""
-    o32 = GATHER_O32 and 0 < s and n * s < 2**31
-    signal = signal and -(-total // (GATHER_BLOCK * GATHER_SIGNAL_ILP)) >= max(
-        2, GATHER_SIGNAL_MIN_BLOCKS)
-    ilp, idx_load = ((GATHER_SIGNAL_ILP, GATHER_SIGNAL_IDX_LOAD) if signal
-                     else (GATHER_ILP, GATHER_IDX_LOAD))
-    grid = -(-total // (GATHER_BLOCK * ilp))
+    t = tuning.GATHER
+    o32 = t.o32 and 0 < s and n * s < 2**31
+    signal = signal and -(-total // (t.block * t.signal_ilp)) >= max(2, t.signal_min_blocks)
+    ilp, idx_load = (t.signal_ilp, t.signal_idx_load) if signal else (t.ilp, t.idx_load)
+    grid = -(-total // (t.block * ilp))
     seq = head = 0
     if signal:
         seq = _FLAG.next_seq()
-        head = grid - (grid // max(2, GATHER_SIGNAL_TAIL_DIV) if GATHER_SIGNAL_TAIL_DIV else 0)
-    elif GATHER_BLOCKS_PER_SM:
-        grid = min(grid, DEV.sm_count() * GATHER_BLOCKS_PER_SM)
-    kern = gather1_kernel(unit, checked, ilp, o32, GATHER_BLOCK,  # (positional: the
-                          GATHER_I32 and 2 * total + GATHER_BLOCK * ilp < 2**31,  # cache's
-                          GATHER_IDX_HALVES and n < 2**31, idx_load,  # quick key)
-                          GATHER_DATA_LOAD, GATHER_STORE, signal)
-    DEV.launch(kern, max(1, grid), GATHER_BLOCK,
-               [ku.ptr(data), ku.ptr(out), ku.ptr(idx), total, n, s, flag_ptr, seq, head])
+        head = grid - (grid // max(2, t.signal_tail_div) if t.signal_tail_div else 0)
+    elif t.blocks_per_sm:
+        grid = min(grid, DEV.sm_count() * t.blocks_per_sm)
+    # (arguments by position: the lru_cache's quick key)
+    kern = gather1_kernel(unit, checked, ilp, o32, t.block, idx_load, signal)
+    DEV.launch(kern, max(1, grid), t.block,
+               [dptr(data), dptr(out), dptr(idx), total, n, s, flag_ptr, seq, head])
     return seq
 
 
@@ -423,7 +354,7 @@ def indexed_copy(mode, data, indices, axis, other):
                 si[j].append(0)
     axn = [data._shape[axis + j] for j in range(k)]
     axs = [data._strides[axis + j] for j in range(k)]
-    unit = _unit(size, (ku.ptr(data), ku.ptr(other)), sd + so + axs)
+    unit = _unit(size, (dptr(data), dptr(other)), sd + so + axs)
     if unit < size:  # a trailing dim of size // unit units
         shape = tuple(shape) + (size // unit,)
         sd, so = sd + [unit], so + [unit]
@@ -445,23 +376,24 @@ def indexed_copy(mode, data, indices, axis, other):
     for j in range(k):
         g += rev(cst[2 + j])
     flag = _FLAG.get()
-    if (GATHER_STREAMING and k == 1 and mode != "scatter" and ndim == 1 and cst[0][0] == 0
-            and cst[1][0] == unit and cst[2][0] == 8 and ku.ptr(indices[0]) % 8 == 0):
+    if (tuning.GATHER.streaming and k == 1 and mode != "scatter" and ndim == 1
+            and cst[0][0] == 0
+            and cst[1][0] == unit and cst[2][0] == 8 and dptr(indices[0]) % 8 == 0):
         # out[i] = data[idx[i]]: the streaming form (1-D, contiguous index and result)
         _launch_gather1(mode == "gatherc", unit, data, other, indices[0], total, axn[0],
                         axs[0], flag.ptr)
         return True
-    g += axn + axs + [ku.ptr(ix) for ix in indices]
+    g += axn + axs + [dptr(ix) for ix in indices]
     kern = ix_kernel(mode, unit, k)
     grid = max(1, min((total + BLOCK - 1) // BLOCK, DEV.sm_count() * 32))
-    DEV.launch(kern, grid, BLOCK, [ku.ptr(data), ku.ptr(other), g, total, ndim, flag.ptr])
+    DEV.launch(kern, grid, BLOCK, [dptr(data), dptr(other), g, total, ndim, flag.ptr])
     return True
 
 
 class _Flag:
     """The bounds flag (``FLAG_PRELUDE``).  It is zero between uses: zeroed when allocated
     and again after a read that found it set, so a checked launch needs no memset before
-    it.  With ``GATHER_FLAG_MAPPED``, where the device lends mapped host memory
+    it.  With ``tuning.GATHER.flag_mapped``, where the device lends mapped host memory
     (``DEV.mapped_host``), its host copy is read after a stream sync (``read``) or after
     the early signal (``wait``); otherwise the first three words are copied back."""
 
@@ -477,7 +409,7 @@ class _Flag:
     def _host(self):
         """Where the flag is copied to when not mapped: pinned memory on the GPU (the copy
         is one DMA, not a staged pageable copy), else a new host array."""
-        if not (GATHER_FLAG_PINNED and type(DEV) is ku._Device):
+        if not (tuning.GATHER.flag_pinned and type(DEV) is ku._Device):
             return np.zeros(3, np.int64)
         if self.pinned is None:
             import ctypes
@@ -496,7 +428,7 @@ class _Flag:
             self.buf, self.dev = DEV.alloc(64), DEV
             self.host_copy, self._done, addr = None, None, 0
             mapped = getattr(DEV, "mapped_host", None)
-            if GATHER_FLAG_MAPPED and mapped is not None:
+            if tuning.GATHER.flag_mapped and mapped is not None:
                 self.host_copy, addr = mapped(4)
                 self.host_copy[:] = 0
                 self._done = ctypes.c_int64.from_address(self.host_copy.ctypes.data + 24)
@@ -524,6 +456,7 @@ class _Flag:
         """``read`` for an early-signal launch: spins until the host copy's word 3 reaches
         ``seq`` (every index checked), asking the stream now and then in case the signal
         cannot come (the stream finished, or failed: the query raises)."""
+        COUNTS["syncs"] += 1  # a host wait, though not a driver call
         done, spins = self._done, 0
         while done.value < seq:
             spins += 1
@@ -563,7 +496,7 @@ def check_indices(indices, sizes):
         kern = ix_kernel("check", 1, 1)
         pad = [0] * (MAXD - ndim)
         g = (list(cshape[::-1]) + pad) + [0] * MAXD + [0] * MAXD + (list(cst[0][::-1]) + pad)
-        g += [n, 0, ku.ptr(ix)]
+        g += [n, 0, dptr(ix)]
         grid = max(1, min((total + BLOCK - 1) // BLOCK, DEV.sm_count() * 32))
         DEV.launch(kern, grid, BLOCK, [0, 0, g, total, ndim, _FLAG.get().ptr])
         bad = _FLAG.read()
@@ -573,14 +506,9 @@ def check_indices(indices, sizes):
 
 
 def _host_view(ix):
-    return _copies().to_host(ix)
+    return transfers.to_host(ix)
 
 
-def _copies():
-    """The CUDA backend's transfers and copies (module functions: no backend object)."""
-    from . import backend
-
-    return backend
 
 
 def gather_flat(src, idx, out):
@@ -590,14 +518,14 @@ def gather_flat(src, idx, out):
     Returns None, the out-of-bounds value, or False when the layout is not of that kind."""
     size = src.dtype.itemsize
     s = src._strides[0]
-    pi = ku.ptr(idx)
-    if pi % 8 or not GATHER_STREAMING:
+    pi = dptr(idx)
+    if pi % 8 or not tuning.GATHER.streaming:
         return False
-    if _unit(size, (ku.ptr(src), ku.ptr(out)), (s,)) != size:
+    if _unit(size, (dptr(src), dptr(out)), (s,)) != size:
         return False
     flag = _FLAG.get().ptr
     seq = _launch_gather1(True, size, src, out, idx, out._size, src._shape[0], s, flag,
-                          GATHER_EARLY_SIGNAL and _FLAG.host_copy is not None
+                          tuning.GATHER.early_signal and _FLAG.host_copy is not None
                           and not runtime.nondefault_streams)  # (one counter: one stream)
     bad = _FLAG.wait(seq) if seq else _FLAG.read()
     return None if bad is None else bad[1]
@@ -625,7 +553,7 @@ def scatter(dst, indices, axis, values, check):
 
 def _host_fallback(mode, data, indices, axis, other, check):
     """Layouts beyond the kernels (more than MAXD dims or MAXK index arrays): NumPy."""
-    b = _copies()
+    b = transfers
     h = b.to_host(data)
     idx = [b.to_host(i) for i in indices]
     key = (slice(None),) * axis + tuple(idx)
@@ -643,17 +571,16 @@ def _host_fallback(mode, data, indices, axis, other, check):
 
 
 # --- compaction: the True elements of a C-contiguous bool array -----------------------------
-# Three launches and one 8-byte read.  The mask is cut into chunks of MC_VEC * BLOCK *
-# MC_ROUNDS bytes, one per block.  ``count`` reads a chunk with MC_VEC-byte loads and writes
-# its number of nonzero bytes; ``scan`` (one block) turns the counts into exclusive offsets in
-# place and appends the total, which the host reads (the sync point: it is the result's
-# length); ``write`` reads the chunk again round by round: each thread counts its MC_VEC bytes,
+# Three launches and one 8-byte read.  The mask is cut into chunks of VEC * BLOCK * ROUNDS
+# bytes, one per block (``tuning.COMPACTION``).  ``count`` reads a chunk with VEC-byte loads
+# and writes its number of nonzero bytes; ``scan`` (one block) turns the counts into
+# exclusive offsets in place and appends the total, which the host reads (the sync point: it
+# is the result's length); ``write`` reads the chunk again round by round: each thread
+# counts its VEC bytes,
 # a warp-shuffle block scan places them, the local positions of the True bytes are staged in
 # shared memory (16-bit), then the block writes them out coalesced, either as flat int64
 # indices (``flatnonzero``) or as the selected elements of a source array (``a[mask]``, the
 # values copied directly: no index array is materialised).
-MC_VEC = 8      # mask bytes per thread per round: 4, 8 or 16 (8, 8: best on the H200)
-MC_ROUNDS = 8   # rounds per block
 SCAN_BLOCK = 1024
 
 _VEC_T = {4: "unsigned int", 8: "unsigned long long", 16: "cpn_v16"}
@@ -793,11 +720,11 @@ def mc_write_kernel(unit: int, vec: int, rounds: int) -> Kernel:
 def _compact(mask, unit, src_ptr, src_stride):
     """(buffer, count): the compaction of C-contiguous bool ``mask`` (see above)."""
     n = mask._size
-    vec, rounds = MC_VEC, MC_ROUNDS
+    vec, rounds = tuning.COMPACTION.vec, tuning.COMPACTION.rounds
     chunk = BLOCK * vec * rounds
     nb = (n + chunk - 1) // chunk
     counts = DEV.alloc((nb + 1) * 8)
-    mp = ku.ptr(mask)
+    mp = dptr(mask)
     aligned = int(mp % vec == 0)
     DEV.launch(mc_count_kernel(vec, rounds), nb, BLOCK, [mp, n, counts.ptr, aligned])
     DEV.launch(mc_scan_kernel(), 1, SCAN_BLOCK, [counts.ptr, nb])
@@ -826,10 +753,10 @@ def mask_select(src, mask):
     size = src.dtype.itemsize
     if not (mask._c_contig and src._c_contig) or mask._size == 0:
         return None
-    unit = _unit(size, (ku.ptr(src),), ())
+    unit = _unit(size, (dptr(src),), ())
     if unit != size:
         return None
-    return _compact(mask, unit, ku.ptr(src), size)
+    return _compact(mask, unit, dptr(src), size)
 
 
 # --- tiled transpose copy ---------------------------------------------------------------------
@@ -838,11 +765,9 @@ def mask_select(src, mask):
 # thread reads ``vec`` consecutive elements along the source's contiguous axis with one
 # load and writes ``vec`` consecutive elements along the destination's with one store (vec > 1
 # only when both extents are multiples of vec and every address is aligned to vec elements;
-# else the same tile with vec 1).  TRANSPOSE_DIAG reorders the blocks along diagonals
-# (spreads the first wave over memory partitions).  Knobs: set before first use.
-TRANSPOSE = {1: (64, 4, 4), 2: (64, 4, 2), 4: (64, 16, 4), 8: (32, 8, 1)}  # H200 probe
-TRANSPOSE_DIAG = False
-TILE = 32  # the smallest array tiled: TILE * TILE elements
+# else the same tile with vec 1).  ``tuning.TRANSPOSE``: (tile, rows, vec) per element size,
+# ``diagonal`` reorders the blocks along diagonals (spreads the first wave over memory
+# partitions), ``min_tile`` the smallest array tiled (min_tile ** 2 elements).
 
 
 def _transpose_kernel(unit: int, tile: int = 32, rows: int = 8, vec: int = 1,
@@ -853,7 +778,6 @@ def _transpose_kernel(unit: int, tile: int = 32, rows: int = 8, vec: int = 1,
     if vec == 1:
         ld = f"tile[ty + k][tx] = *(const {u}*)p;"
         st = f"*({u}*)q = tile[tx][ty + k];"
-        ld_part = st_part = None
     else:
         ld = (f"union {{ {vt} v; {u} e[{vec}]; }} w; w.v = *(const {vt}*)p;\n"
               f"#pragma unroll\n        for (int j = 0; j < {vec}; ++j) tile[ty + k][tx * {vec} + j] = w.e[j];")
@@ -904,7 +828,7 @@ def try_transpose_copy(src, dst, config=None) -> bool:
     caller takes the elementwise copy).  ``config``: (tile, rows, vec, diag), else the
     knobs above."""
     size = dst.dtype.itemsize
-    if size not in (1, 2, 4, 8) or dst._size < TILE * TILE:
+    if size not in (1, 2, 4, 8) or dst._size < tuning.TRANSPOSE.min_tile ** 2:
         return False
     if dst._shape[-1] > 1 and src._strides[-1] == size == dst._strides[-1]:
         return False  # the same unit-stride innermost axis (a slice assignment): no transpose
@@ -929,11 +853,12 @@ def try_transpose_copy(src, dst, config=None) -> bool:
     bi = rest[0] if rest else None
     R, C = shape[r], shape[c]
     B = shape[bi] if bi is not None else 1
-    tile, rows, vec, diag = config or (TRANSPOSE[size] + (TRANSPOSE_DIAG,))
+    t = tuning.TRANSPOSE
+    tile, rows, vec, diag = config or (t.tiles[size] + (t.diagonal,))
     g = [R, C, B, ss[c], ss[bi] if bi is not None else 0, ds[r],
          ds[bi] if bi is not None else 0, ss[r], ds[c]]
     if vec > 1 and (R % vec or C % vec or any(
-            x % (vec * size) for x in (ku.ptr(src), ku.ptr(dst), g[3], g[4], g[5], g[6]))):
+            x % (vec * size) for x in (dptr(src), dptr(dst), g[3], g[4], g[5], g[6]))):
         vec = 1
     while (tile // vec) * rows > 1024:
         rows //= 2
@@ -942,7 +867,7 @@ def try_transpose_copy(src, dst, config=None) -> bool:
         return False
     grid = ((C + tile - 1) // tile, gy, min(B, 65535))
     DEV.launch(_transpose_kernel(size, tile, rows, vec, diag), grid, (tile // vec, rows),
-               [ku.ptr(src), ku.ptr(dst), g])
+               [dptr(src), dptr(dst), g])
     return True
 
 
@@ -955,13 +880,14 @@ def all_kernels():
            for i in (1, 2, 4, 8) for o in (False, True)]
     ks += [gather1_kernel(u, True, i, o, signal=True) for u in (1, 2, 4, 8, 16)
            for i in (1, 2, 4, 8) for o in (False, True)]  # (a[idx] of large arrays)
-    ks += [gather1_kernel(u, True, GATHER_SIGNAL_ILP, o, idx_load=GATHER_SIGNAL_IDX_LOAD,
-                          signal=True) for u in (1, 2, 4, 8, 16) for o in (False, True)]
-    ks += [gather1_kernel(u, c, 4, o, **kw) for u in (1, 4, 8, 16) for c in (False, True)
-           for o in (False, True) for kw in GATHER_VARIANTS]
-    ks += [gather1_kernel(u, True, GATHER_SIGNAL_ILP, o, signal=True,
-                          **{"idx_load": GATHER_SIGNAL_IDX_LOAD, **kw})
-           for u in (4, 8) for o in (False, True) for kw in GATHER_VARIANTS]
+    g = tuning.GATHER
+    ks += [gather1_kernel(u, True, g.signal_ilp, o, idx_load=g.signal_idx_load, signal=True)
+           for u in (1, 2, 4, 8, 16) for o in (False, True)]
+    ks += [gather1_kernel(u, c, 4, o, block=b) for u in (1, 4, 8, 16) for c in (False, True)
+           for o in (False, True) for b in (128, 512, 1024)]  # (the probe's block sizes)
+    ks += [gather1_kernel(u, True, g.signal_ilp, o, block=b, idx_load=g.signal_idx_load,
+                          signal=True) for u in (4, 8) for o in (False, True)
+           for b in (128, 512, 1024)]
     ks += [mc_count_kernel(v, r) for v in (4, 8, 16) for r in (1, 2, 4, 8)]
     ks += [mc_scan_kernel()]
     ks += [mc_write_kernel(u, v, r) for u in (0, 1, 2, 4, 8, 16) for v in (4, 8, 16)

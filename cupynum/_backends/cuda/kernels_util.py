@@ -195,7 +195,3 @@ UNIT_CTYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
 def arr_dtype(m: int) -> np.dtype:
     """The ParamBlock slot of a ``cpn_arr<m>`` struct parameter."""
     return np.dtype((np.int64, (m,)))
-
-
-def ptr(a) -> int:
-    return a._buf.ptr + a._offset

@@ -21,7 +21,9 @@ import functools
 import numpy as np
 
 from . import kernels_util as ku
+from .copy_fill import copy
 from .kernels_util import DEV, I64, PTR, Kernel
+from .view import DeviceView, dptr
 
 BLOCK = 256
 SMALL = 16  # float products with m, n, k all at most this go to the kernel
@@ -83,9 +85,9 @@ def all_kernels() -> list:
     return [matmul_kernel(np.dtype(c)) for c in "?bBhHiIlLqQfd"]
 
 
-def _element_strides(backend, x, batch_shape, rows, cols):
+def _element_strides(x, batch_shape, rows, cols):
     """(x or a C-contiguous copy, [batch, row, col] strides in elements)."""
-    from .blas import Temp, _batch_stride
+    from .blas import _batch_stride
 
     if x._c_contig:  # the usual case, without the general walk below
         return x, [rows * cols if len(x._shape) > 2 else 0, cols, 1]
@@ -94,13 +96,13 @@ def _element_strides(backend, x, batch_shape, rows, cols):
     rs, cs = x._strides[-2], x._strides[-1]
     if bs is None or any(v % isz for v in (bs, rs, cs)):
         shape = tuple(batch_shape) + (rows, cols)
-        t = Temp(DEV.alloc(int(np.prod(shape)) * isz), shape, x.dtype)
-        backend.copy(x, t)
+        t = DeviceView(DEV.alloc(int(np.prod(shape)) * isz), shape, x.dtype)
+        copy(x, t)
         return t, [rows * cols, cols, 1]
     return x, [bs // isz, rs // isz, cs // isz]
 
 
-def matmul(backend, a, b, out) -> None:
+def matmul(a, b, out) -> None:
     """``out = a @ b`` as ``blas.matmul`` (a, b broadcast to out's batch, one dtype; out
     C-contiguous), for the products ``supports`` accepts."""
     m, n = out._shape[-2], out._shape[-1]
@@ -109,8 +111,8 @@ def matmul(backend, a, b, out) -> None:
     if total == 0:
         return
     batch_shape = out._shape[:-2]
-    a, sa = _element_strides(backend, a, batch_shape, m, k)
-    b, sb = _element_strides(backend, b, batch_shape, k, n)
+    a, sa = _element_strides(a, batch_shape, m, k)
+    b, sb = _element_strides(b, batch_shape, k, n)
     grid = max(1, min(-(-total // BLOCK), 65535 * 8))
     DEV.launch(matmul_kernel(np.dtype(out.dtype)), grid, BLOCK,
-               [ku.ptr(a), ku.ptr(b), ku.ptr(out), m, n, k, sa + sb, total])
+               [dptr(a), dptr(b), dptr(out), m, n, k, sa + sb, total])

@@ -62,6 +62,7 @@ import threading
 
 import numpy as np
 
+from ..counters import COUNTS
 from . import runtime
 from .driver import check
 
@@ -568,6 +569,7 @@ def memcpy_htod(dst_ptr: int, host: np.ndarray, stream: int | None = None) -> No
     n = host.nbytes
     if n == 0:
         return
+    COUNTS["h2d_bytes"] += n
     runtime.ensure_thread()
     s = _stream(stream)
     if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD and H2D != "pageable":
@@ -587,6 +589,8 @@ def memcpy_dtoh(host: np.ndarray, src_ptr: int, stream: int | None = None) -> No
     n = host.nbytes
     if n == 0:
         return
+    COUNTS["d2h_bytes"] += n
+    COUNTS["syncs"] += 1  # (the copy waits for the stream)
     runtime.ensure_thread()
     s = _stream(stream)
     if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD and D2H != "pageable":

@@ -17,22 +17,16 @@ into (kept..., reduced...) C order.  Then, by which side has the smaller input s
   fill the GPU, then a second ``cols`` pass combines them.  Non-reorderable ops (no
   ``neutral``) always take ``cols`` with one slice: strictly left to right.
 
-Scans: one thread per line (``scan_cols``) for non-reorderable ops (and, with ``COLS =
-False``, when lines are many and strided); otherwise a single-pass chained scan (``scan_chain``, decoupled
-look-back: a block per tile of ``BLOCK * chain_items`` positions taken from an atomic tile
-counter, warp-striped vector loads/stores, the tile's aggregate and inclusive prefix
-published in a status array zeroed by a memset step before the launch; the look-back polls
-``32 * CHAIN_WINDOW`` predecessors in one round trip and keeps ``CHAIN_KEEP`` windows in
-shared memory for its left fold; ``CHAIN_PERSIST``: resident blocks loop over the tiles and
-prefetch the next tile's input during the look-back; ``CHAIN_GROUP``: a two-level chain,
-tiles publish only aggregates and groups of tiles chain the prefixes, so that a look-back
-folds at most a group's tiles plus a few groups).  Many lines whose kept positions are
-innermost (column scans) take ``scan_blocks`` instead (a thread a line, coalesced rows; the
-lines cut into chunks: chunk totals, their scan in place, then the chunks from their
-prefixes).  ``CHAIN = False`` keeps the
-previous three phases: per-slice totals (``rows``), a sequential scan of the totals per
-line (``scan_cols`` over the partials, in place), and a block scan of each slice starting
-from the previous slices' total (``scan_rows``).  ``configure`` sets the tuning constants.
+Scans: one thread per line (``scan_cols``) for non-reorderable ops and when lines are many
+and strided; otherwise a single-pass chained scan (``scan_chain``, decoupled look-back: a
+block per tile of ``BLOCK * chain_items`` positions taken from an atomic tile counter,
+warp-striped vector loads/stores, the tile's aggregate and inclusive prefix published in a
+status array zeroed by a memset step before the launch; the look-back polls
+``32 * chain_window`` predecessors in one round trip and keeps ``chain_keep`` windows in
+shared memory for its left fold).  Many lines whose kept positions are innermost (column
+scans) take ``scan_blocks`` instead (a thread a line, coalesced rows; the lines cut into
+chunks: chunk totals, their scan in place, then the chunks from their prefixes).  The
+knobs are ``tuning.SCAN`` and ``tuning.REDUCTION``.
 
 var/std: ``sqdev_sum`` is a reduction (family 'sqdev') of |x - mean|^2, the mean of each
 kept position read once per group from an array laid out as the output.
@@ -54,51 +48,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..counters import COUNTS
 from .elementwise_source import _code, _dtype, canonical_char, ctype
+from . import tuning
+from .view import DeviceView, alias, c_strides, dptr
 
-BLOCK = 256
-ITEMS = 8  # RED_ITEMS: elements per thread per scan tile (scan_rows)
-# Tuning of the single-pass scan (``configure`` changes them and drops the compiled kernels):
-CHAIN = True  # reorderable scans along a line take ``scan_chain`` (else the 3-phase scan)
-# Elements per thread of a scan_chain tile (capped: 32 KiB of states a tile): an int, or a
-# dict {state bytes: items}, 16 where a size is missing.  H200, cumsum 2^28 float32: 32 items
-# (8192-element tiles, 32768 of them) and 4 blocks an SM take 709 us (3.03 TB/s), 16 items
-# (65536 tiles, the look-back walk bounding it) 950 us; float64 is the same at 16 and 32.
-CHAIN_ITEMS = {4: 32, 8: 16, 16: 8}
-CHAIN_WINDOW = 2  # RED_LB_P: predecessors polled per lane per look-back window (32 * this)
-CHAIN_KEEP = 4  # RED_LB_NB: look-back windows kept in shared memory for the fold
-CHAIN_SLEEP = 0  # RED_LB_SLEEP: ns between polls of a predecessor not yet published
-CHAIN_DELAY = 0  # RED_LB_DELAY: ns between publishing the aggregate and the first poll
-CHAIN_TRANSPOSE = True  # RED_CHAIN_WT: coalesced warp-striped vector loads/stores, transposed
-# RED_CHAIN_PF: 0: a block a tile; k > 0: k persistent blocks an SM loop over the tiles and
-# prefetch the next tile's input during the look-back (only with CHAIN_TRANSPOSE)
-CHAIN_PERSIST = 0
-# RED_CHAIN_G: two-level chain for states of 8 bytes or less: tiles publish only their
-# aggregates, groups of CHAIN_GROUP tiles (1..32) chain their prefixes; 0: off
-CHAIN_GROUP = 0
-ARG_FAST = True  # RED_ARG_FAST: arg-reductions of contiguous rows track (value, vector index)
-ARG_LOADS = 4  # RED_ARG_LOADS: 16-byte loads in flight per thread on that path
-# __launch_bounds__ minimum blocks per SM (0: none), to cap registers: scan_chain (a dict
-# {state bytes: blocks} or an int for all; NVRTC sm_90 with the defaults: 57 registers for
-# float32 (32 items; 5 blocks an SM spilled), 64 for float64, no spills; only with
-# CHAIN_TRANSPOSE, whose tile keeps the elements for the end, so that they are not held in
-# registers across the look-back) and the arg-reductions' rows kernels
-CHAIN_MINB = {1: 5, 2: 5, 4: 4, 8: 4}
-# Measured and not kept (H200, reduce_probe): a "lean" tile whose input arrives in shared
-# memory by cp.async (no registers hold it: 40 registers, six blocks an SM) ran f32 2^28 in
-# 727 us against 700-735 us here, float64 in 860-903 against 709-737 us, and 16k^2 rows in
-# 631-651 against 569-591 us: more resident tiles do not hide the look-back better.
-# Scans of lines whose kept positions are innermost (column scans: axis 0 of a C-contiguous
-# matrix) take ``scan_blocks`` (a thread a line, coalesced rows, the lines cut into chunks
-# with a chunk-prefix pass) when COLS and there are COL_MIN_LINES lines or more:
-COLS = True  # else the previous choice: scan_cols (one thread a whole line) or scan_chain
-COL_UNROLL = 8  # RED_COL_U: loads in flight per thread before their combines and stores
-COL_WAVES = 2  # chunks: enough for COL_WAVES * WAVE blocks per SM ...
-COL_MIN_ROWS = 64  # ... but at least this many positions a chunk
-COL_MIN_LINES = 32  # fewer lines: a warp would idle; the chained scan does better
-ARG_MINB = 0
-MAXD = 4  # RED_MAXD
-WAVE = 8  # resident 256-thread blocks per SM (2048 threads)
+BLOCK = 256  # RED_BLOCK: threads per block (the kernels' __launch_bounds__)
+MAXD = 4  # RED_MAXD: kept / reduced dims a kernel walks (more: a compact copy first)
 PROGRAM_NAME = "cupynum_reduction.cu"
 
 
@@ -134,31 +90,25 @@ def _state_size(unit: Unit) -> int:
 def kernel_names(unit: Unit) -> dict:
     base = f"cpn_{unit.family}_{unit.functor}_{_code(unit.inp)}{_code(unit.loop)}{_code(unit.out)}"
     if unit.family == "scan":
-        kinds = ("rows", "scan_cols", "scan_cols_part", "scan_rows", "scan_chain",
-                 "scan_blocks")
+        kinds = ("scan_cols", "scan_cols_part", "scan_chain", "scan_blocks")
     else:
         kinds = ("rows", "rows32", "cols", "rows_part", "cols_part")
     return {k: f"{base}__{k}" for k in kinds}
 
 
 def chain_items(unit: Unit) -> int:
-    """Elements per thread of a scan_chain tile: CHAIN_ITEMS, at most 32 KiB of states."""
-    want = CHAIN_ITEMS
+    """Elements per thread of a scan_chain tile: ``tuning.SCAN.chain_items``, at most
+    32 KiB of states."""
+    want = tuning.SCAN.chain_items
     if isinstance(want, dict):
         want = want.get(_state_size(unit), 16)
     it = max(1, min(int(want), (32768 // BLOCK) // _state_size(unit)))
     return 1 << (it.bit_length() - 1)
 
 
-def _chain_group() -> int:
-    """Tiles a group of the two-level chain (0: off); at most 32 (a lane a tile)."""
-    return max(0, min(32, int(CHAIN_GROUP)))
-
-
 def _chain_minb(unit: Unit) -> int:
-    if CHAIN_PERSIST > 0 and CHAIN_TRANSPOSE:  # the grid's blocks must all be resident
-        return int(CHAIN_PERSIST)
-    m = CHAIN_MINB if CHAIN_TRANSPOSE else 0
+    t = tuning.SCAN
+    m = t.chain_min_blocks if t.chain_transpose else 0
     return int(m.get(_state_size(unit), 0) if isinstance(m, dict) else m)
 
 
@@ -202,17 +152,14 @@ def unit_source(unit: Unit) -> str:
                                  ("rows_part", True, "rows<Rd, RED_BLOCK>"),
                                  ("cols_part", True, "cols<Rd>")):
             red = _reducer(unit, part)
-            minb = ARG_MINB if unit.family == "arg" and kind in ("rows", "rows32") else 0
+            minb = (tuning.REDUCTION.arg_min_blocks
+                    if unit.family == "arg" and kind in ("rows", "rows32") else 0)
             out.append(f"{head(names[kind], minb)}{red_args}{aux}) {{\n"
                        f"  typedef {red} Rd;\n  Rd red; red.ident = ident;"
                        f"{bind if not part else ''}\n  {init_state('Rd')}\n"
                        f"  cpn_red::{call}(red, in, out, s0, g, M, R, kd, rd, chunk, S, flags);\n}}\n")
     else:
         red, redp = _reducer(unit, False), _reducer(unit, True)
-        out.append(f"{head(names['rows'])}{red_args}) {{\n"
-                   f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n  {init_state('Rd')}\n"
-                   f"  cpn_red::rows<Rd, RED_BLOCK>(red, in, out, s0, g, M, R, kd, rd, chunk, S, "
-                   "flags);\n}\n")
         scan_args = (f"const char* in, char* out, const {c} ident, const cpn_red::rdims g, "
                      "const long long M, const long long R, const int kd, const int rd, "
                      "const long long ostride, const int flags")
@@ -220,13 +167,6 @@ def unit_source(unit: Unit) -> str:
             out.append(f"{head(names[kind])}{scan_args}) {{\n"
                        f"  typedef {r} Rd;\n  Rd red; red.ident = ident;\n"
                        "  cpn_red::scan_cols<Rd>(red, in, out, g, M, R, kd, rd, ostride, flags);\n}\n")
-        out.append(f"{head(names['scan_rows'])}const char* in, char* out, const char* carries, "
-                   f"const {c} ident, const cpn_red::rdims g, const long long M, "
-                   "const long long R, const int kd, const int rd, const long long ostride, "
-                   "const long long chunk, const int S) {\n"
-                   f"  typedef {red} Rd;\n  Rd red; red.ident = ident;\n"
-                   "  cpn_red::scan_rows<Rd>(red, in, out, carries, g, M, R, kd, rd, ostride, "
-                   "chunk, S);\n}\n")
         out.append(f"{head(names['scan_chain'], _chain_minb(unit))}const char* in, char* out, "
                    "char* tmp, "
                    f"const {c} ident, const cpn_red::rdims g, const long long M, "
@@ -254,14 +194,16 @@ def program_source(units) -> str:
     cplx = any(_is_complex_unit(u) for u in units)
     lb = ""
     if any(u.family == "scan" for u in units):  # the look-back knobs (scan_chain)
-        lb = (f"#define RED_LB_P {int(CHAIN_WINDOW)}\n#define RED_LB_NB {int(CHAIN_KEEP)}\n"
-              f"#define RED_LB_SLEEP {int(CHAIN_SLEEP)}\n#define RED_LB_DELAY {int(CHAIN_DELAY)}\n"
-              f"#define RED_CHAIN_WT {int(bool(CHAIN_TRANSPOSE))}\n"
-              f"#define RED_CHAIN_PF {int(CHAIN_PERSIST > 0)}\n"
-              f"#define RED_CHAIN_G {_chain_group()}\n"
-              f"#define RED_COL_U {int(COL_UNROLL)}\n")
+        t = tuning.SCAN
+        lb = (f"#define RED_LB_P {int(t.chain_window)}\n#define RED_LB_NB {int(t.chain_keep)}\n"
+              f"#define RED_LB_SLEEP {int(t.chain_sleep)}\n"
+              f"#define RED_LB_DELAY {int(t.chain_delay)}\n"
+              f"#define RED_CHAIN_WT {int(bool(t.chain_transpose))}\n"
+              f"#define RED_COL_U {int(t.col_unroll)}\n")
     if any(u.family == "arg" for u in units):  # the arg fast path's knobs (rows)
-        lb += f"#define RED_ARG_FAST {int(bool(ARG_FAST))}\n#define RED_ARG_LOADS {int(ARG_LOADS)}\n"
+        t = tuning.REDUCTION
+        lb += (f"#define RED_ARG_FAST {int(bool(t.arg_fast))}\n"
+               f"#define RED_ARG_LOADS {int(t.arg_loads)}\n")
     head = [lb + "#define CPN_RED_COMPLEX" if cplx else lb,
             '#include "cpn/complex.cuh"' if cplx else '#include "cpn/real.cuh"',
             '#include "cpn/reduce.cuh"']
@@ -287,10 +229,8 @@ def _layout(unit: Unit, kind: str):
             items.append(p)
     elif kind in ("scan_chain", "scan_blocks"):
         items = [p, p, p, sc, dims, q, q, i, q, q, i]
-    elif kind in ("scan_cols", "scan_cols_part"):
+    else:  # scan_cols, scan_cols_part
         items = [p, p, sc, dims, q, q, i, i, q, i]
-    else:  # scan_rows
-        items = [p, p, p, sc, dims, q, q, i, i, q, q, i]
     return [d for d, _ in items], [f for _, f in items]
 
 
@@ -359,7 +299,9 @@ class Prepared:
         with self.lock:
             self.pack(self.buf, 0, *values)
             if raw(self.func, gx, gy, 1, BLOCK, 1, 1, 0, stream(), self.addr, 0)[0]:
-                slow(self.func, (gx, gy), BLOCK, 0, stream(), self.addr)
+                slow(self.func, (gx, gy), BLOCK, 0, stream(), self.addr)  # (counts it)
+            else:
+                COUNTS["launches"] += 1
 
 
 _prepared: dict = {}
@@ -408,17 +350,15 @@ def _memset0(ptr: int, nbytes: int) -> None:
     memory.memset_d8(ptr, 0, nbytes)
 
 
-def configure(**kw) -> None:
-    """Set tuning constants (``CHAIN``, ``CHAIN_ITEMS``, ``WAVE``, ``ARG_MIN_BLOCKS``...) and
-    drop the compiled kernels and plans that depend on them (benchmarks/probes)."""
-    g = globals()
-    for k, v in kw.items():
-        if k not in g or not k.isupper():
-            raise KeyError(k)
-        g[k] = v
+def _drop_compiled() -> None:
+    """A knob changed (``tuning.override``): the kernels and plans built from the old
+    values go."""
     _funcs.clear()
     _prepared.clear()
     _plans.clear()
+
+
+tuning.on_change(_drop_compiled)
 
 
 # --- layouts ----------------------------------------------------------------------------------
@@ -462,46 +402,23 @@ def _dims(kshape, kin, kout, rshape, rin):
     return (pad(kshape, 1) + pad(kin, 0) + pad(kout, 0) + pad(rshape, 1) + pad(rin, 0))
 
 
-def _c_strides(shape, itemsize):
-    out, acc = [], itemsize
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= n
-    return tuple(reversed(out))
-
-
-class _View:
-    """The fields the engine reads, for temporaries and re-laid-out views."""
-    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
-
-    def __init__(self, buf, offset, shape, strides, dtype):
-        self._buf, self._offset, self._shape, self._strides, self.dtype = (
-            buf, offset, tuple(shape), tuple(strides), dtype)
-        n = 1
-        for d in shape:
-            n *= d
-        self._size = n
-        self._c_contig = tuple(strides) == _c_strides(shape, dtype.itemsize)
-
-
 def _compact(src, axes):
     """A C-ordered copy of ``src`` laid out (kept..., reduced...): shape and the new axes."""
-    from .backend import _bit_copy
+    from .copy_fill import bit_copy
 
     kept = [d for d in range(len(src._shape)) if d not in axes]
     order = kept + list(axes)
     shape = tuple(src._shape[d] for d in order)
-    perm = _View(src._buf, src._offset, shape, tuple(src._strides[d] for d in order), src.dtype)
-    dst = _View(_alloc(perm._size * src.dtype.itemsize), 0, shape,
-                _c_strides(shape, src.dtype.itemsize), src.dtype)
-    _bit_copy(perm, dst)
+    perm = alias(src, shape, src.dtype, tuple(src._strides[d] for d in order))
+    dst = DeviceView(_alloc(perm._size * src.dtype.itemsize), shape, src.dtype)
+    bit_copy(perm, dst)
     return dst, tuple(range(len(kept), len(order)))
 
 
 def _split(space: int, work: int, min_chunk: int, cap: int = 1 << 30):
     """Slices per line: enough blocks to fill the GPU (``space`` groups available already),
     none shorter than ``min_chunk`` elements."""
-    target = sm_count() * WAVE
+    target = sm_count() * tuning.REDUCTION.wave
     if space >= target or work <= min_chunk:
         return 1
     s = min(target // max(space, 1), work // min_chunk, cap)  # one wave: no partial tail
@@ -569,7 +486,7 @@ def _execute(plan, src, out, initial, aux=None):
     if compact is not None:
         src, _ = _compact(src, compact)
     bufs = [_alloc(n) for n in temps] if temps else ()
-    inp, outp = src._buf.ptr + src._offset, out._buf.ptr + out._offset
+    inp, outp = dptr(src), dptr(out)
     for p, grid, vals, ptrs, init_pos, nsc in steps:
         if p is _MEMSET:  # grid: the byte count; ptrs: ((0, temp),)
             _memset0(bufs[ptrs[0][1]].ptr, grid)
@@ -577,7 +494,7 @@ def _execute(plan, src, out, initial, aux=None):
         vals = vals.copy()
         for slot, name in ptrs:
             vals[slot] = (inp if name == "in" else outp if name == "out" else
-                          aux._buf.ptr + aux._offset if name == "aux" else bufs[name].ptr)
+                          dptr(aux) if name == "aux" else bufs[name].ptr)
         if init_pos and initial is not None:
             parts = ([float(initial.real), float(initial.imag)] if nsc == 2 else
                      [initial.item()])
@@ -604,7 +521,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
     if len(kshape) > MAXD or len(rshape) > MAXD:
         compact = axes
         shape = tuple(src._shape[d] for d in kept) + tuple(src._shape[d] for d in axes)
-        st = _c_strides(shape, src.dtype.itemsize)
+        st = c_strides(shape, src.dtype.itemsize)
         nk = len(kept)
         kshape, kin, kout = _collapse_kept(shape[:nk], st[:nk], tuple(out._strides))
         rshape, rin = _collapse_red(shape[nk:], st[nk:], ordered)
@@ -631,10 +548,9 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
 
     if use_rows:
         # a warp a row: many rows (a block each would be fewer than four waves of warps'
-        # worth of work per SM otherwise), or rows too short to occupy a block's threads (a
-        # block a row ran 4096 rows of 10 float32 in 25 us on the H200: 256 threads and a
-        # shared-memory tree for 10 elements)
-        small = R <= 2048 and (M >= 4 * sm_count() * WAVE or R <= BLOCK // 2)
+        # worth of work per SM otherwise), or rows too short to occupy a block's threads
+        # (256 threads and a shared-memory tree for a few elements: docs/internals.md)
+        small = R <= 2048 and (M >= 4 * sm_count() * tuning.REDUCTION.wave or R <= BLOCK // 2)
         if small:
             per = BLOCK // 32
             grid = (-(-M // per), 1)
@@ -655,7 +571,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
         steps.append((prepared(unit, "rows"), (M * S, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                        kd, rd, chunk, S, 2 if contig else 0], [(0, "in"), (1, 0)]))
-        pkin = _c_strides(kshape, S * ssize)
+        pkin = c_strides(kshape, S * ssize)
         steps.append((prepared(unit, "rows_part"), (M, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (ssize,)), M, S,
                        kd, 1, S, 1, fin | 2], [(0, 0), (1, "out")]))
@@ -675,7 +591,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
     steps.append((prepared(unit, "cols"), (gx, S),
                   [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                    kd, rd, chunk, S, 0], [(0, "in"), (1, 0)]))
-    pkin = _c_strides(kshape, ssize)
+    pkin = c_strides(kshape, ssize)
     steps.append((prepared(unit, "cols_part"), (gx, 1),
                   [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (M * ssize,)), M, S,
                    kd, 1, S, 1, fin], [(0, 0), (1, "out")]))
@@ -735,7 +651,7 @@ def _plan_scan(unit, src, out, axis, seq):
     if len(kshape) > MAXD:  # (rare) too many dims: scan a compact copy
         compact = (axis,)
         shape = tuple(src._shape[d] for d in kept) + (R,)
-        st = _c_strides(shape, src.dtype.itemsize)
+        st = c_strides(shape, src.dtype.itemsize)
         kshape, kin, kout = _collapse_kept(shape[:-1], st[:-1],
                                            tuple(out._strides[d] for d in kept))
         rin = st[-1]
@@ -747,7 +663,7 @@ def _plan_scan(unit, src, out, axis, seq):
     kmin = min((abs(s) for s, n in zip(kin, kshape) if n > 1), default=1 << 62)
     steps, temps = [], []
     d0 = _dims(kshape, kin, kout, (R,), (rin,))
-    if not seq and COLS and abs(rin) > kmin and M >= COL_MIN_LINES:
+    if not seq and abs(rin) > kmin and M >= tuning.SCAN.col_min_lines:
         steps, temps = _plan_scan_blocks(unit, M, R, kd, d0, ostride, ssize)
         return steps, temps, compact
     if seq or (abs(rin) > kmin and M >= sm_count() * BLOCK):
@@ -755,42 +671,20 @@ def _plan_scan(unit, src, out, axis, seq):
                       [None, None, _IDENT, *d0, M, R, kd, 1, ostride, 1],
                       [(0, "in"), (1, "out")]))
         return steps, temps, compact
-    if CHAIN:
-        T = -(-R // (BLOCK * chain_items(unit)))
-        ntiles = M * T
-        if ssize <= 8:  # packed status words (lb_status): 16 or 32 bytes a tile (or group)
-            groups = M * -(-T // _chain_group()) if _chain_group() else 0
-            zero = total = 16 + (16 if ssize <= 4 else 32) * (ntiles + groups)
-        else:
-            zero = 16 + -(-4 * ntiles // 16) * 16
-            total = zero + 2 * ntiles * ssize
-        temps.append(total)
-        steps.append((_MEMSET, zero, [], [(0, 0)]))
-        flags = ((2 if rin == src.dtype.itemsize else 0) |
-                 (16 if ostride == out.dtype.itemsize else 0))
-        grid = ntiles
-        if CHAIN_PERSIST > 0 and CHAIN_TRANSPOSE:  # resident blocks loop over the tiles
-            grid = min(ntiles, CHAIN_PERSIST * sm_count())
-        steps.append((prepared(unit, "scan_chain"), (grid, 1),
-                      [None, None, None, _IDENT, *d0, M, R, kd, ostride, T, flags],
-                      [(0, "in"), (1, "out"), (2, 0)]))
-        return steps, temps, compact
-    tile = BLOCK * ITEMS
-    S = _split(M, R, tile * 4)
-    chunk = -(-(-(-R // S)) // tile) * tile
-    S = -(-R // chunk)
-    if S > 1:
-        temps.append(M * S * ssize)
-        steps.append((prepared(unit, "rows"), (M * S, 1),
-                      [None, None, _IDENT, _IDENT, *d0, M, R, kd, 1, chunk, S,
-                       2 if rin == src.dtype.itemsize else 0], [(0, "in"), (1, 0)]))
-        pk = _c_strides(kshape, S * ssize)
-        steps.append((prepared(unit, "scan_cols_part"), (-(-M // BLOCK), 1),
-                      [None, None, _IDENT, *_dims(kshape, pk, pk, (S,), (ssize,)), M, S, kd, 1,
-                       ssize, 0], [(0, 0), (1, 0)]))
-    steps.append((prepared(unit, "scan_rows"), (M * S, 1),
-                  [None, None, None, _IDENT, *d0, M, R, kd, 1, ostride, chunk, S],
-                  [(0, "in"), (1, "out")] + ([(2, 0)] if S > 1 else [(2, "in")])))
+    T = -(-R // (BLOCK * chain_items(unit)))
+    ntiles = M * T
+    if ssize <= 8:  # packed status words (lb_status): 16 or 32 bytes a tile
+        zero = total = 16 + (16 if ssize <= 4 else 32) * ntiles
+    else:
+        zero = 16 + -(-4 * ntiles // 16) * 16
+        total = zero + 2 * ntiles * ssize
+    temps.append(total)
+    steps.append((_MEMSET, zero, [], [(0, 0)]))
+    flags = ((2 if rin == src.dtype.itemsize else 0) |
+             (16 if ostride == out.dtype.itemsize else 0))
+    steps.append((prepared(unit, "scan_chain"), (ntiles, 1),
+                  [None, None, None, _IDENT, *d0, M, R, kd, ostride, T, flags],
+                  [(0, "in"), (1, "out"), (2, 0)]))
     return steps, temps, compact
 
 
@@ -799,7 +693,9 @@ def _plan_scan_blocks(unit, M, R, kd, d0, ostride, ssize):
     (S - 1 of them a line, laid out [chunk][line]), their scan along the chunks in place
     (``scan_cols_part``: fixed order), then each chunk scanned from its prefix."""
     bx = -(-M // BLOCK)
-    S = max(1, min(-(-COL_WAVES * WAVE * sm_count() // bx), R // max(COL_MIN_ROWS, 1)))
+    t = tuning.SCAN
+    S = max(1, min(-(-t.col_waves * tuning.REDUCTION.wave * sm_count() // bx),
+                   R // max(t.col_min_rows, 1)))
     chunk = -(-R // S)
     S = -(-R // chunk)
     scan = prepared(unit, "scan_blocks")

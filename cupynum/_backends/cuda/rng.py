@@ -23,7 +23,9 @@ import numpy as np
 
 from . import memory, runtime
 from .blas import empty
+from . import tuning
 from .kernels_util import DEV, I32, I64, PTR, Kernel
+from .view import dptr
 
 _lib = None
 PHILOX = 161  # CURAND_RNG_PSEUDO_PHILOX4_32_10
@@ -83,7 +85,7 @@ class State:
             if self._stream != stream:
                 cr.set_stream(self._gen, stream)
                 self._stream = stream
-            p = out._buf.ptr + out._offset
+            p = dptr(out)
             dbl = out.dtype.char == "d"
             if kind == "uniform":
                 (cr.generate_uniform_double if dbl else cr.generate_uniform)(self._gen, p, n)
@@ -95,8 +97,8 @@ class State:
                 if n % 2:  # Box-Muller makes pairs: cuRAND wants an even count
                     tmp = empty((n + 1,), out.dtype)
                     (cr.generate_normal_double if dbl else cr.generate_normal)(
-                        self._gen, tmp._buf.ptr, n + 1, 0.0, 1.0)
-                    memory.memcpy_dtod(p, tmp._buf.ptr, n * out.dtype.itemsize)
+                        self._gen, dptr(tmp), n + 1, 0.0, 1.0)
+                    memory.memcpy_dtod(p, dptr(tmp), n * out.dtype.itemsize)
                 else:
                     (cr.generate_normal_double if dbl else cr.generate_normal)(
                         self._gen, p, n, 0.0, 1.0)
@@ -106,11 +108,9 @@ class State:
 
 # --- rejection samplers: Philox4x32-10 in the kernel text ------------------------------------
 _U32 = np.dtype(np.uint32)
-# Launch knobs (benchmarks/probes/random_probe.py sweeps them): threads per block, and the
-# grid cap in blocks per SM (the loops are grid-strided; each element's stream depends on
-# neither).
-BLOCK = 256
-GRID_PER_SM = 16
+# Launch knobs: ``tuning.RANDOM`` (threads per block and the grid cap in blocks per SM;
+# benchmarks/probes/random_probe.py sweeps them).  The loops are grid-strided: each
+# element's stream depends on neither.
 
 
 def philox_key(seed: int) -> tuple[int, int]:
@@ -512,10 +512,6 @@ def all_kernels():
             *(sampler_kernel(kind) for kind in SAMPLERS), mvhypergeometric_kernel()]
 
 
-def _p(a):
-    return a._buf.ptr + a._offset
-
-
 def _step(a, n):
     return 0 if a._size == 1 and n != 1 else 1
 
@@ -531,36 +527,38 @@ def draw(kind: str, out, params, key, call) -> None:
     n = out._size
     if n == 0:
         return
-    grid = max(1, min((n + BLOCK - 1) // BLOCK, DEV.sm_count() * GRID_PER_SM))
+    t = tuning.RANDOM
+    block = t.block
+    grid = max(1, min((n + block - 1) // block, DEV.sm_count() * t.grid_per_sm))
     k0, k1 = key
     if kind == "random01":  # out 16-byte aligned (a fresh allocation), float32/64
         per = 4 if out.dtype.char == "f" else 2
-        grid = max(1, min((n + BLOCK * per - 1) // (BLOCK * per),
-                          DEV.sm_count() * GRID_PER_SM))
-        DEV.launch(random01_kernel(out.dtype.char), grid, BLOCK, [_p(out), n, k0, k1, call])
+        grid = max(1, min((n + block * per - 1) // (block * per),
+                          DEV.sm_count() * t.grid_per_sm))
+        DEV.launch(random01_kernel(out.dtype.char), grid, block, [dptr(out), n, k0, k1, call])
     elif kind == "gamma":
         alpha, lg = params
-        DEV.launch(gamma_kernel(out.dtype.char), grid, BLOCK,
-                   [_p(out), _p(alpha), _step(alpha, n), n, k0, k1, call, int(lg)])
+        DEV.launch(gamma_kernel(out.dtype.char), grid, block,
+                   [dptr(out), dptr(alpha), _step(alpha, n), n, k0, k1, call, int(lg)])
     elif kind == "poisson":
         (lam,) = params
-        DEV.launch(poisson_kernel(), grid, BLOCK,
-                   [_p(out), _p(lam), _step(lam, n), n, k0, k1, call])
+        DEV.launch(poisson_kernel(), grid, block,
+                   [dptr(out), dptr(lam), _step(lam, n), n, k0, k1, call])
     elif kind == "binomial":
         nn, pp = params
-        DEV.launch(binomial_kernel(), grid, BLOCK,
-                   [_p(out), _p(nn), _step(nn, n), _p(pp), _step(pp, n), n, k0, k1, call])
+        DEV.launch(binomial_kernel(), grid, block,
+                   [dptr(out), dptr(nn), _step(nn, n), dptr(pp), _step(pp, n), n, k0, k1, call])
     elif kind in SAMPLERS:
-        args = [_p(out)]
+        args = [dptr(out)]
         for a in params:
-            args += [_p(a), _step(a, n)]
-        DEV.launch(sampler_kernel(kind), grid, BLOCK, args + [n, k0, k1, call])
+            args += [dptr(a), _step(a, n)]
+        DEV.launch(sampler_kernel(kind), grid, block, args + [n, k0, k1, call])
     elif kind == "mvhypergeometric":
         colors, nsample, total = params
         rows = n // colors._size
-        grid = max(1, min((rows + BLOCK - 1) // BLOCK, DEV.sm_count() * GRID_PER_SM))
-        DEV.launch(mvhypergeometric_kernel(), grid, BLOCK,
-                   [_p(out), _p(colors), colors._size, int(total), int(nsample), rows,
+        grid = max(1, min((rows + block - 1) // block, DEV.sm_count() * t.grid_per_sm))
+        DEV.launch(mvhypergeometric_kernel(), grid, block,
+                   [dptr(out), dptr(colors), colors._size, int(total), int(nsample), rows,
                     k0, k1, call])
     else:
         raise ValueError(kind)

@@ -4,8 +4,9 @@ Built directly on ``cuda.bindings.driver`` (no cuda.core objects on hot paths): 
 binding call returns a tuple whose first item is a ``CUresult`` (an int subclass, so a plain
 truth test detects failure).
 
-Context.  cupynum uses the *primary context of device 0*, the same one the CUDA runtime (and
-so cuBLAS, cuFFT, CuPy, PyTorch) uses, so handles and pointers interoperate.  A CUDA context is
+Context.  cupynum uses the *primary context of one device* (``init(device)``, ordinal 0
+unless the first ``init`` names another; ``CUDA_VISIBLE_DEVICES`` chooses which GPUs the
+ordinals count), the same one the CUDA runtime (and so cuBLAS, cuFFT, CuPy, PyTorch) uses, so handles and pointers interoperate.  A CUDA context is
 current per *thread*: ``_ThreadState`` is a ``threading.local`` whose ``__init__`` runs on the
 first access from each thread and binds the context there (``cuCtxSetCurrent``).  Every entry
 point that talks to the driver reads ``_tls`` first, which makes that binding automatic.
@@ -44,11 +45,13 @@ import threading
 
 import numpy as np
 
+from ..counters import COUNTS
 from . import driver as _drv
 from .driver import CUDAError, check
 
 _d = None  # cuda.bindings.driver once init() ran
-_dev = None  # CUdevice of device 0
+_ordinal = 0  # the device ordinal of the context (init's argument)
+_dev = None  # its CUdevice
 _ctx = None  # its primary CUcontext
 _ready = False
 _init_lock = threading.Lock()
@@ -109,25 +112,30 @@ class _NotInitialised:
 _tls = _NotInitialised()
 
 
-def init() -> None:
-    """Retain device 0's primary context and make it current in this thread (idempotent).
-
-    Raises RuntimeError when no usable driver/GPU exists (see ``driver.reason()``).
+def init(device: int | None = None) -> None:
+    """Retain the primary context of device ``device`` (an ordinal; 0 when the first call
+    names none) and make it current in this thread.  Later calls return at once; naming
+    another device than the one initialised raises RuntimeError, as does the lack of a
+    usable driver/GPU (see ``driver.reason()``).
     """
-    global _d, _dev, _ctx, _tls, _ready, _cuLaunchKernel, DEFAULT_STREAM
+    global _d, _dev, _ctx, _tls, _ready, _cuLaunchKernel, DEFAULT_STREAM, _ordinal
     if _ready:
+        if device is not None and int(device) != _ordinal:
+            raise RuntimeError(f"the CUDA runtime is initialised on device {_ordinal}, "
+                               f"not {int(device)}")
         return
     if _forked:
         raise RuntimeError(FORK_MESSAGE)
     with _init_lock:
         if _ready:
-            return
+            return init(device)
         d = _bindings()
-        err, dev = d.cuDeviceGet(0)
+        ordinal = _ordinal if device is None else int(device)
+        err, dev = d.cuDeviceGet(ordinal)
         check(err, "cuDeviceGet")
         err, ctx = d.cuDevicePrimaryCtxRetain(dev)
         check(err, "cuDevicePrimaryCtxRetain")
-        _d, _dev, _ctx = d, dev, ctx
+        _d, _dev, _ctx, _ordinal = d, dev, ctx, ordinal
         _cuLaunchKernel = d.cuLaunchKernel
         DEFAULT_STREAM = d.CUstream(0)
         _tls = _ThreadState()  # binds the context in this thread
@@ -138,6 +146,11 @@ def init() -> None:
 
 def is_initialized() -> bool:
     return _ready
+
+
+def device_ordinal() -> int:
+    """The ordinal of the device whose context cupynum uses (``init``'s argument)."""
+    return _ordinal
 
 
 def ensure_thread() -> None:
@@ -267,6 +280,7 @@ def retire_stream(handle: int) -> None:
 def synchronize_stream(handle: int | None = None) -> None:
     """Wait for all work queued on ``handle`` (default: the current stream)."""
     h = _tls.stream if handle is None else handle
+    COUNTS["syncs"] += 1
     (err,) = _d.cuStreamSynchronize(h)
     check(err, "cuStreamSynchronize")
 
@@ -284,6 +298,7 @@ def stream_query(handle: int) -> bool:
 def synchronize() -> None:
     """Wait for all work on the device (every stream of the context)."""
     ensure_thread()
+    COUNTS["syncs"] += 1
     (err,) = _d.cuCtxSynchronize()
     check(err, "cuCtxSynchronize")
 
@@ -319,6 +334,7 @@ def record_event(ev: int, stream: int | None = None) -> None:
 
 def synchronize_event(ev: int) -> None:
     ensure_thread()
+    COUNTS["syncs"] += 1
     (err,) = _d.cuEventSynchronize(ev)
     check(err, "cuEventSynchronize")
 
@@ -414,6 +430,7 @@ def launch(func, grid, block, shmem: int, stream: int, params: int) -> None:
         by = bz = 1
     else:
         bx, by, bz = _dim3(block)
+    COUNTS["launches"] += 1
     (err,) = _cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shmem, stream, params, 0)
     if err:
         if rebind():  # first driver call from a fresh thread (or another context current)
@@ -480,7 +497,7 @@ def ctypes_launch():
     return _ctypes_launch
 
 
-def kernel_attribute(func, name: str, dev: int = 0) -> int:
+def kernel_attribute(func, name: str, dev: int | None = None) -> int:
     """A ``CU_FUNC_ATTRIBUTE_<name>`` of a kernel, e.g. ``'MAX_THREADS_PER_BLOCK'``."""
     ensure_thread()
     attr = getattr(_d.CUfunction_attribute, "CU_FUNC_ATTRIBUTE_" + name)
@@ -489,7 +506,7 @@ def kernel_attribute(func, name: str, dev: int = 0) -> int:
     return int(v)
 
 
-def set_kernel_attribute(func, name: str, value: int, dev: int = 0) -> None:
+def set_kernel_attribute(func, name: str, value: int, dev: int | None = None) -> None:
     """Set a ``CU_FUNC_ATTRIBUTE_<name>``, e.g. ``MAX_DYNAMIC_SHARED_SIZE_BYTES`` (> 48 KiB)."""
     ensure_thread()
     attr = getattr(_d.CUfunction_attribute, "CU_FUNC_ATTRIBUTE_" + name)
@@ -615,8 +632,11 @@ if hasattr(os, "register_at_fork"):
 _props: dict = {}
 
 
-def _device(dev: int = 0):
-    if dev == 0 and _dev is not None:
+def _device(dev: int | None = None):
+    """The CUdevice of ordinal ``dev`` (default: the context's device)."""
+    if dev is None:
+        dev = _ordinal
+    if dev == _ordinal and _dev is not None:
         return _dev
     d = _bindings()
     err, h = d.cuDeviceGet(dev)
@@ -632,9 +652,9 @@ def device_count() -> int:
     return int(n)
 
 
-def device_attribute(name: str, dev: int = 0) -> int:
+def device_attribute(name: str, dev: int | None = None) -> int:
     """``CU_DEVICE_ATTRIBUTE_<name>`` of device ``dev``, cached."""
-    key = (name, dev)
+    key = (name, _ordinal if dev is None else dev)
     v = _props.get(key)
     if v is None:
         d = _bindings()
@@ -645,19 +665,19 @@ def device_attribute(name: str, dev: int = 0) -> int:
     return v
 
 
-def compute_capability(dev: int = 0) -> tuple[int, int]:
+def compute_capability(dev: int | None = None) -> tuple[int, int]:
     return (
         device_attribute("COMPUTE_CAPABILITY_MAJOR", dev),
         device_attribute("COMPUTE_CAPABILITY_MINOR", dev),
     )
 
 
-def multiprocessor_count(dev: int = 0) -> int:
+def multiprocessor_count(dev: int | None = None) -> int:
     return device_attribute("MULTIPROCESSOR_COUNT", dev)
 
 
-def device_name(dev: int = 0) -> str:
-    key = ("name", dev)
+def device_name(dev: int | None = None) -> str:
+    key = ("name", _ordinal if dev is None else dev)
     v = _props.get(key)
     if v is None:
         err, raw = _bindings().cuDeviceGetName(256, _device(dev))
@@ -666,8 +686,8 @@ def device_name(dev: int = 0) -> str:
     return v
 
 
-def total_memory(dev: int = 0) -> int:
-    key = ("total_mem", dev)
+def total_memory(dev: int | None = None) -> int:
+    key = ("total_mem", _ordinal if dev is None else dev)
     v = _props.get(key)
     if v is None:
         err, v = _bindings().cuDeviceTotalMem(_device(dev))
@@ -688,7 +708,8 @@ def mem_info() -> tuple[int, int]:
 __all__ = [
     "CUDAError", "Module", "ParamBlock", "compute_capability", "create_event",
     "create_stream", "current_stream", "current_stream_owner", "destroy_event",
-    "destroy_stream", "device_attribute", "device_count", "device_name", "elapsed_time",
+    "destroy_stream", "device_attribute", "device_count", "device_name", "device_ordinal",
+    "elapsed_time",
     "ensure_thread", "event_query", "rebind", "get_function", "init", "kernel_attribute", "launch",
     "bindings_launch", "ctypes_launch", "function_object", "kernel_function",
     "load_module", "mem_info", "multiprocessor_count", "record_event", "set_current_stream",

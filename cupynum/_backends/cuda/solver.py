@@ -21,7 +21,10 @@ import threading
 import numpy as np
 
 from . import blas, memory, runtime
-from .blas import Temp, colmajor_copy, empty, ptr
+from . import tuning
+from .blas import colmajor_copy, empty
+from .copy_fill import copy, to_host
+from .view import DeviceView, alias, dptr
 
 _lib = None
 _tls = threading.local()
@@ -30,30 +33,10 @@ LOWER, UPPER = 0, 1  # cublasFillMode_t
 OP_N = 0
 DIAG_NON_UNIT = 0  # cublasDiagType_t
 SIDE_LEFT = 0  # cublasSideMode_t
-# solve: right-hand sides up to this many ride along in the LU as extra columns
-# (_solve_augmented); more take getrf + getrs.  H200, n = 4096 float64 (lib_gap_probe
-# solve): one column 13.39 ms against 14.07-14.23 ms through getrf + getrs (CuPy 14.07),
-# eight columns 15.04 ms against 18.36 (CuPy 18.33); many columns (inv) are unmeasured.
-SOLVE_AUGMENTED_MAX_K = 8
-
-# --- knobs: when a stack goes to a batched routine (the probe overrides these) --------------
-BATCHED = True             # False: always loop (today's path), for comparison
-BATCHED_MIN_BATCH = 2      # a single matrix always takes the unbatched routine
-LU_BATCHED_MAX_N = 64      # cuBLAS getrf/getrsBatched: one CTA per matrix, small n only
-QR_BATCHED_MAX_N = 64      # cuBLAS geqrfBatched (orgqr has no batched form: still looped)
-CHOLESKY_BATCHED_MAX_N = 64    # cuSOLVER potrfBatched
-# Stacked eigh: syevjBatched (its own limit is n <= 32), then XsyevBatched.  Measured on the
-# H200 (linalg_batched_probe): syevj is fastest to n = 32; at n = 64 and 128 XsyevBatched takes
-# 0.6-1.2 ms where the loop over syevd takes 12-53 ms; larger n is unmeasured, so it loops.
-EIGH_BATCHED = "auto"      # "auto" (the rule above), "syevj", "xsyev", "loop"
-EIGH_SYEVJ_MAX_N = 32
-EIGH_BATCHED_MAX_N = 128
-SVD_BATCHED_MAX_N = 32     # gesvdjBatched's own limit is m, n <= 32
-# An unbatched system with many right-hand sides: LU (getrf) of a column-major copy of A,
-# then getrs.  Also measured on the H200 at n = 4096 float64, one column: the LU of the plain
-# C-ordered copy (A^T) solved with getrs(OP_T) (CuPy's way) 14.12-14.16 ms; DXgesv (TF32 LU
-# refined to float64) 13.96 ms, but it returns NaNs for a singular matrix instead of an info;
-# getrf's ALG_1 (Xgetrf) 24.7 ms for the LU alone, against 12.8 ms.
+# The knobs are ``tuning.SOLVER``: how many right-hand sides ride along in the LU as extra
+# columns (_solve_augmented; more take getrf + getrs), and where a stack goes to a batched
+# routine (linalg_batched_probe times both sides; docs/internals.md, "Measured", has the
+# figures behind the defaults).
 
 
 def lib():
@@ -118,16 +101,15 @@ def _infos(info_buf, count) -> np.ndarray:
     return host
 
 
-def _strided(t: Temp, shape, strides_elems, offset_elems=0) -> Temp:
+def _strided(t: DeviceView, shape, strides_elems, offset_elems=0) -> DeviceView:
     s = t.dtype.itemsize
-    return Temp(t._buf, shape, t.dtype, strides=tuple(x * s for x in strides_elems),
-                offset=t._offset + offset_elems * s)
+    return alias(t, shape, t.dtype, tuple(x * s for x in strides_elems), offset_elems * s)
 
 
 # --- batched routines: one library call for a stack of matrices ----------------------------
 
 def _use_batched(nb: int, n: int, max_n: int) -> bool:
-    return BATCHED and nb >= BATCHED_MIN_BATCH and n <= max_n
+    return tuning.SOLVER.batched and nb >= tuning.SOLVER.batched_min_batch and n <= max_n
 
 
 def _pointer_array(base: int, stride_bytes: int, count: int):
@@ -140,7 +122,7 @@ def _pointer_array(base: int, stride_bytes: int, count: int):
     return buf
 
 
-def _lu_batched(af: Temp, nb: int, n: int):
+def _lu_batched(af: DeviceView, nb: int, n: int):
     """cuBLAS getrfBatched on the column-major stack ``af`` (in place).  Returns the
     pointer array, the pivots (nb, n; 1-based as LAPACK's) and the device infos."""
     aptrs = _pointer_array(af.ptr, n * n * af.dtype.itemsize, nb)
@@ -151,7 +133,7 @@ def _lu_batched(af: Temp, nb: int, n: int):
     return aptrs, ipiv, info
 
 
-def _solve_batched(af: Temp, bf: Temp, nb, n, k):
+def _solve_batched(af: DeviceView, bf: DeviceView, nb, n, k):
     """LU-factor and solve in two calls; returns the getrf infos (device)."""
     aptrs, ipiv, info = _lu_batched(af, nb, n)
     bptrs = _pointer_array(bf.ptr, n * k * af.dtype.itemsize, nb)
@@ -177,21 +159,21 @@ def _jacobi_params(kind: str) -> int:
     return p
 
 
-def solve(backend, a, b, x) -> np.ndarray:
+def solve(a, b, x) -> np.ndarray:
     """x = solve(a, b): a (B, n, n), b (B, n, k), x (B, n, k) C-contiguous. Returns the
     getrf infos (> 0: singular)."""
     nb, n, _ = a._shape
     k = b._shape[-1]
-    if _use_batched(nb, n, LU_BATCHED_MAX_N):
-        af, bf = colmajor_copy(backend, a), colmajor_copy(backend, b)
+    if _use_batched(nb, n, tuning.SOLVER.lu_batched_max_n):
+        af, bf = colmajor_copy(a), colmajor_copy(b)
         info = _solve_batched(af, bf, nb, n, k)
-        backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
+        copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
         return _infos(info, nb)
-    if k <= SOLVE_AUGMENTED_MAX_K:
-        return _solve_augmented(backend, a, b, x)
+    if k <= tuning.SOLVER.solve_augmented_max_k:
+        return _solve_augmented(a, b, x)
     char = a.dtype.char
     h = handle()
-    af, bf = colmajor_copy(backend, a), colmajor_copy(backend, b)
+    af, bf = colmajor_copy(a), colmajor_copy(b)
     ipiv = memory.alloc(max(nb * n, 1) * 4)
     info = memory.alloc(max(nb, 1) * 4)
     info2 = memory.alloc(4)
@@ -204,25 +186,24 @@ def solve(backend, a, b, x) -> np.ndarray:
         pi = ipiv.ptr + i * n * 4
         getrf(h, n, n, ai, n, work.ptr, pi, info.ptr + 4 * i)
         getrs(h, OP_N, n, k, ai, n, pi, bf.ptr + i * n * k * s, n, info2.ptr)
-    backend.copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
+    copy(_strided(bf, (nb, n, k), (n * k, 1, n)), x)
     return _infos(info, nb)
 
 
-def _solve_augmented(backend, a, b, x) -> np.ndarray:
+def _solve_augmented(a, b, x) -> np.ndarray:
     """``solve`` for few right-hand sides: getrf of the column-major [A | B] (n x (n + k)).
     The LU's row swaps and its L-solve reach B's columns inside the factorisation, as
     trailing columns, which leaves U x = L⁻¹PB: one upper-triangular solve (trsv, or trsm
     for k > 1) finishes.  getrs instead swaps B's rows in a sequential pass and solves with
-    L and U apart: on the H200 (4096 float64, one column) getrs took 991 us after a 12.8 ms
-    getrf."""
+    L and U apart, which costs more (docs/internals.md, "Measured")."""
     nb, n, _ = a._shape
     k = b._shape[-1]
     char = a.dtype.char
     s = a.dtype.itemsize
     w = n + k  # columns of [A | B]
-    ab = Temp(memory.alloc(nb * n * w * s), (nb, n * w), a.dtype)
-    backend.copy(a, _strided(ab, (nb, n, n), (n * w, 1, n)))
-    backend.copy(b, _strided(ab, (nb, n, k), (n * w, 1, n), n * n))
+    ab = DeviceView(memory.alloc(nb * n * w * s), (nb, n * w), a.dtype)
+    copy(a, _strided(ab, (nb, n, n), (n * w, 1, n)))
+    copy(b, _strided(ab, (nb, n, k), (n * w, 1, n), n * n))
     h, hb = handle(), blas.handle()
     ipiv = memory.alloc(nb * n * 4)
     info = memory.alloc(nb * 4)
@@ -242,18 +223,18 @@ def _solve_augmented(backend, a, b, x) -> np.ndarray:
             trsv(hb, UPPER, OP_N, DIAG_NON_UNIT, n, ai, n, ci, 1)
         else:
             trsm(hb, SIDE_LEFT, UPPER, OP_N, DIAG_NON_UNIT, n, k, alpha, ai, n, ci, n)
-    backend.copy(_strided(ab, (nb, n, k), (n * w, 1, n), n * n), x)
+    copy(_strided(ab, (nb, n, k), (n * w, 1, n), n * n), x)
     return _infos(info, nb)
 
 
-def lu_diagonal(backend, a):
+def lu_diagonal(a):
     """LU-factor a (B, n, n); returns host arrays (diagonal of U (B, n), pivots (B, n),
     infos (B,)): the frontend forms sign and log|det| from them (n values per matrix)."""
     nb, n, _ = a._shape
     char = a.dtype.char
     h = handle()
-    af = colmajor_copy(backend, a)
-    if _use_batched(nb, n, LU_BATCHED_MAX_N):
+    af = colmajor_copy(a)
+    if _use_batched(nb, n, tuning.SOLVER.lu_batched_max_n):
         _, ipiv, info = _lu_batched(af, nb, n)
     else:
         ipiv = memory.alloc(max(nb * n, 1) * 4)
@@ -266,24 +247,24 @@ def lu_diagonal(backend, a):
             getrf(h, n, n, af.ptr + i * n * n * s, n, work.ptr, ipiv.ptr + i * n * 4,
                   info.ptr + 4 * i)
     diag = empty((nb, n), a.dtype)
-    backend.copy(_strided(af, (nb, n), (n * n, n + 1)), diag)
-    d = backend.to_host(diag)
+    copy(_strided(af, (nb, n), (n * n, n + 1)), diag)
+    d = to_host(diag)
     piv = np.empty((nb, n), np.int32)
     memory.memcpy_dtoh(piv, ipiv.ptr)
     return d, piv, _infos(info, nb)
 
 
-def cholesky(backend, a, out, upper: bool) -> np.ndarray:
+def cholesky(a, out, upper: bool) -> np.ndarray:
     """Factor Hermitian positive-definite a (B, n, n) into out (B, n, n), C-contiguous:
     the factor's triangle is valid, the other holds garbage (the frontend masks it)."""
     nb, n, _ = a._shape
     char = a.dtype.char
     h = handle()
-    af = colmajor_copy(backend, a)
+    af = colmajor_copy(a)
     info = memory.alloc(max(nb, 1) * 4)
     uplo = UPPER if upper else LOWER
     s = a.dtype.itemsize
-    if _use_batched(nb, n, CHOLESKY_BATCHED_MAX_N):
+    if _use_batched(nb, n, tuning.SOLVER.cholesky_batched_max_n):
         aptrs = _pointer_array(af.ptr, n * n * s, nb)
         _fn(char, "potrf_batched")(h, uplo, n, aptrs.ptr, n, info.ptr, nb)
     else:
@@ -293,11 +274,11 @@ def cholesky(backend, a, out, upper: bool) -> np.ndarray:
         for i in range(nb):
             potrf(h, uplo, n, af.ptr + i * n * n * s, n, work.ptr, int(lwork),
                   info.ptr + 4 * i)
-    backend.copy(_strided(af, (nb, n, n), (n * n, 1, n)), out)
+    copy(_strided(af, (nb, n, n), (n * n, 1, n)), out)
     return _infos(info, nb)
 
 
-def _qr_factor_batched(af: Temp, tau, nb, m, n) -> None:
+def _qr_factor_batched(af: DeviceView, tau, nb, m, n) -> None:
     """cuBLAS geqrfBatched (tall or square stacks): reflectors in af, scalars in tau, in
     LAPACK's layout, so the looped orgqr/ungqr reads them as geqrf's."""
     s = af.dtype.itemsize
@@ -310,7 +291,7 @@ def _qr_factor_batched(af: Temp, tau, nb, m, n) -> None:
         raise ValueError(f"geqrfBatched: invalid argument {-int(arg_info[0])}")
 
 
-def qr(backend, a, q, r) -> None:
+def qr(a, q, r) -> None:
     """Householder QR of a (B, m, n).  r: (B, rr, n) C-contiguous, rr = min(m, n) or m; its
     upper triangle is valid (the frontend masks the rest).  q: None or (B, m, mc), mc =
     min(m, n) or m."""
@@ -318,11 +299,11 @@ def qr(backend, a, q, r) -> None:
     kk = min(m, n)
     char = a.dtype.char
     h = handle()
-    af = colmajor_copy(backend, a)
+    af = colmajor_copy(a)
     s = a.dtype.itemsize
     tau = memory.alloc(max(nb * kk, 1) * s)
     info = memory.alloc(max(nb, 1) * 4)
-    if _use_batched(nb, max(m, n), QR_BATCHED_MAX_N) and m >= n:
+    if _use_batched(nb, max(m, n), tuning.SOLVER.qr_batched_max_n) and m >= n:
         _qr_factor_batched(af, tau, nb, m, n)
     else:
         geqrf = _fn(char, "geqrf")
@@ -333,7 +314,7 @@ def qr(backend, a, q, r) -> None:
                   int(lwork), info.ptr + 4 * i)
     rr = r._shape[1]
     if rr <= m:
-        backend.copy(_strided(af, (nb, rr, n), (m * n, 1, m)), r)
+        copy(_strided(af, (nb, rr, n), (m * n, 1, m)), r)
     if q is None:
         return
     mc = q._shape[-1]
@@ -343,7 +324,7 @@ def qr(backend, a, q, r) -> None:
     else:  # complete Q of a tall matrix: an m x m buffer seeded with the reflectors
         qf = empty((nb, m, m), a.dtype)
         qstride = m * m
-        backend.copy(_strided(af, (nb, m, n), (m * n, 1, m)),
+        copy(_strided(af, (nb, m, n), (m * n, 1, m)),
                       _strided(qf, (nb, m, n), (m * m, 1, m)))
     lwork = _fn(char, name + "_buffer_size")(h, m, mc, kk, qf.ptr, m, tau.ptr)
     work = _work(lwork, a.dtype)
@@ -351,17 +332,17 @@ def qr(backend, a, q, r) -> None:
     for i in range(nb):
         orgqr(h, m, mc, kk, qf.ptr + i * qstride * s, m, tau.ptr + i * kk * s, work.ptr,
               int(lwork), info.ptr + 4 * i)
-    backend.copy(_strided(qf, (nb, m, mc), (qstride, 1, m)), q)
+    copy(_strided(qf, (nb, m, mc), (qstride, 1, m)), q)
 
 
-def _svd_batched(backend, a, u, s_out, vh) -> np.ndarray:
+def _svd_batched(a, u, s_out, vh) -> np.ndarray:
     """gesvdjBatched (m >= n, m <= 32): full U (m x m) and V (n x n) per matrix, singular
     values sorted descending.  u takes U's first ucols columns; vh[r, c] = V[c, r] is V's
     column-major buffer read in C order (real dtypes only: no conjugation here)."""
     nb, m, n = a._shape
     char = a.dtype.char
     h = handle()
-    af = colmajor_copy(backend, a)
+    af = colmajor_copy(a)
     isz = a.dtype.itemsize
     jobz = EIG_VECTOR if u is not None else EIG_NOVECTOR
     sb = s_out if s_out._c_contig else empty(s_out._shape, s_out.dtype)
@@ -369,36 +350,35 @@ def _svd_batched(backend, a, u, s_out, vh) -> np.ndarray:
     vb = memory.alloc(nb * n * n * isz)
     info = memory.alloc(nb * 4)
     prm = _jacobi_params("gesvdj")
-    lwork = _fn(char, "gesvdj_batched_buffer_size")(h, jobz, m, n, af.ptr, m, ptr(sb),
+    lwork = _fn(char, "gesvdj_batched_buffer_size")(h, jobz, m, n, af.ptr, m, dptr(sb),
                                                      ub.ptr, m, vb.ptr, n, prm, nb)
     work = _work(lwork, a.dtype)
-    _fn(char, "gesvdj_batched")(h, jobz, m, n, af.ptr, m, ptr(sb), ub.ptr, m, vb.ptr, n,
+    _fn(char, "gesvdj_batched")(h, jobz, m, n, af.ptr, m, dptr(sb), ub.ptr, m, vb.ptr, n,
                                 work.ptr, int(lwork), info.ptr, prm, nb)
     if sb is not s_out:
-        backend.copy(sb, s_out)
+        copy(sb, s_out)
     if u is not None:
         ucols = u._shape[-1]
-        backend.copy(Temp(ub, (nb, m, ucols), a.dtype, strides=(m * m * isz, isz, m * isz)),
+        copy(DeviceView(ub, (nb, m, ucols), a.dtype, strides=(m * m * isz, isz, m * isz)),
                      u)
-        backend.copy(Temp(vb, (nb, n, n), a.dtype), vh)
+        copy(DeviceView(vb, (nb, n, n), a.dtype), vh)
     return _infos(info, nb)
 
 
 # An unbatched SVD takes gesvd, as CuPy does (float32/complex64 ones mostly go through the
-# float64 Gram matrix in linalg/_linalg.py instead).  Measured on the H200 at 2048 float32
-# (lib_gap_probe svd): gesvd 291 ms, singular values within 2e-5 of NumPy's float64 ones
-# (relative to the largest); gesvdj 218 ms but 3.3e-4, whatever its tolerance or sweeps;
-# Xgesvdp 75 ms, but it perturbs this matrix by h_err_sigma = 2440 and its values are wrong.
-def svd(backend, a, u, s_out, vh) -> np.ndarray:
+# float64 Gram matrix in linalg/_linalg.py instead): gesvdj and Xgesvdp are faster but lose
+# accuracy (docs/internals.md, "Measured").
+def svd(a, u, s_out, vh) -> np.ndarray:
     """SVD of a (B, m, n) with m >= n (the frontend transposes wide matrices).  s_out
     (B, n) real, C-contiguous; u None or (B, m, m) / (B, m, n); vh None or (B, n, n)."""
     nb, m, n = a._shape
     char = a.dtype.char
     # gesvdj returns V, not Vᴴ: complex vectors would need a conjugating copy, so they loop
-    if _use_batched(nb, m, SVD_BATCHED_MAX_N) and (char in "fd" or u is None):
-        return _svd_batched(backend, a, u, s_out, vh)
+    batched = _use_batched(nb, m, tuning.SOLVER.svd_batched_max_n)
+    if batched and (char in "fd" or u is None):
+        return _svd_batched(a, u, s_out, vh)
     h = handle()
-    af = colmajor_copy(backend, a)
+    af = colmajor_copy(a)
     isz = a.dtype.itemsize
     rsz = s_out.dtype.itemsize
     info = memory.alloc(max(nb, 1) * 4)
@@ -415,78 +395,79 @@ def svd(backend, a, u, s_out, vh) -> np.ndarray:
     rwork = memory.alloc(max(n - 1, 1) * rsz)
     gesvd = _fn(char, "gesvd")
     for i in range(nb):
-        gesvd(h, jobu, jobvt, m, n, af.ptr + i * m * n * isz, m, ptr(sb) + i * n * rsz,
+        gesvd(h, jobu, jobvt, m, n, af.ptr + i * m * n * isz, m, dptr(sb) + i * n * rsz,
               ub.ptr + i * m * ucols * isz, m, vb.ptr + (i * n * n * isz if u is not None
                                                          else 0), n,
               work.ptr, int(lwork), rwork.ptr, info.ptr + 4 * i)
     if sb is not s_out:
-        backend.copy(sb, s_out)
+        copy(sb, s_out)
     if u is not None:
-        ut = Temp(ub, (nb, m, ucols), a.dtype)
-        backend.copy(_strided(ut, (nb, m, ucols), (m * ucols, 1, m)), u)
-        vt = Temp(vb, (nb, n, n), a.dtype)
-        backend.copy(_strided(vt, (nb, n, n), (n * n, 1, n)), vh)
+        ut = DeviceView(ub, (nb, m, ucols), a.dtype)
+        copy(_strided(ut, (nb, m, ucols), (m * ucols, 1, m)), u)
+        vt = DeviceView(vb, (nb, n, n), a.dtype)
+        copy(_strided(vt, (nb, n, n), (n * n, 1, n)), vh)
     return _infos(info, nb)
 
 
-def _eigh_syevj_batched(h, af: Temp, wb, info, jobz, uplo, nb, n) -> None:
+def _eigh_syevj_batched(h, af: DeviceView, wb, info, jobz, uplo, nb, n) -> None:
     """syevjBatched / heevjBatched (n <= 32): Jacobi, eigenvalues ascending; vectors
     overwrite af (column-major), as syevd's do."""
     char = af.dtype.char
     name = "syevj_batched" if char in "fd" else "heevj_batched"
     prm = _jacobi_params("syevj")
-    lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, ptr(wb), prm, nb)
+    lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, dptr(wb), prm, nb)
     work = _work(lwork, af.dtype)
-    _fn(char, name)(h, jobz, uplo, n, af.ptr, n, ptr(wb), work.ptr, int(lwork), info.ptr,
+    _fn(char, name)(h, jobz, uplo, n, af.ptr, n, dptr(wb), work.ptr, int(lwork), info.ptr,
                     prm, nb)
 
 
-def _eigh_xsyev_batched(h, af: Temp, wb, info, jobz, uplo, nb, n) -> None:
+def _eigh_xsyev_batched(h, af: DeviceView, wb, info, jobz, uplo, nb, n) -> None:
     """cusolverDnXsyevBatched (64-bit API, CUDA >= 12.6): same outputs as syevd's loop."""
     cs = lib()
     char = af.dtype.char
     ta, tw = _CUDA_TYPE[char], _CUDA_TYPE[char.lower()]
     prm = params()
     dsize, hsize = cs.xsyev_batched_buffer_size(h, prm, jobz, uplo, n, ta, af.ptr, n, tw,
-                                                ptr(wb), ta, nb)
+                                                dptr(wb), ta, nb)
     dwork = memory.alloc(max(int(dsize), 1))
     hwork = np.empty(max(int(hsize), 1), np.uint8)
-    cs.xsyev_batched(h, prm, jobz, uplo, n, ta, af.ptr, n, tw, ptr(wb), ta, dwork.ptr,
+    cs.xsyev_batched(h, prm, jobz, uplo, n, ta, af.ptr, n, tw, dptr(wb), ta, dwork.ptr,
                      int(dsize), hwork.ctypes.data, int(hsize), info.ptr, nb)
     _state().host_work = hwork  # kept alive until the next call (read by queued work)
 
 
-def eigh(backend, a, w, v, lower: bool) -> np.ndarray:
+def eigh(a, w, v, lower: bool) -> np.ndarray:
     """Eigen-decomposition of Hermitian a (B, n, n), reading one triangle (NumPy's UPLO).
     w (B, n) real C-contiguous (ascending); v None or (B, n, n)."""
     nb, n, _ = a._shape
     char = a.dtype.char
     h = handle()
-    af = colmajor_copy(backend, a)
+    af = colmajor_copy(a)
     isz, rsz = a.dtype.itemsize, w.dtype.itemsize
     info = memory.alloc(max(nb, 1) * 4)
     jobz = 1 if v is not None else 0
     uplo = LOWER if lower else UPPER
     wb = w if w._c_contig else empty(w._shape, w.dtype)
-    mode = EIGH_BATCHED if _use_batched(nb, n, EIGH_BATCHED_MAX_N) else "loop"
+    t = tuning.SOLVER
+    mode = t.eigh_batched if _use_batched(nb, n, t.eigh_batched_max_n) else "loop"
     if mode == "auto":
-        mode = "syevj" if n <= EIGH_SYEVJ_MAX_N else "xsyev"
+        mode = "syevj" if n <= t.eigh_syevj_max_n else "xsyev"
     if mode == "syevj":
         _eigh_syevj_batched(h, af, wb, info, jobz, uplo, nb, n)
     elif mode == "xsyev":
         _eigh_xsyev_batched(h, af, wb, info, jobz, uplo, nb, n)
     else:
         name = "syevd" if char in "fd" else "heevd"
-        lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, ptr(wb))
+        lwork = _fn(char, name + "_buffer_size")(h, jobz, uplo, n, af.ptr, n, dptr(wb))
         work = _work(lwork, a.dtype)
         fn = _fn(char, name)
         for i in range(nb):
-            fn(h, jobz, uplo, n, af.ptr + i * n * n * isz, n, ptr(wb) + i * n * rsz,
+            fn(h, jobz, uplo, n, af.ptr + i * n * n * isz, n, dptr(wb) + i * n * rsz,
                work.ptr, int(lwork), info.ptr + 4 * i)
     if wb is not w:
-        backend.copy(wb, w)
+        copy(wb, w)
     if v is not None:
-        backend.copy(_strided(af, (nb, n, n), (n * n, 1, n)), v)
+        copy(_strided(af, (nb, n, n), (n * n, 1, n)), v)
     return _infos(info, nb)
 
 
@@ -504,7 +485,7 @@ def params() -> int:
     return t.params
 
 
-def eig(backend, a, w, vr) -> np.ndarray:
+def eig(a, w, vr) -> np.ndarray:
     """General eigen-decomposition of a (B, n, n) with ``cusolverDnXgeev`` (CUDA >= 12.6),
     one matrix at a time.  w (B, n) complex of a's precision; vr None or (B, n, n) in a's
     dtype, in LAPACK's convention: for real a, a complex pair w[j], w[j+1] = conj(w[j])
@@ -514,7 +495,7 @@ def eig(backend, a, w, vr) -> np.ndarray:
     char = a.dtype.char
     cs = lib()
     h, prm = handle(), params()
-    af = colmajor_copy(backend, a)
+    af = colmajor_copy(a)
     isz = a.dtype.itemsize
     wdt = np.dtype(_COMPLEX_OF[char])
     wb = w if (w._c_contig and w.dtype == wdt) else empty(w._shape, wdt)
@@ -523,19 +504,19 @@ def eig(backend, a, w, vr) -> np.ndarray:
     ta, tw = _CUDA_TYPE[char], _CUDA_TYPE[wdt.char]
     jobvr = EIG_VECTOR if vr is not None else EIG_NOVECTOR
     dsize, hsize = cs.xgeev_buffer_size(h, prm, EIG_NOVECTOR, jobvr, n, ta, af.ptr, n, tw,
-                                        ptr(wb), ta, 0, n, ta, vb.ptr, n, ta)
+                                        dptr(wb), ta, 0, n, ta, vb.ptr, n, ta)
     dwork = memory.alloc(max(int(dsize), 1))
     hwork = np.empty(max(int(hsize), 1), np.uint8)
     hw_ptr = hwork.ctypes.data
     for i in range(nb):
         cs.xgeev(h, prm, EIG_NOVECTOR, jobvr, n, ta, af.ptr + i * n * n * isz, n, tw,
-                 ptr(wb) + i * n * wdt.itemsize, ta, 0, n, ta,
+                 dptr(wb) + i * n * wdt.itemsize, ta, 0, n, ta,
                  vb.ptr + (i * n * n * isz if vr is not None else 0), n, ta, dwork.ptr,
                  int(dsize), hw_ptr, int(hsize), info.ptr + 4 * i)
     infos = _infos(info, nb)  # also keeps hwork alive until the calls are done
     if wb is not w:
-        backend.copy(wb, w)
+        copy(wb, w)
     if vr is not None:
-        vt = Temp(vb, (nb, n, n), a.dtype)
-        backend.copy(_strided(vt, (nb, n, n), (n * n, 1, n)), vr)
+        vt = DeviceView(vb, (nb, n, n), a.dtype)
+        copy(_strided(vt, (nb, n, n), (n * n, 1, n)), vr)
     return infos

@@ -26,20 +26,21 @@ last one writes the output (``cpn_rx_in`` / ``cpn_rx_out``), so no separate key 
 Payloads: none (value sort), the raw value (stable float sort), or a 32-bit index (64-bit
 beyond 2**32 elements) written out as int64 (argsort).  Rows of an axis sort are segments:
 after the key passes, more passes order by row (``payload // n``), stable, which keeps each
-row sorted; the last writes ``payload % n``.  Tuning knobs: ``OS_ITEMS``, ``OS_MINB``
-(``__launch_bounds__``, by width and payload), ``OS_MATCH``, ``OS_LOOKBACK``,
-``OS_LATE_PAYLOAD``, ``HIST_IMPL``, ``HIST_VECS``, ``HIST_COPIES``, ``HIST_SPREAD``,
-``HIST_RUNS``, ``HIST_ITEMS``, ``HIST_BLOCKS_PER_SM`` (benchmarks/probes/sort_probe.py
-sweeps them).  ``SORT_ENGINE = 'cub'`` sends the one-row sorts to CUB's own onesweep
-kernels instead (cub_sort.py).
+row sorted; the last writes ``payload % n``.  Tuning knobs: ``tuning.SORT`` (the onesweep
+tile, ``__launch_bounds__`` by width and payload, warp match, look-back window and late
+payload loads; the histogram kernel's form, loads, copies and blocks;
+benchmarks/probes/sort_probe.py sweeps them).  ``tuning.SORT.engine == 'cub'`` sends the
+one-row sorts to CUB's own onesweep kernels instead (cub_sort.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import kernels_util as ku
 from .indexing import BLOCK, indexed_copy
 from .kernels_util import DEV, I32, I64, PTR, Kernel
+from . import tuning
+from . import transfers
+from .view import DeviceView, alias, dptr
 
 _KT = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _EXP = {2: "0x7C00ull", 4: "0x7F800000ull", 8: "0x7FF0000000000000ull"}
@@ -134,39 +135,11 @@ template <class K> __device__ __forceinline__ K cpn_rx_out(K k, int m) {
 #endif
 """
 RB = 256           # threads per block of the radix kernels (the 256 digits: one each)
-# Elements per thread of a onesweep tile, by the widest of (key, payload) in bytes; the
-# probe (benchmarks/probes/sort_probe.py) sets these before the first sort to tune.
-OS_ITEMS = {1: 16, 2: 16, 4: 16, 8: 14}
-# The all-passes histogram kernel (``rx_hist_kernel``): 'vec' (16-byte loads, private
-# shared-memory copies) or 'scalar' (the former kernel, kept for comparison; HIST_ITEMS is
-# its elements per thread per round); 16-byte loads per thread per round; histogram copies
-# per block (a power of two, capped to fit HIST_SMEM bytes: 32 KB holds 8 copies of 4 passes,
-# 4 of 8); which copy a thread adds to ('lane': lane % copies, copies interleaved per bin;
-# 'warp': warp % copies); whether a thread adds runs of equal digits once; blocks per SM.
-HIST_IMPL = "vec"
-HIST_VECS = 4
-HIST_COPIES = 32
-HIST_SPREAD = "lane"
-HIST_RUNS = False  # measured on the H200: run merging cost more than it saved
-HIST_SMEM = 32 * 1024
-HIST_ITEMS = 8
-HIST_BLOCKS_PER_SM = 4
-# Pass-kernel knobs (the probe sweeps them): ``__launch_bounds__`` min blocks per SM by
-# (widest of key and payload in bytes, has a payload) (0: none; the value sorts run best
-# without, the payload sorts -- argsort, stable float sort -- with 3), the warp match
-# ('ballot' or 'any'), the look-back window (status words read per step) and whether the
-# payload is loaded after the keys went to shared memory.
-OS_MINB = {(1, False): 0, (2, False): 0, (4, False): 0, (8, False): 0,
-           (1, True): 3, (2, True): 3, (4, True): 3, (8, True): 3}
-OS_MATCH = "ballot"
-OS_LOOKBACK = 4
-OS_LATE_PAYLOAD = True
-# Which radix sort runs the one-row sorts: 'own' (the kernels here) or 'cub' (CUB's
-# onesweep agents compiled through NVRTC, cub_sort.py; rows, complex values and n >= 2**28
-# stay with 'own').  The probe compares both; on the H200 (cub_sort_probe.py, CuPy 14.2):
-# sort 2^26 f32 own 2.41 / cub 1.77 / CuPy 1.82 ms, argsort 2.87 / 2.49 / 3.17 ms,
-# sort 2^24 f64 1.37 / 1.32 / 1.30 ms.
-SORT_ENGINE = "cub"
+# The knobs (``tuning.SORT``): the onesweep tile and pass kernel, the all-passes histogram
+# kernel ('vec': 16-byte loads, private shared-memory copies; 'scalar': the former kernel,
+# kept for comparison), and which radix sort runs the one-row sorts ('cub': CUB's onesweep
+# agents, cub_sort.py; rows, complex values and n >= 2**28 stay with 'own').  The probe
+# (benchmarks/probes/sort_probe.py) sets them before the first sort.
 _PS = 260          # plan row per pass: active, parity, first, last, 256 digit offsets
 _SHMEM = 48 * 1024
 _PT = {"n": None, "i4": "unsigned int", "i8": "unsigned long long"}
@@ -177,17 +150,18 @@ def _pw(w, pk):
 
 
 def os_items(w, pk):
-    """Items per thread of the pass kernel: OS_ITEMS, capped by static shared memory."""
+    """Items per thread of the pass kernel: ``tuning.SORT.onesweep_items``, capped by static
+    shared memory."""
     mw = max(w, _pw(w, pk))
     cap = (_SHMEM - 9 * 1024) // (RB * (mw + 1))
-    return max(1, min(int(OS_ITEMS[mw]), cap))
+    return max(1, min(int(tuning.SORT.onesweep_items[mw]), cap))
 
 
 def rx_hist_kernel(w: int) -> Kernel:
     """Digit counts of every pass in one read: ``ghist[p][d]`` (+=), p < np.  w > 0: the
     bytes of the keys ``cpn_rx_in(kin[e], kmode)``; w == 0: the bytes of the row e / nrow.
-    ``HIST_IMPL`` picks this kernel ('vec') or the former one ('scalar')."""
-    if HIST_IMPL == "scalar":
+    ``tuning.SORT.hist_impl`` picks this kernel ('vec') or the former one ('scalar')."""
+    if tuning.SORT.hist_impl == "scalar":
         return rx_hist_kernel_scalar(w)
     return _rx_hist_vec_kernel(w, *hist_knobs(w))
 
@@ -195,20 +169,21 @@ def rx_hist_kernel(w: int) -> Kernel:
 def hist_knobs(w):
     """(16-byte loads a thread per round, histogram copies per block, spread, runs) of the
     'vec' histogram kernel: copies a power of two, at most 32 ('lane') or the block's warps
-    ('warp'), capped so that they fit in ``HIST_SMEM`` bytes."""
+    ('warp'), capped so that they fit in ``tuning.SORT.hist_smem`` bytes."""
     npass = w if w else 8
-    spread = "warp" if HIST_SPREAD == "warp" else "lane"
+    spread = "warp" if tuning.SORT.hist_spread == "warp" else "lane"
     c = 1
     top = 32 if spread == "lane" else RB // 32
-    while c * 2 <= min(int(HIST_COPIES), top) and c * 2 * npass * 1024 <= HIST_SMEM:
+    t = tuning.SORT
+    while c * 2 <= min(int(t.hist_copies), top) and c * 2 * npass * 1024 <= t.hist_smem:
         c *= 2
-    return max(1, int(HIST_VECS)), c, spread, bool(HIST_RUNS)
+    return max(1, int(tuning.SORT.hist_vecs)), c, spread, bool(tuning.SORT.hist_runs)
 
 
 def hist_per_block_round(w):
     """Elements a block reads per round of the histogram kernel (the grid's unit)."""
-    if HIST_IMPL == "scalar":
-        return RB * HIST_ITEMS
+    if tuning.SORT.hist_impl == "scalar":
+        return RB * tuning.SORT.hist_items
     return RB * (hist_knobs(w)[0] * 16 // w if w else 16)
 
 
@@ -352,8 +327,8 @@ template <int M> __device__ __forceinline__ void {nm}_run(const char* kin_, cons
 
 
 def rx_hist_kernel_scalar(w: int) -> Kernel:
-    """The former histogram kernel (``HIST_IMPL = 'scalar'``, for comparison): one key a
-    thread per load, a warp whose lanes share a digit adds once, else one shared atomic a
+    """The former histogram kernel (``tuning.SORT.hist_impl == 'scalar'``, for comparison):
+    one key a thread per load, a warp whose lanes share a digit adds once, else one shared atomic a
     key and pass into one block-wide histogram.  Same counts as ``rx_hist_kernel``."""
     npass = w if w else 8
     kt = _KT[w] if w else "unsigned long long"
@@ -368,16 +343,16 @@ def rx_hist_kernel_scalar(w: int) -> Kernel:
   (void)kin; (void)kmode; (void)nrow;
   for (int i = tid; i < {npass} * 256; i += {RB}) h[i] = 0;
   __syncthreads();
-  for (long long base = (long long)blockIdx.x * {RB * HIST_ITEMS}; base < n;
-       base += (long long)gridDim.x * {RB * HIST_ITEMS}) {{
-    K kv[{HIST_ITEMS}];
+  for (long long base = (long long)blockIdx.x * {RB * tuning.SORT.hist_items}; base < n;
+       base += (long long)gridDim.x * {RB * tuning.SORT.hist_items}) {{
+    K kv[{tuning.SORT.hist_items}];
 #pragma unroll
-    for (int i = 0; i < {HIST_ITEMS}; ++i) {{
+    for (int i = 0; i < {tuning.SORT.hist_items}; ++i) {{
       const long long e = base + i * {RB} + tid;
       {load}
     }}
 #pragma unroll
-    for (int i = 0; i < {HIST_ITEMS}; ++i) {{
+    for (int i = 0; i < {tuning.SORT.hist_items}; ++i) {{
       const bool valid = base + i * {RB} + tid < n;
       const unsigned vm = __ballot_sync(0xffffffffu, valid);
 #pragma unroll
@@ -398,7 +373,7 @@ def rx_hist_kernel_scalar(w: int) -> Kernel:
   for (int i = tid; i < np * 256; i += {RB})
     if (h[i]) atomicAdd(&ghist[i], (unsigned long long)h[i]);
 }}"""
-    return Kernel(f"cpn_rx_hist_{w}_{HIST_ITEMS}",
+    return Kernel(f"cpn_rx_hist_{w}_{tuning.SORT.hist_items}",
                   [("const char*", PTR), ("const long long", I64), ("const int", I32),
                    ("const long long", I64), ("const int", I32),
                    ("unsigned long long*", PTR)], body, _RX_PRELUDE)
@@ -470,9 +445,10 @@ _PASS_CACHE: dict = {}
 
 def _pass_knobs(w, pk):
     mw = max(w, _pw(w, pk))
-    late = bool(OS_LATE_PAYLOAD) and w > 0 and pk != "n"
-    return (os_items(w, pk), int(OS_MINB.get((mw, pk != "n"), 0)), OS_MATCH,
-            max(1, int(OS_LOOKBACK)), late)
+    t = tuning.SORT
+    late = bool(t.onesweep_late_payload) and w > 0 and pk != "n"
+    return (os_items(w, pk), int(t.onesweep_min_blocks.get((mw, pk != "n"), 0)),
+            t.onesweep_match, max(1, int(t.onesweep_lookback)), late)
 
 
 def rx_pass_kernel(w: int, pk: str, sb: int) -> Kernel:
@@ -769,7 +745,7 @@ def radix(n, w, *, kin=0, kmode=0, kout=0, komode=0, pk="n", pin=0, pout=0, pmod
     hist = DEV.alloc(npass * 256 * 8)
     DEV.memset(hist.ptr, 0, npass * 256 * 8)
     per = hist_per_block_round(w)
-    hg = max(1, min((n + per - 1) // per, DEV.sm_count() * HIST_BLOCKS_PER_SM))
+    hg = max(1, min((n + per - 1) // per, DEV.sm_count() * tuning.SORT.hist_blocks_per_sm))
     DEV.launch(rx_hist_kernel(w), hg, RB, [kin if w else 0, n, kmode, nrow, npass, hist.ptr])
     plan = DEV.alloc(npass * _PS * 8)
     DEV.launch(rx_plan_kernel(), 1, 256, [hist.ptr, npass, n, plan.ptr])
@@ -806,24 +782,20 @@ def _make_keys(src_ptr, n, dt, eqz):
 
 def _permute(buf, w, p, n):
     """buf[p] (n elements of w bytes) as a new buffer (one gather)."""
-    from .backend import _Temp
-
     dt = np.dtype(f"u{w}")
     out = DEV.alloc(n * w)
-    indexed_copy("gather", _Temp(buf, (n,), dt), [_Temp(p, (n,), np.dtype(np.int64))], 0,
-                 _Temp(out, (n,), dt))
+    indexed_copy("gather", DeviceView(buf, (n,), dt), [DeviceView(p, (n,), np.int64)], 0,
+                 DeviceView(out, (n,), dt))
     return out
 
 
 def sort(src, values, indices, stable):
     """Sort each row of the C-contiguous (rows, n) array ``src``: values into ``values``
     and/or the stable argsort into ``indices`` (int64), both (rows, n) C-contiguous."""
-    from .backend import _Temp
-
     rows, n = src._shape
     total = rows * n
     dt = src.dtype
-    sp = ku.ptr(src)
+    sp = dptr(src)
     ipk = "i4" if total < 2**32 else "i8"
     if dt.kind == "c":
         w = dt.itemsize // 2
@@ -842,36 +814,36 @@ def sort(src, values, indices, stable):
             return
         if rows == 1 and indices is None:
             if stable and dt.kind == "f":  # -0.0/+0.0 and NaNs in input order: sort the bits
-                radix(total, w, kin=sp, kmode=kmode, pk="v", pin=sp, pout=ku.ptr(values))
+                radix(total, w, kin=sp, kmode=kmode, pk="v", pin=sp, pout=dptr(values))
             else:
-                radix(total, w, kin=sp, kmode=kmode, kout=ku.ptr(values), komode=komode)
+                radix(total, w, kin=sp, kmode=kmode, kout=dptr(values), komode=komode)
             return
         if rows == 1 and values is None:
-            radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=ku.ptr(indices))
+            radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=dptr(indices))
             return
         p = DEV.alloc(total * 8)
         radix(total, w, kin=sp, kmode=kmode, pk=ipk, pout=p.ptr)
     if rows > 1:  # order by row, stable: each row stays sorted
         rp = _rx_row_passes(rows)
         if values is None:
-            radix(total, 0, pk=ipk, pin=p.ptr, pout=ku.ptr(indices), pmod=n, nrow=n, npass=rp)
+            radix(total, 0, pk=ipk, pin=p.ptr, pout=dptr(indices), pmod=n, nrow=n, npass=rp)
             return
         p2 = DEV.alloc(total * 8)
         radix(total, 0, pk=ipk, pin=p.ptr, pout=p2.ptr, nrow=n, npass=rp)
         p = p2
     if indices is not None:
-        DEV.launch(mod_kernel(), _grid(total), BLOCK, [p.ptr, ku.ptr(indices), total, n])
+        DEV.launch(mod_kernel(), _grid(total), BLOCK, [p.ptr, dptr(indices), total, n])
     if values is not None:
-        flat = _Temp(src._buf, (total,), dt, None, src._offset)
-        out = _Temp(values._buf, (total,), dt, None, values._offset)
-        indexed_copy("gather", flat, [_Temp(p, (total,), np.dtype(np.int64))], 0, out)
+        flat = alias(src, (total,), dt, None)
+        out = alias(values, (total,), dt, None)
+        indexed_copy("gather", flat, [DeviceView(p, (total,), np.dtype(np.int64))], 0, out)
 
 
 def _cub_sort_row(sp, n, dt, kmode, values, indices, stable):
-    """The one-row sorts through CUB's onesweep kernels (``SORT_ENGINE == 'cub'``, see
+    """The one-row sorts through CUB's onesweep kernels (``tuning.SORT.engine == 'cub'``, see
     cub_sort.py): value sort (keys only), stable float value sort (key and raw value),
     argsort (key and u32 index).  False when this case stays with our own engine."""
-    if SORT_ENGINE != "cub" or (values is None) == (indices is None):
+    if tuning.SORT.engine != "cub" or (values is None) == (indices is None):
         return False
     from . import cub_sort
 
@@ -879,18 +851,18 @@ def _cub_sort_row(sp, n, dt, kmode, values, indices, stable):
     if not cub_sort.supported(n, w):
         return False
     if indices is not None:
-        cub_sort.radix(n, w, kmode, sp, vw=4, vout=ku.ptr(indices))
+        cub_sort.radix(n, w, kmode, sp, vw=4, vout=dptr(indices))
     elif stable and dt.kind == "f":  # -0.0/+0.0 and NaNs in input order: sort the bits
-        cub_sort.radix(n, w, kmode, sp, vw=w, vin=sp, vout=ku.ptr(values))
+        cub_sort.radix(n, w, kmode, sp, vw=w, vin=sp, vout=dptr(values))
     else:
-        cub_sort.radix(n, w, kmode, sp, kout=ku.ptr(values))
+        cub_sort.radix(n, w, kmode, sp, kout=dptr(values))
     return True
 
 
 def searchsorted(a, v, side, out):
     """``out[...] = searchsorted(a, v, side)``: a 1-D sorted, v any shape, same dtype;
     out int64 C-contiguous of v's shape.  Complex values: NumPy on the host."""
-    b = _copies()
+    b = transfers
     dt = a.dtype
     if dt.kind == "c":
         res = np.searchsorted(b.to_host(a), b.to_host(v), side=side)
@@ -900,24 +872,17 @@ def searchsorted(a, v, side, out):
     ac = _contig(a)
     vc = _contig(v)
     n, m = a._size, v._size
-    ak = _make_keys(ku.ptr(ac), n, dt, True) if n else DEV.alloc(8)
-    vk = _make_keys(ku.ptr(vc), m, dt, True)
+    ak = _make_keys(dptr(ac), n, dt, True) if n else DEV.alloc(8)
+    vk = _make_keys(dptr(vc), m, dt, True)
     DEV.launch(searchsorted_kernel(w), _grid(m), BLOCK,
-               [ak.ptr, n, vk.ptr, ku.ptr(out), m, int(side == "right")])
+               [ak.ptr, n, vk.ptr, dptr(out), m, int(side == "right")])
 
 
 def _contig(a):
-    from .backend import _Temp
-
     if a._c_contig:
         return a
-    t = _Temp(DEV.alloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
-    _copies().copy(a, t)
+    t = DeviceView(DEV.alloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
+    transfers.bit_copy(a, t)
     return t
 
 
-def _copies():
-    """The CUDA backend's transfers and copies (module functions: no backend object)."""
-    from . import backend
-
-    return backend

@@ -1,0 +1,119 @@
+"""Device views: what the CUDA backend knows about an array on the device.
+
+A kernel, a copy or a library call needs five facts about an operand: its device address,
+shape, byte strides (zero and negative allowed), dtype, and the allocation that keeps the
+bytes alive (the *owner*).  Frontend arrays carry them as ``_buf`` / ``_offset`` /
+``_shape`` / ``_strides`` / ``dtype``; ``DeviceView`` carries the same fields for the
+backend's own temporaries and re-laid-out views (a column-major copy for cuSOLVER, a
+transposed or unit-reinterpreted alias for a copy kernel), so every function of the backend
+takes either.
+
+``dptr`` is the one place that turns an array or a view into a device address,
+``PTR_EXPR`` its text for the launchers that ``elementwise.contiguous_launcher`` generates,
+and ``owner_of`` the one place that takes an array's allocation to build a view over it:
+when the frontend's array changes how it holds its allocation, these three change.  (A view
+of a fresh temporary holds the pool's ``DeviceBuffer`` itself, so ``dptr`` must read both
+forms the same way: if arrays come to hold ``buf.device``, a ``DeviceBuffer.device``
+returning itself keeps one ``dptr`` for both.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def dptr(a) -> int:
+    """The device address of the first element of array or view ``a``."""
+    return a._buf.ptr + a._offset
+
+
+def owner_of(a):
+    """The device allocation that array or view ``a`` reads (what a view over it keeps)."""
+    return a._buf
+
+
+# ``dptr(x)`` as source text, for generated launchers ('{0}' is the operand's name).
+PTR_EXPR = "{0}._buf.ptr + {0}._offset"
+
+
+def c_strides(shape, itemsize: int) -> tuple:
+    """C-order byte strides for ``shape``, as NumPy's for arrays with elements; a
+    zero-length axis counts as 1 (as in the frontend's ndarray), so that a zero-size
+    array's strides still describe a C layout."""
+    out, acc = [], itemsize
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def size_of(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class DeviceView:
+    """``shape`` elements of ``dtype`` at byte ``offset`` into ``owner`` (a device
+    allocation with a ``ptr``), laid out by byte ``strides`` (C order when omitted).
+
+    The fields are named as an ndarray's, so the backend reads a view and an array alike;
+    ``ptr``, ``shape``, ``strides`` and ``owner`` are the readable names."""
+
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
+                 "_f_contig")
+
+    def __init__(self, owner, shape, dtype, strides=None, offset: int = 0):
+        dtype = np.dtype(dtype)
+        shape = tuple(shape)
+        c = c_strides(shape, dtype.itemsize)
+        self._buf, self._offset, self._shape, self.dtype = owner, offset, shape, dtype
+        self._strides = c if strides is None else tuple(strides)
+        self._size = size = size_of(shape)
+        self._c_contig = self._strides == c or size <= 1
+        self._f_contig = False
+
+    @classmethod
+    def of(cls, a) -> "DeviceView":
+        """A view of array (or view) ``a``: same owner, address, layout and dtype."""
+        return cls(owner_of(a), a._shape, a.dtype, a._strides, a._offset)
+
+    def alias(self, shape, dtype=None, strides=None, offset: int = 0) -> "DeviceView":
+        """Another view over the same allocation: ``offset`` bytes further on, ``dtype``
+        (default this view's), ``strides`` in bytes (default C order)."""
+        return alias(self, shape, self.dtype if dtype is None else dtype, strides, offset)
+
+    @property
+    def ptr(self) -> int:
+        return dptr(self)
+
+    @property
+    def owner(self):
+        return self._buf
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @property
+    def strides(self) -> tuple:
+        return self._strides
+
+    @property
+    def nbytes(self) -> int:
+        return self._size * self.dtype.itemsize
+
+    def __repr__(self) -> str:
+        return (f"DeviceView(ptr={self.ptr:#x}, shape={self._shape}, strides={self._strides}, "
+                f"dtype={self.dtype})")
+
+
+def alias(a, shape, dtype, strides, offset: int = 0) -> DeviceView:
+    """A view over array (or view) ``a``'s allocation, ``offset`` bytes past ``a``'s start."""
+    return DeviceView(owner_of(a), shape, dtype, strides, a._offset + offset)
+
+
+def empty(shape, dtype, alloc) -> DeviceView:
+    """A new C-contiguous view of ``shape`` over ``alloc(nbytes)`` (at least one byte)."""
+    dtype = np.dtype(dtype)
+    return DeviceView(alloc(max(size_of(shape) * dtype.itemsize, 1)), shape, dtype)
