@@ -19,7 +19,7 @@ _HOST = _HostDevice()
 
 
 def current_device():
-    if _backends.get().name == "cuda":
+    if _backends.for_new(0).name == "cuda":
         from .cuda import Device
 
         return Device()

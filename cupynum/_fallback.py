@@ -79,7 +79,8 @@ class _Transfer:
 def _write(dev: ndarray, host: np.ndarray) -> None:
     from . import _backends
 
-    _backends.get().write_host(dev, np.ascontiguousarray(host))
+    _backends.for_arrays(dev).write_host(dev, np.ascontiguousarray(host))
+    dev._buf.wrote()
 
 
 def call_on_host(func, args, kwargs):

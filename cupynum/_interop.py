@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _backends
 from ._array import _make, ndarray
+from ._backends.buffer import Buffer
 from ._dtypes import normalize
 
 _KDL_CPU, _KDL_CUDA = 1, 2
@@ -20,13 +21,13 @@ _DL_CODES = {"b": 6, "i": 0, "u": 1, "f": 2, "c": 5}
 
 
 def dlpack_device(a):
-    if _backends.get().name == "cuda":
+    if _backends.for_arrays(a).name == "cuda":
         return (_KDL_CUDA, 0)  # cupynum runs on device 0's primary context
     return (_KDL_CPU, 0)
 
 
 def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
-    backend = _backends.get()
+    backend = _backends.for_arrays(a)
     if backend.name != "cuda":
         from ._backends.host import view
 
@@ -100,7 +101,7 @@ def _capsule(a):
     strides = (ctypes.c_int64 * max(nd, 1))(*(s // itemsize for s in a.strides))
     managed = _DLManagedTensor()
     t = managed.dl_tensor
-    t.data = a._buf.ptr + a._offset if a.size else a._buf.ptr
+    t.data = a._address() if a.size else a._buf.address()
     t.device = _DLDevice(*dlpack_device(a))
     t.ndim = nd
     t.dtype = _DLDataType(_DL_CODES[a.dtype.kind], itemsize * 8, 1)
@@ -127,7 +128,7 @@ class _ForeignBuffer:
 def from_dlpack(x, *, device=None, copy=None):
     if isinstance(x, ndarray):
         return x.copy() if copy else x
-    backend = _backends.get()
+    backend = _backends.for_new(0)
     if backend.name != "cuda":
         host = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
         from ._array import from_host
@@ -182,5 +183,5 @@ def _wrap(ptr, shape, strides, dt, owner):
     size = 1
     for n in shape:
         size *= n
-    buf = _ForeignBuffer(ptr, size * dt.itemsize, owner)
+    buf = Buffer(device=_ForeignBuffer(ptr, size * dt.itemsize, owner))
     return _make(buf, 0, shape, strides, dt, None)

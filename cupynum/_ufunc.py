@@ -52,11 +52,11 @@ _broadcast_cache = {}
 def _launch_new(entry, args, x):
     """Allocate the outputs (C-contiguous, x's shape) and launch the prepared kernel."""
     out_dtypes, launch = entry[0], entry[1]
-    backend = _backends._backend
     outs = []
     for dt in out_dtypes:
         out = object.__new__(ndarray)
-        out._buf = backend.alloc(x._size * dt.itemsize)
+        nbytes = x._size * dt.itemsize
+        out._buf = _backends.for_new(nbytes).alloc(nbytes)
         out._offset = 0
         out._shape = x._shape
         out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
@@ -182,12 +182,12 @@ def _allocating(launch, nin=2):
     """``run(a, b, out, n, nbytes)`` or ``run(x, out, n, nbytes)`` (as ``launch.new``) for
     a backend launcher without ``new``."""
     def run2(a, b, out, n, nbytes):
-        out._buf = _backends._backend.alloc(nbytes)
+        out._buf = _backends.for_new(nbytes).alloc(nbytes)
         if n:
             launch((a, b), (out,), n)
 
     def run1(x, out, n, nbytes):
-        out._buf = _backends._backend.alloc(nbytes)
+        out._buf = _backends.for_new(nbytes).alloc(nbytes)
         if n:
             launch((x,), (out,), n)
 
@@ -284,7 +284,7 @@ class ufunc:
         chars = tuple(normalize(d).char for d in loop)
         op = self._op(chars)
         operand_dtypes = tuple(t if isinstance(t, np.dtype) else None for t in arg_types)
-        launch = _backends.get().contiguous_launcher(op, operand_dtypes)
+        launch = _backends.for_new(0).contiguous_launcher(op, operand_dtypes)
         conv = None
         raw_ok = False
         if any(d is None for d in operand_dtypes):
@@ -405,7 +405,7 @@ class ufunc:
         else:
             results = [empty_array(shape, dt, order) for dt in loop[self.nin:]]
         if _prod(shape):
-            (_backends._backend or _backends.get()).elementwise(op, operands, results)
+            _backends.for_arrays(*operands, *results).elementwise(op, operands, results)
         return results[0] if len(results) == 1 else tuple(results)
 
     def _layout_call(self, ins, key, shape, same_shapes, arrays_only, dt, op, convs):
@@ -444,7 +444,7 @@ class ufunc:
         broadcast to ``shape``) and the result's strides and flags (C order, or F when
         every array operand is F-contiguous and not C, as the general code decides), or
         False where the backend has no such launcher or the result is empty."""
-        make = getattr(_backends.get(), "layout_launcher", None)
+        make = getattr(_backends.for_arrays(*args), "layout_launcher", None)
         arrays = [x for x in args if type(x) is ndarray]
         f_order = all(x._f_contig and not x._c_contig for x in arrays)
         res = empty_array(shape, dt, "F" if f_order else "C")
@@ -551,7 +551,8 @@ class ufunc:
                            or o.dtype != dt or any(may_overlap(o, a) and not _same_view(o, a)
                                                    for a in arrays) else o)
         if _prod(out_shape):
-            _backends.get().elementwise(self._op(tuple(d.char for d in loop)), operands, results)
+            _backends.for_arrays(*operands, *results).elementwise(
+                self._op(tuple(d.char for d in loop)), operands, results)
         final = []
         for r, o in zip(results, outs):
             if o is None:
@@ -562,7 +563,8 @@ class ufunc:
                 else:
                     masked_assign(o, r, mask)
                 final.append(o)
-            else:
+            else:  # computed into the caller's out= array
+                o._buf.wrote()
                 final.append(o)
         if out is not None and isinstance(out, tuple):
             return tuple(final)
@@ -655,7 +657,9 @@ class ufunc:
                 values = loop[1].type(b)
         op = self._op(tuple(d.char for d in loop))
         if positions._size:
-            _backends.get().ufunc_at(op, self._row, a, positions, values)
+            _backends.for_arrays(a, positions, values).ufunc_at(op, self._row, a, positions,
+                                                                 values)
+            a._buf.wrote()
         return None
 
 
@@ -766,7 +770,8 @@ def masked_assign(dst, src, mask):
                                            dst.dtype.char, dst.dtype.char), 3)
     src = src if src.dtype == dst.dtype else src.astype(dst.dtype)
     old = dst.copy() if may_overlap(dst, src) or may_overlap(dst, mask) else dst
-    _backends.get().elementwise(op, (mask, src, old), (dst,))
+    _backends.for_arrays(mask, src, old, dst).elementwise(op, (mask, src, old), (dst,))
+    dst._buf.wrote()
 
 
 def _build():
@@ -861,6 +866,7 @@ def _hot_inplace(uf, general):
                 fast[_key(index, hot, k0, k1)][1]((self, b), (self,), n)
             except _PACK_ERRORS:  # a Python scalar out of the slot's range: NumPy's rules
                 return general(self, other)
+            self._buf.version += 1  # Buffer.wrote(), inline on the hot path
         return self
 
     return inplace

@@ -392,6 +392,7 @@ def test_cublas_call_layout_emulated(monkeypatch):
     from cupynum._array import broadcast_view, empty_array
     from cupynum._backends import host as hb
     from cupynum._backends.cuda import blas
+    from shim import aliased_buffer, host_memory
 
     if _backends.name() != "host":
         pytest.skip("emulation runs over host buffers")
@@ -422,7 +423,17 @@ def test_cublas_call_layout_emulated(monkeypatch):
 
     monkeypatch.setattr(blas, "_lib", FakeCublas())
     monkeypatch.setattr(blas, "handle", lambda: 0)
-    monkeypatch.setattr(blas.memory, "alloc", lambda n, stream=None: hb._alloc(n))
+    monkeypatch.setattr(blas.memory, "alloc", lambda n, stream=None: host_memory(n))
+    # arrays' memory is both sides' at once: host NumPy code and the emulation read it
+    monkeypatch.setattr(hb, "_alloc", aliased_buffer)
+    temp_init = blas.Temp.__init__
+
+    def aliased_temp(self, *args, **kwargs):  # the temporaries' memory too
+        temp_init(self, *args, **kwargs)
+        if self._buf.host is None:
+            self._buf.host = self._buf.device
+
+    monkeypatch.setattr(blas.Temp, "__init__", aliased_temp)
     be = _backends.get()
     rng = np.random.default_rng(0)
 

@@ -188,7 +188,7 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
         if e is not None:
             odt, op, axes, kept, view = e
             target = empty_array(kept, odt)
-            _backends._backend.reduce(op, a, target, axes, None)
+            _backends.for_arrays(a).reduce(op, a, target, axes, None)
             if view is None:
                 return target
             res = _new(ndarray)  # the keepdims view of the new result, its layout cached
@@ -243,7 +243,7 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
 
             src = _where(mask, a.astype(loop, copy=False), op.neutral)
         init = loop.type(initial) if has_initial else None
-        _backends.get().reduce(op, src, target, axes, init)
+        _backends.for_arrays(src, target).reduce(op, src, target, axes, init)
         if plain and keepdims in (False, True) and src is a:
             if len(_fast) > 1024:
                 _fast.clear()
@@ -257,6 +257,7 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
             from .._array import assign
 
             assign(_squeeze_axes(out, axes) if keepdims else out, target)
+        out._buf.wrote()
         return out
     if keepdims:
         return target.reshape(kshape)
@@ -330,12 +331,13 @@ def _scan(uf, a, axis, dtype, out, np_func):
 
             assign(target, a)
         else:
-            _backends.get().scan(op, a, target, ax)
+            _backends.for_arrays(a, target).scan(op, a, target, ax)
     if out is not None:
         if target is not out:
             from .._array import assign
 
             assign(out, target)
+        out._buf.wrote()
         return out
     return target
 
@@ -466,7 +468,7 @@ def _arg(kind, a, axis, out, keepdims):
         if a.ndim == 0:
             _fill_value(res, 0)
         else:
-            _backends.get().arg_reduce(kind, a, res, axes)
+            _backends.for_arrays(a, res).arg_reduce(kind, a, res, axes)
     res = res.reshape(shape) if shape != kept else res
     if out is not None:
         if out._shape != shape:

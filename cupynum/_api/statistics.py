@@ -129,7 +129,7 @@ def _var_fused(a, axis, keepdims, rcount, ddof):
     the division by max(n - ddof, 0).  None where the backend has no fused path."""
     from .. import _backends
 
-    be = _backends._backend
+    be = _backends.for_arrays(a)
     fused = getattr(be, "sqdev_sum", None)
     if fused is None:
         return None

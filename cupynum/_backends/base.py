@@ -5,7 +5,8 @@ resolution, broadcasting, output allocation, axis and index normalisation.  A ba
 receives operations that are already resolved and only moves and computes bytes.
 
 An array, as a backend sees it, is a cupynum ``ndarray`` whose fields it may read:
-``_buf`` (the backend's own buffer object), ``_offset`` (bytes), ``_shape``, ``_strides``
+``_buf`` (a ``buffer.Buffer``: the backend's allocation is its ``host`` or ``device``
+copy), ``_offset`` (bytes), ``_shape``, ``_strides``
 (bytes, may be 0 or negative), ``dtype`` (a ``numpy.dtype``), ``_size``, ``_c_contig``.
 
 Elementwise work is described by an ``ElementwiseOp``: which table op (a NumPy ufunc
@@ -59,10 +60,11 @@ class Backend(Protocol):
 
     # memory and transfer ----------------------------------------------------------
     def alloc(self, nbytes: int) -> Any:
-        """A new buffer of ``nbytes`` bytes (contents undefined)."""
+        """A new ``Buffer`` of ``nbytes`` bytes on this backend's side (contents undefined)."""
 
     def from_host(self, host: np.ndarray) -> Any:
-        """A new buffer holding the bytes of the C-contiguous host array ``host``."""
+        """A new ``Buffer`` on this backend's side holding the bytes of the C-contiguous
+        host array ``host``."""
 
     def to_host(self, a) -> np.ndarray:
         """A new C-contiguous NumPy array with the values of array ``a``."""

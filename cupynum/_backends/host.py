@@ -1,38 +1,36 @@
 """The host backend: NumPy over strided views of host byte buffers.
 
 It exists so that every frontend path (views, strides, broadcasting, promotion, indexing,
-fallbacks) runs and is tested on machines without a GPU.  A buffer is a 1-D uint8 NumPy
-array; an array's data is the NumPy view (buffer, offset, shape, strides, dtype).
+fallbacks) runs and is tested on machines without a GPU.  An array's data lives in its
+Buffer's ``host`` copy, a 1-D uint8 NumPy array; the array's elements are the NumPy view
+(that array, offset, shape, strides, dtype) that ``view`` makes.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .base import ElementwiseOp
+from .buffer import Buffer
 
 _ALIGN = 64
 
 
 def view(a) -> np.ndarray:
-    """The NumPy view of array ``a``'s elements (no copy)."""
+    """The NumPy view of array ``a``'s elements (no copy): the one place this backend
+    reads an array's allocation (its Buffer's host copy, valid whenever it is set)."""
     if not a._size:  # an empty view's offset may lie past its buffer's end
         return np.empty(a._shape, a.dtype)
-    return np.ndarray(a._shape, a.dtype, buffer=a._buf, offset=a._offset, strides=a._strides)
+    raw = a._buf.host
+    if raw is None:  # (NumPy would allocate a new array for buffer=None)
+        raw = a._buf.on_host()
+    return np.ndarray(a._shape, a.dtype, buffer=raw, offset=a._offset, strides=a._strides)
 
 
-class _Buffer(np.ndarray):
-    """A uint8 ndarray that also answers ``.ptr`` (its address), like a device buffer."""
-
-    @property
-    def ptr(self) -> int:
-        return self.__array_interface__["data"][0]
-
-
-def _alloc(nbytes: int) -> np.ndarray:
+def _alloc(nbytes: int) -> Buffer:
     # Over-allocate and slice so the data is 64-byte aligned, as device memory is.
     raw = np.empty(nbytes + _ALIGN, np.uint8)
     start = (-raw.ctypes.data) % _ALIGN
-    return raw[start : start + nbytes].view(_Buffer)
+    return Buffer(raw[start : start + nbytes])
 
 
 class HostBackend:
@@ -44,7 +42,7 @@ class HostBackend:
     def from_host(self, host: np.ndarray):
         buf = _alloc(host.nbytes)
         if host.nbytes:
-            buf[:] = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+            buf.host[:] = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
         return buf
 
     def to_host(self, a) -> np.ndarray:

@@ -110,7 +110,7 @@ def solve(a, b):
     x = empty_array(batch + (n, k), dt)
     if x._size:
         a3, b3 = _stack3(a, dt, batch), _stack3(b2, dt, batch)
-        info = _backends.get().solve(a3, b3, x.reshape((-1, n, k)))
+        info = _backends.for_arrays(a3, b3, x).solve(a3, b3, x.reshape((-1, n, k)))
         _check(info, "Singular matrix")
     return x[..., 0] if vec else x
 
@@ -125,7 +125,8 @@ def inv(a):
     if x._size:
         eye = _cp().eye(n, dtype=dt)
         a3 = _stack3(a, dt)
-        info = _backends.get().solve(a3, broadcast_view(eye, a3._shape), x.reshape(a3._shape))
+        info = _backends.for_arrays(a3, eye, x).solve(a3, broadcast_view(eye, a3._shape),
+                                                      x.reshape(a3._shape))
         _check(info, "Singular matrix")
     return x
 
@@ -142,7 +143,8 @@ def slogdet(a):
         sign.fill(1)
         logdet.fill(0)
     elif sign._size:
-        _backends.get().slogdet(_stack3(a, dt), sign.reshape(-1), logdet.reshape(-1))
+        _backends.for_arrays(a, sign, logdet).slogdet(_stack3(a, dt), sign.reshape(-1),
+                                                      logdet.reshape(-1))
     return SlogdetResult(sign, logdet)
 
 
@@ -162,7 +164,7 @@ def cholesky(a, /, *, upper=False):
     out = empty_array(a._shape, dt)
     if out._size:
         a3 = _stack3(a, dt)
-        info = _backends.get().cholesky(a3, out.reshape(a3._shape), bool(upper))
+        info = _backends.for_arrays(a3, out).cholesky(a3, out.reshape(a3._shape), bool(upper))
         _check(info, "Matrix is not positive definite")
     cp = _cp()
     return cp.triu(out) if upper else cp.tril(out)
@@ -183,8 +185,8 @@ def qr(a, mode="reduced"):
     r = empty_array(batch + (rr, n), dt)
     q = None if mode == "r" else empty_array(batch + (m, m if mode == "complete" else k), dt)
     a3 = _stack3(a, dt)
-    _backends.get().qr(a3, None if q is None else q.reshape((-1,) + q._shape[-2:]),
-                       r.reshape((-1, rr, n)))
+    q3 = None if q is None else q.reshape((-1,) + q._shape[-2:])
+    _backends.for_arrays(a3, q, r).qr(a3, q3, r.reshape((-1, rr, n)))
     r = _cp().triu(r)
     return r if mode == "r" else QRResult(q, r)
 
@@ -265,7 +267,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     batch = a._shape[:-2]
     s = empty_array(batch + (n,), _real(dt))
     a3 = _stack3(a, dt)
-    be = _backends.get()
+    be = _backends.for_arrays(a3, s)
     if not compute_uv:
         info = be.svd(a3, None, s.reshape((-1, n)), None)
         _check(info, "SVD did not converge")
@@ -294,8 +296,8 @@ def _eigh(a, uplo, vectors):
     v = empty_array(a._shape, dt) if vectors else None
     if w._size:
         a3 = _stack3(a, dt)
-        info = _backends.get().eigh(a3, w.reshape((-1, n)), None if v is None else
-                                    v.reshape(a3._shape), uplo == "L")
+        v3 = None if v is None else v.reshape(a3._shape)
+        info = _backends.for_arrays(a3, w, v).eigh(a3, w.reshape((-1, n)), v3, uplo == "L")
         _check(info, "Eigenvalues did not converge")
     return EighResult(w, v) if vectors else w
 
@@ -322,8 +324,8 @@ def _eig(a, vectors):
         a3 = _stack3(a, dt)
         if not bool(cp.all(cp.isfinite(a3))):
             raise LinAlgError("Array must not contain infs or NaNs")
-        info = _backends.get().eig(a3, w.reshape((-1, n)), None if vr is None else
-                                   vr.reshape(a3._shape))
+        vr3 = None if vr is None else vr.reshape(a3._shape)
+        info = _backends.for_arrays(a3, w, vr).eig(a3, w.reshape((-1, n)), vr3)
         _check(info, "Eigenvalues did not converge")
     if dt.kind == "c":
         return EigResult(w, vr) if vectors else w

@@ -132,17 +132,19 @@ class Philox:
 
     def _backend_state(self):
         if self._state is None:
-            self._state = _backends.get().rng_state(self._seed)
+            self._state = _backends.for_new(0).rng_state(self._seed)
         return self._state
 
     def fill(self, kind, out, param=None):
         if out._size:
-            self._backend_state().fill(_backends.get(), kind, out, param)
+            self._backend_state().fill(_backends.for_arrays(out), kind, out, param)
+            out._buf.wrote()
         return out
 
     def draw(self, kind, out, params):
         if out._size:
-            self._backend_state().draw(_backends.get(), kind, out, params)
+            self._backend_state().draw(_backends.for_arrays(out), kind, out, params)
+            out._buf.wrote()
         return out
 
 

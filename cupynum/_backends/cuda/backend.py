@@ -1,17 +1,20 @@
 """The CUDA backend: the Backend protocol (``_backends/base.py``) over the CUDA runtime.
 
 Memory comes from the stream-ordered pool (``memory.py``), kernels from the elementwise
-engine (``elementwise.py``).  An array's device address is ``a._buf.ptr + a._offset``; its
-layout is ``a._shape`` / ``a._strides`` (bytes, zero and negative allowed).  Everything runs
-on the thread's current stream; only ``to_host`` and ``synchronize`` wait for the device.
+engine (``elementwise.py``).  An array's device address is ``views.dptr(a)`` (its Buffer's
+device copy plus ``a._offset``); its layout is ``a._shape`` / ``a._strides`` (bytes, zero
+and negative allowed).  Everything runs on the thread's current stream; only ``to_host``
+and ``synchronize`` wait for the device.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import ElementwiseOp
+from ..buffer import Buffer
 from . import elementwise as ew
 from . import memory, runtime
+from .views import dptr
 
 _UNITS = (8, 4, 2, 1)  # bit-for-bit copies move the widest unit every operand allows
 
@@ -23,6 +26,8 @@ class _Temp:
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
 
     def __init__(self, buf, shape, dtype, strides=None, offset=0):
+        # buf: a Buffer, or a raw device allocation (held as a Buffer's device copy)
+        buf = buf if type(buf) is Buffer else Buffer(None, buf)
         self._buf, self._offset, self._shape, self.dtype = buf, offset, tuple(shape), dtype
         self._strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
         size = 1
@@ -40,8 +45,7 @@ def _c_strides(shape, itemsize):
     return tuple(reversed(out))
 
 
-def _ptr(a) -> int:
-    return a._buf.ptr + a._offset
+_ptr = dptr
 
 
 class CudaBackend:
@@ -50,21 +54,18 @@ class CudaBackend:
     def __init__(self):
         runtime.init()
         self._pool = memory.get_pool()
-        # The hot path allocates through this attribute: bind the pool's method directly
-        # (one Python frame less per allocation).
-        self.alloc = self._pool.malloc
 
     # memory and transfer ----------------------------------------------------------------
 
-    def alloc(self, nbytes: int):  # replaced per instance in __init__
-        return self._pool.malloc(nbytes)
+    def alloc(self, nbytes: int) -> Buffer:
+        return Buffer(None, self._pool.malloc(nbytes))
 
-    def from_host(self, host: np.ndarray):
+    def from_host(self, host: np.ndarray) -> Buffer:
         host = np.ascontiguousarray(host)
-        buf = self._pool.malloc(host.nbytes)
+        raw = self._pool.malloc(host.nbytes)
         if host.nbytes:
-            memory.memcpy_htod(buf.ptr, host)
-        return buf
+            memory.memcpy_htod(raw.ptr, host)
+        return Buffer(None, raw)
 
     def to_host(self, a) -> np.ndarray:
         out = np.empty(a._shape, a.dtype)
@@ -77,7 +78,7 @@ class CudaBackend:
         # at device bandwidth), then one D2H copy.
         tmp = _Temp(self._pool.malloc(a._size * a.dtype.itemsize), a._shape, a.dtype)
         self.copy(a, tmp)
-        memory.memcpy_dtoh(out, tmp._buf.ptr)
+        memory.memcpy_dtoh(out, dptr(tmp))
         return out
 
     def write_host(self, a, host: np.ndarray) -> None:
@@ -96,7 +97,7 @@ class CudaBackend:
             return
         if src.dtype == dst.dtype:
             if src._c_contig and dst._c_contig:  # (slice assignment's hot path: flat)
-                memory.memcpy_dtod(dst._buf.ptr + dst._offset, src._buf.ptr + src._offset,
+                memory.memcpy_dtod(dptr(dst), dptr(src),
                                    dst._size * dst.dtype.itemsize)
                 return
             from .indexing import try_transpose_copy
@@ -200,12 +201,14 @@ class CudaBackend:
     def flatnonzero(self, mask):
         from . import indexing
 
-        return indexing.flatnonzero(mask)
+        raw, count = indexing.flatnonzero(mask)
+        return Buffer(None, raw), count
 
     def mask_select(self, src, mask):
         from . import indexing
 
-        return indexing.mask_select(src, mask)
+        res = indexing.mask_select(src, mask)
+        return None if res is None else (Buffer(None, res[0]), res[1])
 
     def sort(self, src, values, indices, stable=False):
         from . import sorting

@@ -18,7 +18,9 @@ import threading
 
 import numpy as np
 
+from ..buffer import Buffer
 from . import memory, runtime
+from .views import dptr
 
 _lib = None
 _tls = threading.local()
@@ -98,6 +100,8 @@ class Temp:
 
     def __init__(self, buf, shape, dtype, strides=None, offset=0):
         dtype = np.dtype(dtype)
+        # buf: a Buffer, or a raw device allocation (held as a Buffer's device copy)
+        buf = buf if type(buf) is Buffer else Buffer(None, buf)
         self._buf, self._offset, self._shape, self.dtype = buf, offset, tuple(shape), dtype
         c = _c_strides(self._shape, dtype.itemsize)
         self._strides = tuple(strides) if strides is not None else c
@@ -110,7 +114,7 @@ class Temp:
 
     @property
     def ptr(self) -> int:
-        return self._buf.ptr + self._offset
+        return dptr(self)
 
 
 def _c_strides(shape, itemsize):
@@ -121,8 +125,7 @@ def _c_strides(shape, itemsize):
     return tuple(reversed(out))
 
 
-def ptr(a) -> int:
-    return a._buf.ptr + a._offset
+ptr = dptr
 
 
 def empty(shape, dtype) -> Temp:

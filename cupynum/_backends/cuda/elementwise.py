@@ -24,6 +24,7 @@ import threading
 import numpy as np
 
 from ..base import ElementwiseOp
+from ..buffer import Buffer
 from . import elementwise_source as es
 from . import runtime
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
@@ -586,7 +587,7 @@ def run(exprs, ins, outs) -> None:
     values = []
     for x in xs:
         if hasattr(x, "_buf"):
-            values.append(x._buf.ptr + x._offset)
+            values.append(x._buf.device.ptr + x._offset)
         elif x.dtype.kind == "c":
             values += (x.real, x.imag)
         else:
@@ -623,22 +624,22 @@ def exprs_launcher(exprs, ins, outs):
         now[1].launch(values, n)
 
     def launch_arrays(ins, outs):
-        values = [x._buf.ptr + x._offset for x in ins]
+        values = [x._buf.device.ptr + x._offset for x in ins]
         for o in outs:
-            values.append(o._buf.ptr + o._offset)
+            values.append(o._buf.device.ptr + o._offset)
         launch(values + layout, n)
 
     def launch_with_scalars(ins, outs):
         values = []
         for x, is_array in zip(ins, arrays):
             if is_array:
-                values.append(x._buf.ptr + x._offset)
+                values.append(x._buf.device.ptr + x._offset)
             elif x.dtype.kind == "c":
                 values += (x.real, x.imag)
             else:
                 values.append(x)
         for o in outs:
-            values.append(o._buf.ptr + o._offset)
+            values.append(o._buf.device.ptr + o._offset)
         launch(values + layout, n)
 
     return launch_arrays if all(arrays) else launch_with_scalars
@@ -726,7 +727,7 @@ _NEW_TEMPLATE = """\
 
 
 def launch_new({xs_in}out, n, nbytes):
-{alloc}    out._buf = buf
+{alloc}    out._buf = Buffer(None, buf)
     if not n:
         return
 {body}
@@ -742,7 +743,7 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     (``_launch_kit``); the stream is read only while some thread uses a non-default one.
 
     For one output, ``launch.new(x0, .., out, n, nbytes)`` also allocates: it sets
-    ``out._buf`` to a new buffer of ``nbytes`` (the pool's fast path inline) and launches
+    ``out._buf`` to a new Buffer of ``nbytes`` (the pool's fast path inline) and launches
     into it (the frontend's hot path: one Python frame for allocation and launch).
     ``launch.bare(ins, outs, n)`` returns a no-argument callable that only repeats the
     launch, parameters packed once (the benchmarks' floor)."""
@@ -769,7 +770,7 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     ns = {"cap": _grid_cap(), "take": p.token.pop, "give": p.token.append, "rt": runtime,
           "alone": p.launch_alone, "pack": p.pack, "pbuf": p.buf, "raw": raw, "func": func,
           "params": params, "s0": s0, "extra": extra, "conv": conv, "stream": stream,
-          "kernel": p.func, "addr": p.addr, "slow": slow}
+          "kernel": p.func, "addr": p.addr, "slow": slow, "Buffer": Buffer}
     if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
         alloc, alloc_ns = memory.get_pool().inline_malloc()
         values_new = ", ".join(_operand_values(operands, out="buf.ptr"))
@@ -802,7 +803,7 @@ def _operand_values(operands, out=None):
         elif out is not None and i == len(operands) - 1:
             values.append(out)
         else:
-            values.append(f"x{i}._buf.ptr + x{i}._offset")
+            values.append(f"x{i}._buf.device.ptr + x{i}._offset")
     return values
 
 

@@ -13,6 +13,7 @@ import threading
 
 
 from . import memory, runtime
+from .views import dptr
 from .blas import empty
 
 _lib = None
@@ -131,8 +132,8 @@ def fft(backend, x, out, kind: str, rank: int, forward: bool) -> None:
     stream = runtime.current_stream()
     plan = _plan(kind, double, shape, batch, stream)
     cf = lib()
-    xp = x._buf.ptr + x._offset
-    op = out._buf.ptr + out._offset
+    xp = dptr(x)
+    op = dptr(out)
     if kind == "c2r":  # c2r overwrites its input: work on a copy
         tmp = empty(x._shape, x.dtype)
         backend.copy(x, tmp)

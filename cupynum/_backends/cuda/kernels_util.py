@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from . import memory, runtime  # (neither imports the driver bindings until first use)
+from .views import dptr
 
 PRELUDE = """\
 template <int M> struct cpn_arr { long long v[M]; };
@@ -197,5 +198,4 @@ def arr_dtype(m: int) -> np.dtype:
     return np.dtype((np.int64, (m,)))
 
 
-def ptr(a) -> int:
-    return a._buf.ptr + a._offset
+ptr = dptr

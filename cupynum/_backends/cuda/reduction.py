@@ -54,7 +54,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..buffer import Buffer
 from .elementwise_source import _code, _dtype, canonical_char, ctype
+from .views import dptr
 
 BLOCK = 256
 ITEMS = 8  # RED_ITEMS: elements per thread per scan tile (scan_rows)
@@ -475,6 +477,8 @@ class _View:
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig")
 
     def __init__(self, buf, offset, shape, strides, dtype):
+        # buf: a Buffer, or a raw device allocation (held as a Buffer's device copy)
+        buf = buf if type(buf) is Buffer else Buffer(None, buf)
         self._buf, self._offset, self._shape, self._strides, self.dtype = (
             buf, offset, tuple(shape), tuple(strides), dtype)
         n = 1
@@ -569,7 +573,7 @@ def _execute(plan, src, out, initial, aux=None):
     if compact is not None:
         src, _ = _compact(src, compact)
     bufs = [_alloc(n) for n in temps] if temps else ()
-    inp, outp = src._buf.ptr + src._offset, out._buf.ptr + out._offset
+    inp, outp = dptr(src), dptr(out)
     for p, grid, vals, ptrs, init_pos, nsc in steps:
         if p is _MEMSET:  # grid: the byte count; ptrs: ((0, temp),)
             _memset0(bufs[ptrs[0][1]].ptr, grid)
@@ -577,7 +581,7 @@ def _execute(plan, src, out, initial, aux=None):
         vals = vals.copy()
         for slot, name in ptrs:
             vals[slot] = (inp if name == "in" else outp if name == "out" else
-                          aux._buf.ptr + aux._offset if name == "aux" else bufs[name].ptr)
+                          dptr(aux) if name == "aux" else bufs[name].ptr)
         if init_pos and initial is not None:
             parts = ([float(initial.real), float(initial.imag)] if nsc == 2 else
                      [initial.item()])

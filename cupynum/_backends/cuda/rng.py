@@ -24,6 +24,7 @@ import numpy as np
 from . import memory, runtime
 from .blas import empty
 from .kernels_util import DEV, I32, I64, PTR, Kernel
+from .views import dptr
 
 _lib = None
 PHILOX = 161  # CURAND_RNG_PSEUDO_PHILOX4_32_10
@@ -77,7 +78,7 @@ class State:
             if self._stream != stream:
                 cr.set_stream(self._gen, stream)
                 self._stream = stream
-            p = out._buf.ptr + out._offset
+            p = dptr(out)
             dbl = out.dtype.char == "d"
             if kind == "uniform":
                 (cr.generate_uniform_double if dbl else cr.generate_uniform)(self._gen, p, n)
@@ -89,8 +90,8 @@ class State:
                 if n % 2:  # Box-Muller makes pairs: cuRAND wants an even count
                     tmp = empty((n + 1,), out.dtype)
                     (cr.generate_normal_double if dbl else cr.generate_normal)(
-                        self._gen, tmp._buf.ptr, n + 1, 0.0, 1.0)
-                    memory.memcpy_dtod(p, tmp._buf.ptr, n * out.dtype.itemsize)
+                        self._gen, dptr(tmp), n + 1, 0.0, 1.0)
+                    memory.memcpy_dtod(p, dptr(tmp), n * out.dtype.itemsize)
                 else:
                     (cr.generate_normal_double if dbl else cr.generate_normal)(
                         self._gen, p, n, 0.0, 1.0)
@@ -506,8 +507,7 @@ def all_kernels():
             *(sampler_kernel(kind) for kind in SAMPLERS), mvhypergeometric_kernel()]
 
 
-def _p(a):
-    return a._buf.ptr + a._offset
+_p = dptr
 
 
 def _step(a, n):

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import compiler, runtime
 from .elementwise_source import ctype
+from .views import dptr
 
 _SOURCE = r"""
 #include "{header}"
@@ -108,14 +109,14 @@ def ufunc_at(op, compute, a, offsets, values) -> None:
             _kernels[key] = func
     m = offsets._size
     slots = [np.uintp, np.uintp]
-    vals = [a._buf.ptr + a._offset, offsets._buf.ptr + offsets._offset]
+    vals = [dptr(a), dptr(offsets)]
     if op.nin == 2:
         if scalar:
             slots.append(np.dtype(op.loop[1]))
             vals.append(values)
         else:
             slots.append(np.uintp)
-            vals.append(values._buf.ptr + values._offset)
+            vals.append(dptr(values))
     slots.append(np.int64)
     vals.append(m)
     params = runtime.ParamBlock(slots)
