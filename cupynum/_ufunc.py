@@ -284,6 +284,8 @@ class ufunc:
         chars = tuple(normalize(d).char for d in loop)
         op = self._op(chars)
         operand_dtypes = tuple(t if isinstance(t, np.dtype) else None for t in arg_types)
+        # The hot path's launchers allocate their outputs: the backend of new arrays
+        # (one per process today; the placement work keys this cache by side as well).
         launch = _backends.for_new(0).contiguous_launcher(op, operand_dtypes)
         conv = None
         raw_ok = False

@@ -315,7 +315,8 @@ out = cp.empty(1000, np.float32)
 bare = launch.bare((a, b), (out,), 1000)
 n0 = count.value
 bare()
-assert count.value == n0 + 1 and params(4) == [a._buf.device.ptr, b._buf.device.ptr, out._buf.device.ptr, 1000]
+assert count.value == n0 + 1 and params(4) == [a._buf.device.ptr, b._buf.device.ptr,
+                                              out._buf.device.ptr, 1000]
 x = cp.asarray(np.arange(4000, dtype=np.float32))
 y = x[::2] + x[1::2]  # the general path (a strided kernel)
 assert params(3) == [x._buf.device.ptr, x._buf.device.ptr + 4, y._buf.device.ptr]
