@@ -87,7 +87,7 @@ def launch_sections(cp, ctx, calls, sections):
                                   (("a", "f"),) * 3, 2, "contig"))
     pack = p.pack
     pb, _ = ew.param_block(p.spec)  # a block of our own, packed once
-    pack(pb._data, 0, a._buf.ptr, b._buf.ptr, out._buf.ptr, 1000)
+    pack(pb._data, 0, a._buf.device.ptr, b._buf.device.ptr, out._buf.device.ptr, 1000)
     addr = pb.address
     kernel = p.func  # CUkernel from cuLibraryGetKernel
     fn_int = runtime.kernel_function(kernel)
@@ -143,7 +143,7 @@ def launch_sections(cp, ctx, calls, sections):
                     raise RuntimeError(f"cuLaunchKernel returned {err}")
                 return per_call(call, sync, calls)
             attempt("c", name, run)
-        vals = (a._buf.ptr, b._buf.ptr, out._buf.ptr, 1000)
+        vals = (a._buf.device.ptr, b._buf.device.ptr, out._buf.device.ptr, 1000)
         buf, take, give = p.buf, p.token.pop, p.token.append
 
         def pack_only():
@@ -207,7 +207,7 @@ def _cuda_core_launch(p, a, b, out, sync, calls):
     kern = ObjectCode.from_cubin(cubin).get_kernel(ew.kernel_name(p.spec))
     stream = dev.default_stream
     cfg = LaunchConfig(grid=1, block=256)
-    args = (a._buf.ptr, b._buf.ptr, out._buf.ptr, np.int64(1000))
+    args = (a._buf.device.ptr, b._buf.device.ptr, out._buf.device.ptr, np.int64(1000))
     return per_call(lambda: launch(stream, cfg, kern, *args), sync, calls)
 
 
@@ -266,7 +266,7 @@ def ops_section(cp, ctx, calls):
         cp.add._fast[key] = entry
         cp.add._forget_hot()
     # the memcpy under slice assignment, alone
-    dst, src, nb = x._buf.ptr + 4, y._buf.ptr + 4, 998 * 4
+    dst, src, nb = x._buf.device.ptr + 4, y._buf.device.ptr + 4, 998 * 4
     row("f", "(piece) memory.memcpy_dtod of 3992 bytes",
         per_call(lambda: memory.memcpy_dtod(dst, src, nb), sync, calls))
     f = ctypes.CDLL("libcuda.so.1").cuMemcpyDtoDAsync_v2

@@ -156,7 +156,7 @@ class ndarray:
 
     @property
     def data(self):
-        return _Data(self._buf.ptr + self._offset)
+        return _Data(self._address())
 
     @property
     def device(self):
@@ -206,7 +206,12 @@ class ndarray:
     # host conversion --------------------------------------------------------------------
     def _host(self) -> np.ndarray:
         """A C-contiguous NumPy copy of the values (waits for the device)."""
-        return _backends.get().to_host(self)
+        return _backends.for_arrays(self).to_host(self)
+
+    def _address(self) -> int:
+        """The address of the first element where the data lives (the device's where it
+        is there): for the interchange protocols and raw kernels."""
+        return self._buf.address() + self._offset
 
     def get(self, stream=None, order="C", out=None):
         host = self._host()
@@ -382,7 +387,7 @@ class ndarray:
     def copy(self, order="C"):
         out = _empty_in_order(self, self.dtype, order)
         if self._size:
-            _backends.get().copy(self, out)
+            _backends.for_arrays(self, out).copy(self, out)
         return out
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
@@ -394,7 +399,7 @@ class ndarray:
             return self
         out = _empty_in_order(self, dt, order)
         if self._size:
-            _backends.get().copy(self, out)
+            _backends.for_arrays(self, out).copy(self, out)
         return out
 
     def fill(self, value):
@@ -532,7 +537,8 @@ class ndarray:
             if type(value) is ndarray and value._shape == target._shape and (
                     value._buf is not self._buf):
                 if target._size:  # no broadcasting, no overlap: one copy
-                    _backends._backend.copy(value, target)
+                    _backends.for_arrays(value, target).copy(value, target)
+                    self._buf.version += 1  # Buffer.wrote(), inline on the hot path
                 return
         else:
             target = None
@@ -554,9 +560,9 @@ class ndarray:
 
     @property
     def __cuda_array_interface__(self):
-        if not _backends.get().cuda_memory:
+        if not _backends.for_arrays(self).cuda_memory:
             raise AttributeError("__cuda_array_interface__ exists only on the CUDA backend")
-        ptr = self._buf.ptr + self._offset if self._size else 0
+        ptr = self._address() if self._size else 0
         return {"shape": self._shape, "typestr": self.dtype.str, "data": (ptr, False),
                 "version": 3, "strides": None if self._c_contig else self._strides,
                 "stream": _cai_stream()}
@@ -636,7 +642,8 @@ def fresh_array(shape, strides, dtype, size, c_contig, f_contig):
     """A new array over a new buffer of ``size`` elements, its slots set directly (no
     ``__init__`` frame): the layout and flags come from the caller."""
     a = _new(ndarray)
-    a._buf = (_backends._backend or _backends.get()).alloc(size * dtype.itemsize)
+    nbytes = size * dtype.itemsize
+    a._buf = _backends.for_new(nbytes).alloc(nbytes)
     a._offset = 0
     a._shape = shape
     a._strides = strides
@@ -659,9 +666,9 @@ def from_host(host: np.ndarray):
     f_only = host.flags.f_contiguous and not host.flags.c_contiguous
     if f_only:
         src = host.T  # F-order data is the C-order data of the transpose
-        buf = _backends.get().from_host(np.ascontiguousarray(src))
+        buf = _backends.for_new(src.nbytes).from_host(np.ascontiguousarray(src))
         return _make(buf, 0, host.shape, _f_strides(host.shape, dt.itemsize), dt, None)
-    buf = _backends.get().from_host(np.ascontiguousarray(host))
+    buf = _backends.for_new(host.nbytes).from_host(np.ascontiguousarray(host))
     return _make(buf, 0, host.shape, _c_strides(host.shape, dt.itemsize), dt, None)
 
 
@@ -672,7 +679,7 @@ def _rebuild(host):
 def _zeros_like_nocheck(a):
     out = empty_array(a._shape, a.dtype)
     if out._size:
-        _backends.get().fill(out, a.dtype.type(0))
+        _backends.for_arrays(out).fill(out, a.dtype.type(0))
     return out
 
 
@@ -853,7 +860,8 @@ def _fill(dst, value, casting=None):
     else:
         np.copyto(host, value, casting=casting)
     if dst._size:
-        _backends.get().fill(dst, host[()])
+        _backends.for_arrays(dst).fill(dst, host[()])
+        dst._buf.wrote()
 
 
 def assign(dst, value):
@@ -875,7 +883,8 @@ def assign(dst, value):
     src = broadcast_view(src, dst._shape)
     if may_overlap(src, dst):
         src = src.copy()
-    _backends.get().copy(src, dst)
+    _backends.for_arrays(src, dst).copy(src, dst)
+    dst._buf.wrote()
 
 
 class _FlatIter:

@@ -42,16 +42,18 @@ def _header(x) -> dict:
     return {"shape": tuple(x.shape), "dtype": x.dtype.str}
 
 
-def _on_device() -> bool:
+def _on_device(x) -> bool:
+    """Whether ``x``'s data is in CUDA device memory (what device frames and dask-cuda's
+    device accounting are about)."""
     from . import _backends
 
-    return not _backends.get().host_memory
+    return _backends.for_arrays(x).cuda_memory
 
 
 def serialize_device(x):
     """The "cuda" family: the array's bytes as one device frame (exported through
     ``__cuda_array_interface__``, so UCX moves them GPU to GPU)."""
-    if not _on_device():
+    if not _on_device(x):
         raise NotImplementedError("cupynum runs on its host backend: no device frames")
     flat = ascontiguousarray(x).reshape(-1).view(np.uint8)
     return _header(x), [flat]
@@ -91,11 +93,11 @@ def _owner(x):
 
 
 def _register_device_memory_objects(module) -> None:
-    module.dispatch.register(ndarray)(lambda x: [_owner(x)] if _on_device() else [])
+    module.dispatch.register(ndarray)(lambda x: [_owner(x)] if _on_device(x) else [])
 
 
 def _register_is_device_object(module) -> None:
-    module.is_device_object.register(ndarray)(lambda x: _on_device())
+    module.is_device_object.register(ndarray)(lambda x: _on_device(x))
 
 
 # dask.array: its CuPy test is a substring test of the type's name ------------------------

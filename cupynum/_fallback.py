@@ -89,7 +89,8 @@ def _host_callable(func):
 
 
 def _write(dev: ndarray, host: np.ndarray) -> None:
-    _backends.get().write_host(dev, np.ascontiguousarray(host))
+    _backends.for_arrays(dev).write_host(dev, np.ascontiguousarray(host))
+    dev._buf.wrote()
 
 
 def call_on_host(func, args, kwargs):

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _backends
 from ._array import _c_strides, _make, from_host, ndarray
+from ._backends.buffer import Buffer
 from ._backends.host import view
 from ._dtypes import normalize
 
@@ -21,13 +22,13 @@ _DL_CODES = {"b": 6, "i": 0, "u": 1, "f": 2, "c": 5}
 
 
 def dlpack_device(a):
-    if _backends.get().cuda_memory:
+    if _backends.for_arrays(a).cuda_memory:
         return (_KDL_CUDA, 0)  # cupynum runs on device 0's primary context
     return (_KDL_CPU, 0)
 
 
 def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
-    backend = _backends.get()
+    backend = _backends.for_arrays(a)
     if not backend.cuda_memory:
         # (a device backend's bytes are not NumPy's: it exports a host copy)
         host = view(a) if backend.host_memory and not copy else a._host()
@@ -100,7 +101,7 @@ def _capsule(a):
     strides = (ctypes.c_int64 * max(nd, 1))(*(s // itemsize for s in a.strides))
     managed = _DLManagedTensor()
     t = managed.dl_tensor
-    t.data = a._buf.ptr + a._offset if a.size else a._buf.ptr
+    t.data = a._address() if a.size else a._buf.address()
     t.device = _DLDevice(*dlpack_device(a))
     t.ndim = nd
     t.dtype = _DLDataType(_DL_CODES[a.dtype.kind], itemsize * 8, 1)
@@ -127,7 +128,7 @@ class _ForeignBuffer:
 def from_dlpack(x, *, device=None, copy=None):
     if isinstance(x, ndarray):
         return x.copy() if copy else x
-    backend = _backends.get()
+    backend = _backends.for_new(0)
     if not backend.cuda_memory:
         host = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
         return from_host(np.array(host, copy=True))
@@ -176,7 +177,7 @@ def _wrap(ptr, shape, strides, dt, owner):
     size = 1
     for n in shape:
         size *= n
-    buf = _ForeignBuffer(ptr, size * dt.itemsize, owner)
+    buf = Buffer(device=_ForeignBuffer(ptr, size * dt.itemsize, owner))
     return _make(buf, 0, shape, strides, dt, None)
 
 

@@ -54,11 +54,11 @@ _broadcast_cache = {}
 def _launch_new(entry, args, x):
     """Allocate the outputs (C-contiguous, x's shape) and launch the prepared kernel."""
     out_dtypes, launch = entry[0], entry[1]
-    backend = _backends._backend
     outs = []
     for dt in out_dtypes:
         out = object.__new__(ndarray)
-        out._buf = backend.alloc(x._size * dt.itemsize)
+        nbytes = x._size * dt.itemsize
+        out._buf = _backends.for_new(nbytes).alloc(nbytes)
         out._offset = 0
         out._shape = x._shape
         out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
@@ -184,12 +184,12 @@ def _allocating(launch, nin=2):
     """``run(a, b, out, n, nbytes)`` or ``run(x, out, n, nbytes)`` (as ``launch.new``) for
     a backend launcher without ``new``."""
     def run2(a, b, out, n, nbytes):
-        out._buf = _backends._backend.alloc(nbytes)
+        out._buf = _backends.for_new(nbytes).alloc(nbytes)
         if n:
             launch((a, b), (out,), n)
 
     def run1(x, out, n, nbytes):
-        out._buf = _backends._backend.alloc(nbytes)
+        out._buf = _backends.for_new(nbytes).alloc(nbytes)
         if n:
             launch((x,), (out,), n)
 
@@ -286,7 +286,9 @@ class ufunc:
         chars = tuple(normalize(d).char for d in loop)
         op = self._op(chars)
         operand_dtypes = tuple(t if isinstance(t, np.dtype) else None for t in arg_types)
-        launch = _backends.get().contiguous_launcher(op, operand_dtypes)
+        # The hot path's launchers allocate their outputs: the backend of new arrays
+        # (one per process today; the placement work keys this cache by side as well).
+        launch = _backends.for_new(0).contiguous_launcher(op, operand_dtypes)
         conv = None
         raw_ok = False
         if any(d is None for d in operand_dtypes):
@@ -407,7 +409,7 @@ class ufunc:
         else:
             results = [empty_array(shape, dt, order) for dt in loop[self.nin:]]
         if _prod(shape):
-            (_backends._backend or _backends.get()).elementwise(op, operands, results)
+            _backends.for_arrays(*operands, *results).elementwise(op, operands, results)
         return results[0] if len(results) == 1 else tuple(results)
 
     def _layout_call(self, ins, key, shape, same_shapes, arrays_only, dt, op, convs):
@@ -452,7 +454,7 @@ class ufunc:
         entry = False
         if res._size:
             views = [broadcast_view(x, shape) if type(x) is ndarray else x for x in args]
-            launch = _backends.get().layout_launcher(op, views, (res,))
+            launch = _backends.for_arrays(*args).layout_launcher(op, views, (res,))
             if launch is not None:
                 entry = (launch, dt, res._strides, res._c_contig, res._f_contig, res._size)
         if len(self._layouts) >= 1024:
@@ -557,7 +559,8 @@ class ufunc:
                            or o.dtype != dt or any(may_overlap(o, a) and not _same_view(o, a)
                                                    for a in arrays) else o)
         if _prod(out_shape):
-            _backends.get().elementwise(self._op(tuple(d.char for d in loop)), operands, results)
+            _backends.for_arrays(*operands, *results).elementwise(
+                self._op(tuple(d.char for d in loop)), operands, results)
         final = []
         for r, o in zip(results, outs):
             if o is None:
@@ -568,7 +571,8 @@ class ufunc:
                 else:
                     masked_assign(o, r, mask)
                 final.append(o)
-            else:
+            else:  # computed into the caller's out= array
+                o._buf.wrote()
                 final.append(o)
         if out is not None and isinstance(out, tuple):
             return tuple(final)
@@ -634,7 +638,8 @@ class ufunc:
                 values = loop[1].type(b)
         op = self._op(tuple(d.char for d in loop))
         if positions._size:
-            _backends.get().ufunc_at(op, a, positions, values)
+            _backends.for_arrays(a, positions, values).ufunc_at(op, a, positions, values)
+            a._buf.wrote()
         return None
 
 
@@ -754,7 +759,8 @@ def masked_assign(dst, src, mask):
                                            dst.dtype.char, dst.dtype.char), 3)
     src = src if src.dtype == dst.dtype else src.astype(dst.dtype)
     old = dst.copy() if may_overlap(dst, src) or may_overlap(dst, mask) else dst
-    _backends.get().elementwise(op, (mask, src, old), (dst,))
+    _backends.for_arrays(mask, src, old, dst).elementwise(op, (mask, src, old), (dst,))
+    dst._buf.wrote()
 
 
 def _build():
@@ -850,6 +856,7 @@ def _hot_inplace(uf, general):
                 fast[_key(index, hot, k0, k1)][1]((self, b), (self,), n)
             except _PACK_ERRORS:  # a Python scalar out of the slot's range: NumPy's rules
                 return general(self, other)
+            self._buf.version += 1  # Buffer.wrote(), inline on the hot path
         return self
 
     return inplace

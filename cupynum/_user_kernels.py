@@ -23,7 +23,7 @@ _PY_DEFAULT = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.com
 
 
 def _require_cuda(what):
-    if not _backends.get().cuda_memory:
+    if not _backends.for_new(0).cuda_memory:
         raise RuntimeError(f"{what} runs CUDA code and needs the CUDA backend "
                            "(CUPYNUM_BACKEND=cuda on a machine with an NVIDIA GPU)")
 
@@ -31,7 +31,7 @@ def _require_cuda(what):
 def _arg_slot(a):
     """(numpy dtype of the kernel parameter, value) for one launch argument."""
     if isinstance(a, ndarray):
-        return np.dtype(np.uintp), a._buf.ptr + a._offset
+        return np.dtype(np.uintp), a._address()
     if isinstance(a, np.generic):
         return a.dtype, a
     for py, dt in _PY_DEFAULT.items():
@@ -76,6 +76,9 @@ class RawKernel:
             handle = int(getattr(stream, "ptr", stream))
             runtime.note_stream(handle)
         runtime.launch(func, grid, block, shared_mem, handle, params.address)
+        for a in args:  # a raw kernel may write any array it is given
+            if isinstance(a, ndarray):
+                a._buf.wrote()
 
 
 _PARAM = re.compile(r"^\s*(?:(raw)\s+)?([A-Za-z_][\w]*)\s+([A-Za-z_]\w*)\s*$")

@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cupynum._backends.buffer import Buffer
+
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "kernels"
 CXX = next((c for c in (os.environ.get("CXX"), "g++", "c++", "clang++") if c and shutil.which(c)),
@@ -161,12 +163,38 @@ def build(src: str, tag: str, flags) -> ctypes.CDLL:
     return ctypes.CDLL(str(out))
 
 
+class HostMemory(np.ndarray):
+    """Host bytes standing in for a device allocation: a uint8 array that answers ``.ptr``
+    (its address), as the CUDA backend's DeviceBuffer does."""
+
+    @property
+    def ptr(self) -> int:
+        return self.__array_interface__["data"][0]
+
+
+def host_memory(nbytes: int) -> HostMemory:
+    """``nbytes`` (at least 1) of 64-byte aligned host memory, as a device allocation."""
+    raw = np.empty(max(int(nbytes), 1) + 64, np.uint8)
+    start = (-raw.ctypes.data) % 64
+    return raw[start:start + max(int(nbytes), 1)].view(HostMemory)
+
+
+def alias_host_allocations(monkeypatch) -> None:
+    """Make the host backend's new Buffers hold one host allocation as both copies: the host
+    backend reads it through ``host``, CUDA backend code run on the CPU through ``device``."""
+    from cupynum._backends import host
+
+    monkeypatch.setattr(host, "_alloc", lambda nbytes: host_memory(nbytes)[:nbytes])
+    monkeypatch.setattr(host.HostBackend, "_wrap", staticmethod(lambda raw: Buffer(raw, raw)))
+
+
 class HostArray:
-    """The ndarray fields the backend reads, over NumPy memory (``_buf.ptr`` = address)."""
+    """The ndarray fields the backend reads, over NumPy memory (the Buffer's device copy
+    answers ``.ptr``: the NumPy array's address)."""
 
     def __init__(self, a: np.ndarray):
         self.np = a
-        self._buf = type("Buf", (), {"ptr": a.__array_interface__["data"][0]})()
+        self._buf = Buffer(None, type("Buf", (), {"ptr": a.__array_interface__["data"][0]})())
         self._offset = 0
         self._shape, self._strides, self.dtype = a.shape, a.strides, a.dtype
         self._size = a.size

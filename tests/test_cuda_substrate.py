@@ -46,7 +46,8 @@ def test_c_strides_of_zero_size_shapes_are_the_ndarrays(shape):
 def test_view_fields_and_address():
     owner = _Alloc(0x10000)
     v = DeviceView(owner, (3, 4), np.float32, offset=24)
-    assert (v.shape, v.strides, v.dtype, v.owner) == ((3, 4), (16, 4), np.float32, owner)
+    assert (v.shape, v.strides, v.dtype) == ((3, 4), (16, 4), np.float32)
+    assert v.owner.device is owner  # a raw allocation is held as a Buffer's device copy
     assert v._size == 12 and v.nbytes == 48
     assert v._c_contig and not v._f_contig
     assert v.ptr == dptr(v) == 0x10000 + 24
@@ -69,14 +70,15 @@ def test_aliases_keep_the_owner_and_add_offsets():
     owner = _Alloc(0x1000)
     base = DeviceView(owner, (6, 4), np.int32, offset=16)
     col = base.alias((6,), strides=(16,), offset=8)  # column 2
-    assert owner_of(col) is owner and col.dtype == np.int32
+    assert owner_of(col) is owner_of(base) and owner_of(col).device is owner
+    assert col.dtype == np.int32
     assert col.ptr == 0x1000 + 16 + 8 and col.strides == (16,) and not col._c_contig
     units = alias(base, (6, 4, 2), np.uint16, (16, 4, 2))  # int32 as two uint16 units
     assert units.ptr == base.ptr and units._size == 48 and units.dtype == np.uint16
     same = DeviceView.of(base)
     assert (same.ptr, same.shape, same.strides, same.dtype) == (base.ptr, base.shape,
                                                                  base.strides, base.dtype)
-    assert owner_of(same) is owner
+    assert owner_of(same) is owner_of(base)
 
 
 # --- the tuning table ------------------------------------------------------------------------

@@ -106,6 +106,27 @@ def test_slice_assignment(arrays):
     x[1:-1] = y
     calls = profile(lambda: x.__setitem__(slice(1, -1), y))
     check(calls, max_python=2)
+    # the backend of the operands' Buffers, then one copy (the version bump is inline)
+    assert [c[1] for c in calls if c[0] == "backend"] == ["for_arrays", _counted("copy")]
+
+
+def test_inplace_operator(arrays):
+    a, b = arrays
+    x = a.copy()
+    x += b
+    version = x._buf.version
+    calls = profile(lambda: x.__iadd__(b))
+    check(calls, max_python=2)  # the operator and its cache key
+    assert [c[1] for c in calls if c[0] == "backend"] == [_counted("launch")]  # no allocation
+    assert x._buf.version == version + 1  # the write is counted inline
+
+
+def _counted(name):
+    """The frame a backend call shows: on the simulated device every compute call runs
+    through its launch-counting wrapper, ``run``."""
+    from cupynum import _backends
+
+    return "run" if _backends.name() == "simulated" else name
 
 
 def test_hot_path_results_are_right(arrays):

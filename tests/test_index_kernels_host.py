@@ -24,10 +24,11 @@ from cupynum import _backends
 from cupynum._backends.cuda import indexing as cix
 from cupynum._backends.cuda import kernels_util as ku
 from cupynum._backends.cuda import sorting as csort
+from cupynum._backends.buffer import Buffer
 from cupynum._backends.cuda import tuning
-from cupynum._backends.host import HostBackend, _alloc
+from cupynum._backends.host import HostBackend
 from helpers import compare
-from shim import CXX, FIBER_SHIM, build
+from shim import CXX, FIBER_SHIM, alias_host_allocations, build, host_memory
 pytestmark = [
     pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)"),
     pytest.mark.skipif(_backends.name() != "host", reason="runs the kernels on the CPU"),
@@ -118,7 +119,7 @@ class CpuDevice:
         f(pb.address, gx, gy, gz, bx, by, bz)
 
     def alloc(self, nbytes):
-        buf = _alloc(max(int(nbytes), 1))
+        buf = host_memory(nbytes)
         self.keep.append(buf)
         return buf
 
@@ -163,6 +164,11 @@ def lib():
     return _build()
 
 
+def _in_buffer(res):
+    """(raw, count) from the kernels as the CUDA backend returns it: (Buffer, count)."""
+    return None if res is None else (Buffer(res[0], res[0]), res[1])
+
+
 @pytest.fixture
 def kernels(lib, monkeypatch, request):
     """The host backend with its indexing/sort primitives running the CUDA kernel text."""
@@ -176,8 +182,12 @@ def kernels(lib, monkeypatch, request):
     monkeypatch.setattr(b, "gather", cix.gather, raising=False)
     monkeypatch.setattr(b, "gather_flat", cix.gather_flat, raising=False)
     monkeypatch.setattr(b, "scatter", cix.scatter, raising=False)
-    monkeypatch.setattr(b, "flatnonzero", cix.flatnonzero, raising=False)
-    monkeypatch.setattr(b, "mask_select", cix.mask_select, raising=False)
+    # arrays' memory is both sides' at once: host NumPy code and the kernels read it
+    alias_host_allocations(monkeypatch)
+    monkeypatch.setattr(b, "flatnonzero", lambda m: _in_buffer(cix.flatnonzero(m)),
+                        raising=False)
+    monkeypatch.setattr(b, "mask_select", lambda a, m: _in_buffer(cix.mask_select(a, m)),
+                        raising=False)
     monkeypatch.setattr(b, "sort", csort.sort, raising=False)
     monkeypatch.setattr(b, "searchsorted", csort.searchsorted, raising=False)
     return dev

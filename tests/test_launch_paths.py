@@ -258,9 +258,9 @@ for _ in range(3):
     f, gx, gy, gz, bx, by, bz, sh, s, pp, ex = list(last)
     assert (gx, gy, gz, bx, by, bz, sh, s, ex) == (1, 1, 1, 256, 1, 1, 0, 0, 0), list(last)
     assert f & 1, hex(f)  # the CUfunction of cuKernelGetFunction (the fake sets bit 0)
-    assert params(4) == [a._buf.ptr, b._buf.ptr, c._buf.ptr, 1000], params(4)
+    assert params(4) == [a._buf.device.ptr, b._buf.device.ptr, c._buf.device.ptr, 1000], params(4)
 d = a * 2.0
-assert params(4)[::2] == [a._buf.ptr, d._buf.ptr]
+assert params(4)[::2] == [a._buf.device.ptr, d._buf.device.ptr]
 assert ctypes.c_float.from_address((ctypes.c_uint64 * 4).from_address(last[9])[1]).value == 2
 from cupynum._backends.counters import COUNTS  # every launch, copy and wait counted once
 c0, n0 = dict(COUNTS), count.value
@@ -308,7 +308,7 @@ for x, scalar in [(cp.asarray(np.arange(9, dtype=np.int8)), 300),
         pass
     else:
         raise AssertionError(f"{x.dtype} + {scalar} did not raise OverflowError")
-buf = (a + b)._buf  # the launcher's inline allocation gives what the pool's malloc gives
+buf = (a + b)._buf.device  # the launcher's inline allocation gives what the pool's malloc gives
 ref = memory.get_pool().malloc(a.nbytes)
 assert (type(buf), buf.nbytes, buf.stream, buf.stream_owner, buf._pool, buf._size, buf._home) == (
     type(ref), ref.nbytes, ref.stream, ref.stream_owner, ref._pool, ref._size, ref._home)
@@ -320,7 +320,7 @@ s1 = cp.cuda.Stream()
 with s1:
     assert runtime.nondefault_streams == 1
     e = a + b
-    assert last[8] == s1.ptr and e._buf.stream == s1.ptr and e._buf.stream_owner is s1
+    assert last[8] == s1.ptr and e._buf.device.stream == s1.ptr and e._buf.device.stream_owner is s1
     b4 = memory.get_pool().malloc(2500)
     assert b4.stream == s1.ptr and b4.stream_owner is s1
 assert runtime.nondefault_streams == 0
@@ -335,10 +335,11 @@ out = cp.empty(1000, np.float32)
 bare = launch.bare((a, b), (out,), 1000)
 n0 = count.value
 bare()
-assert count.value == n0 + 1 and params(4) == [a._buf.ptr, b._buf.ptr, out._buf.ptr, 1000]
+assert count.value == n0 + 1 and params(4) == [a._buf.device.ptr, b._buf.device.ptr,
+                                              out._buf.device.ptr, 1000]
 x = cp.asarray(np.arange(4000, dtype=np.float32))
 y = x[::2] + x[1::2]  # the general path (a strided kernel)
-assert params(3) == [x._buf.ptr, x._buf.ptr + 4, y._buf.ptr]
+assert params(3) == [x._buf.device.ptr, x._buf.device.ptr + 4, y._buf.device.ptr]
 v = cp.asarray(np.arange(10, dtype=np.float32))
 v[1:-1] = cp.asarray(np.full(10, 7, np.float32))[1:-1]  # a cuMemcpyDtoDAsync (memmove here)
 assert v.get().tolist() == [0] + [7] * 8 + [9]

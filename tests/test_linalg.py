@@ -391,8 +391,9 @@ def test_cublas_call_layout_emulated(monkeypatch):
 
     from cupynum import _backends
     from cupynum._array import broadcast_view, empty_array
-    from cupynum._backends import host as hb
     from cupynum._backends.cuda import blas
+    from cupynum._backends.cuda import view as cuda_view
+    from shim import alias_host_allocations, host_memory
 
     if _backends.name() != "host":
         pytest.skip("emulation runs over host buffers")
@@ -423,7 +424,17 @@ def test_cublas_call_layout_emulated(monkeypatch):
 
     monkeypatch.setattr(blas, "_lib", FakeCublas())
     monkeypatch.setattr(blas, "handle", lambda: 0)
-    monkeypatch.setattr(blas.memory, "alloc", lambda n, stream=None: hb._alloc(n))
+    monkeypatch.setattr(blas.memory, "alloc", lambda n, stream=None: host_memory(n))
+    # arrays' memory is both sides' at once: host NumPy code and the emulation read it
+    alias_host_allocations(monkeypatch)
+    view_init = cuda_view.DeviceView.__init__
+
+    def aliased_view(self, *args, **kwargs):  # the temporaries' memory too
+        view_init(self, *args, **kwargs)
+        if self._buf.host is None:
+            self._buf.host = self._buf.device
+
+    monkeypatch.setattr(cuda_view.DeviceView, "__init__", aliased_view)
     be = _backends.get()
     monkeypatch.setattr(blas, "copy", be.copy)  # the library's re-layouts, on host memory
     monkeypatch.setattr(blas, "fill", be.fill)

@@ -57,7 +57,7 @@ class _Dev:
 def _view(x):
     """A NumPy view of a HostArray / DeviceView over host memory."""
     n = max(x._size, 1) * x.dtype.itemsize + 64
-    raw = (ctypes.c_char * n).from_address(x._buf.ptr + x._offset)
+    raw = (ctypes.c_char * n).from_address(x._buf.device.ptr + x._offset)
     flat = np.frombuffer(raw, np.uint8)
     return np.lib.stride_tricks.as_strided(flat.view(x.dtype)[:1], x._shape, x._strides)
 

@@ -15,7 +15,7 @@ import pytest
 from cupynum._backends.cuda import kernels_util as ku
 from cupynum._backends.cuda import rng as crng
 from distributions import at_least_1, chi2_ok, hypergeom_pmf, logseries_pmf, zipf_pmf
-from shim import CXX, SHIM, HostArray, build
+from shim import CXX, SHIM, HostArray, alias_host_allocations, build
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
 
@@ -331,6 +331,8 @@ def kernel_generator(dev, monkeypatch):
     if _backends.get().name != "host":
         pytest.skip("needs the host backend (its buffers have CPU addresses)")
     calls = itertools.count()
+    # arrays' memory is both sides' at once: host NumPy code and the kernels read it
+    alias_host_allocations(monkeypatch)
     monkeypatch.setattr(host._HostRng, "draw", lambda self, backend, kind, out, params:
                         crng.draw(kind, out, params, (21, 22), next(calls)))
     return cp.random.default_rng(0)

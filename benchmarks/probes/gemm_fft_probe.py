@@ -140,10 +140,10 @@ def raw_gemm(dt, a, b, c, pointer_mode):
     h = blas.handle()
     char = np.dtype(dt).char
     n = a.shape[0]
-    pa, pb, pc = (x._buf.ptr + x._offset for x in (a, b, c))
+    pa, pb, pc = (x._buf.device.ptr + x._offset for x in (a, b, c))
     if pointer_mode == "device":
         scal = cpn.asarray(np.array([1, 0], dt))
-        alpha = scal._buf.ptr + scal._offset
+        alpha = scal._buf.device.ptr + scal._offset
         beta = alpha + np.dtype(dt).itemsize
         keep = scal
     else:
@@ -243,8 +243,8 @@ def lt_gemm(dt, a, b, c, ws_bytes=32 * MIB, top=3):
                                  count.ctypes.data)
     ws = cpn.empty(ws_bytes, np.uint8)
     keep, alpha, beta = blas.scalar_ptrs(char, 1, 0)
-    pa, pb, pc = (x._buf.ptr + x._offset for x in (a, b, c))
-    pw = ws._buf.ptr + ws._offset
+    pa, pb, pc = (x._buf.device.ptr + x._offset for x in (a, b, c))
+    pw = ws._buf.device.ptr + ws._offset
     out = []
     for i in range(int(count[0])):
         algo = results.ctypes.data + i * results.itemsize  # 'algo' is the struct's first field

@@ -153,7 +153,7 @@ def solve_section():
                                                 info.ptr))) - t_ref
     log(f"solve pieces (events, us): colmajor copy {t_copy:.1f}  Dgetrf {t_getrf:.1f}")
     aug = memory.alloc(n * (n + 1) * 8)  # [A | b], column-major
-    memory.memcpy_dtod(aug.ptr + n * n * 8, cpn.asarray(b[:, 0].copy())._buf.ptr, n * 8)
+    memory.memcpy_dtod(aug.ptr + n * n * 8, cpn.asarray(b[:, 0].copy())._buf.device.ptr, n * 8)
     lwork1 = lib.dgetrf_buffer_size(h, n, n + 1, aug.ptr, n)
     work1 = memory.alloc(max(lwork1, 1) * 8)
     t_aug = ev(lambda: (memory.memcpy_dtod(aug.ptr, fresh.ptr, n * n * 8),
@@ -183,15 +183,15 @@ def solve_section():
     bw = cpn.empty(n, np.float64)
 
     def brefresh():
-        memory.memcpy_dtod(bw._buf.ptr, bsrc._buf.ptr, n * 8)
+        memory.memcpy_dtod(bw._buf.device.ptr, bsrc._buf.device.ptr, n * 8)
 
     tb = ev(brefresh)
     t_getrs = ev(lambda: (brefresh(), lib.dgetrs(h, 0, n, 1, af.ptr, n, ipiv.ptr,
-                                                  bw._buf.ptr, n, info.ptr))) - tb
+                                                  bw._buf.device.ptr, n, info.ptr))) - tb
     cb, hb = blas.lib(), blas.handle()
-    t_trsv = ev(lambda: (brefresh(), cb.dtrsv(hb, 0, 0, 1, n, af.ptr, n, bw._buf.ptr, 1),
-                         cb.dtrsv(hb, 1, 0, 0, n, af.ptr, n, bw._buf.ptr, 1))) - tb
-    t_up = ev(lambda: (brefresh(), cb.dtrsv(hb, 1, 0, 0, n, af.ptr, n, bw._buf.ptr, 1))) - tb
+    t_trsv = ev(lambda: (brefresh(), cb.dtrsv(hb, 0, 0, 1, n, af.ptr, n, bw._buf.device.ptr, 1),
+                         cb.dtrsv(hb, 1, 0, 0, n, af.ptr, n, bw._buf.device.ptr, 1))) - tb
+    t_up = ev(lambda: (brefresh(), cb.dtrsv(hb, 1, 0, 0, n, af.ptr, n, bw._buf.device.ptr, 1))) - tb
     log(f"solve after getrf (events, us): Dgetrs 1 rhs {t_getrs:.1f}  two Dtrsv {t_trsv:.1f}"
         f"  upper Dtrsv alone {t_up:.1f}")
     if cupy:

@@ -269,7 +269,7 @@ def pieces(cp):
     pool = memory.get_pool()
     g = launch.__globals__  # the generated launcher's constants (elementwise.py)
     pack, buf = g["pack"], g.get("pbuf", g.get("buf"))
-    ptr = a._buf.ptr
+    ptr = a._buf.device.ptr
 
     def result_object():
         o = object.__new__(ndarray)

@@ -157,14 +157,14 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
     out = empty(shape, dtype, order)
     if out._size:  # 0 and 1 convert exactly to every dtype: no NumPy casting rules needed
-        _backends.get().fill(out, _constant(out.dtype, 0))
+        _backends.for_arrays(out).fill(out, _constant(out.dtype, 0))
     return out
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
     out = empty(shape, dtype, order)
     if out._size:
-        _backends.get().fill(out, _constant(out.dtype, 1))
+        _backends.for_arrays(out).fill(out, _constant(out.dtype, 1))
     return out
 
 

@@ -49,7 +49,8 @@ def where(condition, x=None, y=None, /):
     out = empty_array(shape, dt)
     if out.size:
         op = ElementwiseOp("where", "where_", ("?", dt.char, dt.char, dt.char), 3)
-        _backends.get().elementwise(op, (broadcast_view(cond, shape), *ops), (out,))
+        ins = (broadcast_view(cond, shape), *ops)
+        _backends.for_arrays(*ins, out).elementwise(op, ins, (out,))
     return out
 
 

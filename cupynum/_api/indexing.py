@@ -256,7 +256,8 @@ def _raise_bad(plan, bad):
 def _gather(plan):
     out = empty_array(plan.shape, plan.src.dtype)
     if out._size:
-        bad = _backends.get().gather(plan.src, plan.indices, plan.axis, out, any(plan.checks))
+        backend = _backends.for_arrays(plan.src, *plan.indices, out)
+        bad = backend.gather(plan.src, plan.indices, plan.axis, out, any(plan.checks))
         if bad is not None:
             _raise_bad(plan, bad)
     elif any(plan.checks) and plan.src._size == 0:
@@ -286,7 +287,7 @@ def _gather_flat(a, idx):
     out = empty_array(idx._shape, a.dtype)
     if not out._size:
         return out
-    bad = _backends.get().gather_flat(a, idx, out)
+    bad = _backends.for_arrays(a, idx).gather_flat(a, idx, out)
     if bad is False:
         return None
     if bad is not None:
@@ -298,7 +299,7 @@ def _mask_select(a, mask):
     """``a[mask]`` for a device mask of ``a``'s shape through the backend's ``mask_select``
     (selected elements written directly, one sync), where it takes the layout; else None
     (the caller takes nonzero + gather)."""
-    res = _backends.get().mask_select(a, mask)
+    res = _backends.for_arrays(a, mask).mask_select(a, mask)
     if res is None:
         return None
     buf, count = res
@@ -344,7 +345,9 @@ def setitem_advanced(a, key, value):
         v = v.copy()
     if not v._size:
         return
-    bad = _backends.get().scatter(plan.src, plan.indices, plan.axis, v, any(plan.checks))
+    backend = _backends.for_arrays(plan.src, *plan.indices, v)
+    bad = backend.scatter(plan.src, plan.indices, plan.axis, v, any(plan.checks))
+    plan.src._buf.wrote()
     if bad is not None:
         _raise_bad(plan, bad)
 
@@ -367,7 +370,8 @@ def _masked_fill(a, mask, value):
     m = mask.reshape(mask.shape + (1,) * (a.ndim - mask.ndim))
     m = broadcast_view(m, a.shape)
     op = ElementwiseOp("where", "where_", ("?", a.dtype.char, a.dtype.char, a.dtype.char), 3)
-    _backends.get().elementwise(op, (m, ops_v, a), (a,))
+    _backends.for_arrays(m, ops_v, a).elementwise(op, (m, ops_v, a), (a,))
+    a._buf.wrote()
 
 
 # --- nonzero and friends ---------------------------------------------------------------------
@@ -375,7 +379,7 @@ def _flatnonzero_bool(mask):
     """Flat (C-order) indices of the True elements of a bool array (one sync)."""
     if not mask._c_contig:
         mask = mask.copy()
-    buf, count = _backends.get().flatnonzero(mask)
+    buf, count = _backends.for_arrays(mask).flatnonzero(mask)
     return _make(buf, 0, (count,), (8,), _INTP, None)
 
 
@@ -577,7 +581,8 @@ def put(a, ind, v, mode="raise"):
     plan = _Plan()
     plan.src, plan.indices, plan.axis = flat, [ind], 0
     plan.shape, plan.checks, plan.axes = ind.shape, [check], [0]
-    bad = _backends.get().scatter(flat, [ind], 0, vals, check)
+    bad = _backends.for_arrays(flat, ind, vals).scatter(flat, [ind], 0, vals, check)
+    flat._buf.wrote()
     if bad is not None:
         _raise_bad(plan, bad)
     if not a._c_contig:

@@ -47,7 +47,7 @@ def _matmul_into(a, b, out):
     a = broadcast_view(a, batch + (m, k))
     b = broadcast_view(b, batch + (k, n))
     if out._size:
-        _backends.get().matmul(a, b, out)
+        _backends.for_arrays(a, b, out).matmul(a, b, out)
 
 
 _BLAS_CHARS = frozenset("fdFD")
@@ -74,7 +74,7 @@ def _plain_matmul(a, b):
     m, n = va._shape[0], vb._shape[1]
     res = empty_array((m, n), dt)
     if m and n:
-        _backends.get().matmul(va, vb, res)
+        _backends.for_arrays(va, vb, res).matmul(va, vb, res)
     if na == 2 and nb == 2:
         return res
     shape = (m,) if na == 2 else ((n,) if nb == 2 else ())
@@ -89,7 +89,7 @@ def _same_batch_matmul(a, b):
         return None
     res = empty_array(sa[:-1] + sb[-1:], a.dtype)
     if res._size:
-        _backends.get().matmul(a, b, res)
+        _backends.for_arrays(a, b, res).matmul(a, b, res)
     return res
 
 
@@ -188,7 +188,8 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     res = empty_array(full, res_dt)
     _matmul_into(va, vb, res)
     if out._size:
-        _backends.get().copy(res.reshape(shape), out)
+        _backends.for_arrays(res, out).copy(res.reshape(shape), out)
+        out._buf.wrote()
     return out
 
 
@@ -223,7 +224,8 @@ def _to_out(res, out, strict=False):
         raise ValueError("output array is not acceptable (must have the right datatype, "
                          "number of dimensions, and be a C-Array)")
     if out._size:
-        _backends.get().copy(res, out)
+        _backends.for_arrays(res, out).copy(res, out)
+        out._buf.wrote()
     return out
 
 

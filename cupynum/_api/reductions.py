@@ -162,7 +162,7 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
         if e is not None:
             odt, op, axes, kept, view = e
             target = empty_array(kept, odt)
-            _backends._backend.reduce(op, a, target, axes, None)
+            _backends.for_arrays(a).reduce(op, a, target, axes, None)
             if view is None:
                 return target
             res = _new(ndarray)  # the keepdims view of the new result, its layout cached
@@ -213,7 +213,7 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
                 return _finish_host(res, out)
             src = _where(mask, a.astype(loop, copy=False), op.neutral)
         init = loop.type(initial) if has_initial else None
-        _backends.get().reduce(op, src, target, axes, init)
+        _backends.for_arrays(src, target).reduce(op, src, target, axes, init)
         if plain and keepdims in (False, True) and src is a:
             if len(_fast) > 1024:
                 _fast.clear()
@@ -225,6 +225,7 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
     if out is not None:
         if target is not out and not _is_view_of(target, out):
             assign(_squeeze_axes(out, axes) if keepdims else out, target)
+        out._buf.wrote()
         return out
     if keepdims:
         return target.reshape(kshape)
@@ -292,10 +293,11 @@ def _scan(uf, a, axis, dtype, out, np_func):
         if a.ndim == 0:
             assign(target, a)
         else:
-            _backends.get().scan(op, a, target, ax)
+            _backends.for_arrays(a, target).scan(op, a, target, ax)
     if out is not None:
         if target is not out:
             assign(out, target)
+        out._buf.wrote()
         return out
     return target
 
@@ -424,7 +426,7 @@ def _arg(kind, a, axis, out, keepdims):
         if a.ndim == 0:
             _fill_value(res, 0)
         else:
-            _backends.get().arg_reduce(kind, a, res, axes)
+            _backends.for_arrays(a, res).arg_reduce(kind, a, res, axes)
     res = res.reshape(shape) if shape != kept else res
     if out is not None:
         if out._shape != shape:

@@ -97,7 +97,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     nd = 1 if axis is None else a.ndim
     out = empty_array(src.shape, a.dtype)
     if out._size:
-        _backends.get().sort(src, out, None, st)
+        _backends.for_arrays(src, out).sort(src, out, None, st)
     return _back(out, moved, ax, nd)
 
 
@@ -112,7 +112,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     nd = 1 if axis is None else a.ndim
     out = empty_array(src.shape, _INTP)
     if out._size:
-        _backends.get().sort(src, None, out, True)
+        _backends.for_arrays(src, out).sort(src, None, out, True)
     return _back(out, moved, ax, nd)
 
 
@@ -183,7 +183,7 @@ def searchsorted(a, v, side="left", sorter=None):
         return _searchsorted_merge(a, v, side)
     out = empty_array(v.shape, _INTP)
     if out._size:
-        _backends.get().searchsorted(a, v, side, out)
+        _backends.for_arrays(a, v, out).searchsorted(a, v, side, out)
     return out
 
 

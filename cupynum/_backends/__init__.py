@@ -1,19 +1,62 @@
-"""Backend selection: one backend per process, chosen on first use.
+"""Backend selection: the backend of each op, chosen from where its operands' data lives.
 
-``CUPYNUM_BACKEND=auto`` (the default) picks CUDA only when a driver and a GPU are
-present; the probe runs once and never raises (see ``cuda/driver.py``).  ``host`` is NumPy
-over host memory; ``simulated`` is a device backend without a GPU (simulated.py).  What a
-backend does is stated in base.py, the contract every backend implements.
+The frontend asks ``for_arrays(*operands)`` (an op on existing arrays) or
+``for_new(nbytes)`` (a new array); ``get()`` is only their implementation detail: the
+process's device backend, created on first use.  ``CUPYNUM_BACKEND=auto`` (the default)
+picks CUDA only when a driver and a GPU are present; the probe runs once and never raises
+(see ``cuda/driver.py``).  ``host`` is NumPy over host memory; ``simulated`` is a device
+backend without a GPU (simulated.py).  What a backend does is stated in base.py, the
+contract every backend implements.  Today a process has one backend, so both choices
+return it.
 """
 from __future__ import annotations
 
 from .. import _config
 
 _backend = None
+_host = None  # the host backend, once asked for (the process's backend when it is host)
+
+
+def for_arrays(*operands):
+    """The backend where the operands' data lives: the device backend when some array
+    operand's Buffer holds a device copy, else the host backend.  Non-array operands
+    (scalars) are skipped; with no array operand, the backend of new arrays."""
+    if _backend is _host and _host is not None:  # no device backend: all data is on the host
+        return _host
+    arrays = False
+    for x in operands:
+        try:
+            buf = x._buf
+        except AttributeError:  # a scalar
+            continue
+        if buf.device is not None:
+            return _backend or get()
+        arrays = True
+    if not arrays:
+        return _backend or get()
+    return _host or host_backend()
+
+
+def for_new(nbytes: int):
+    """The backend that allocates a new array of ``nbytes`` bytes: the process's backend
+    (the placement rules will decide by size here)."""
+    return _backend or get()
+
+
+def host_backend():
+    """The host backend (the process's backend itself when that is the host one)."""
+    global _host
+    if _host is None:
+        from .host import HostBackend
+
+        backend = get()
+        _host = backend if isinstance(backend, HostBackend) else HostBackend()
+    return _host
 
 
 def get():
-    """The process's backend (created on first call)."""
+    """The process's backend (created on first call); the frontend asks ``for_arrays`` or
+    ``for_new`` instead."""
     global _backend
     if _backend is None:
         _backend = _select(_config.BACKEND)

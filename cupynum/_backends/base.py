@@ -9,9 +9,10 @@ implements exactly the methods of ``Backend`` below, with the same signatures.
 Conventions shared by every method:
 
 * An *array* is a cupynum ``ndarray`` (or an object with the same fields) whose fields a
-  backend may read: ``_buf`` (the backend's own allocation), ``_offset`` (bytes), ``_shape``,
-  ``_strides`` (bytes, may be 0 or negative), ``dtype`` (a ``numpy.dtype``), ``_size``,
-  ``_c_contig``.  Only the backend interprets ``_buf``.
+  backend may read: ``_buf`` (a ``buffer.Buffer``: the backend's allocation is its ``host``
+  copy on the host backend, its ``device`` copy on a device backend), ``_offset`` (bytes),
+  ``_shape``, ``_strides`` (bytes, may be 0 or negative), ``dtype`` (a ``numpy.dtype``),
+  ``_size``, ``_c_contig``.  Only the backend interprets the allocation in ``_buf``.
 * Dtypes are already resolved: the operands hold (or, for scalars, are) the dtypes the
   docstring names; a backend casts nothing it is not told to.
 * Outputs are allocated by the frontend, in the shape and dtype stated, before the call;
@@ -104,13 +105,13 @@ class Backend(abc.ABC):
     # memory and transfer ----------------------------------------------------------------
     @abc.abstractmethod
     def alloc(self, nbytes: int) -> Any:
-        """A new allocation of ``nbytes`` bytes (contents undefined), 64-byte aligned,
-        answering ``.ptr`` (its address)."""
+        """A new ``Buffer`` of ``nbytes`` bytes on this backend's side (contents undefined),
+        64-byte aligned."""
 
     @abc.abstractmethod
     def from_host(self, host: np.ndarray) -> Any:
-        """A new allocation holding a copy of the bytes of the C-contiguous host array
-        ``host`` (never aliasing it)."""
+        """A new ``Buffer`` on this backend's side holding a copy of the bytes of the
+        C-contiguous host array ``host`` (never aliasing it)."""
 
     @abc.abstractmethod
     def to_host(self, a) -> np.ndarray:
@@ -213,12 +214,12 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def flatnonzero(self, mask):
-        """``(allocation, count)``: the C-order flat indices (intp) of the True elements of
-        the C-contiguous bool array ``mask``; ``count`` a host int (it waits)."""
+        """``(Buffer, count)``: the C-order flat indices (intp) of the True elements of the
+        C-contiguous bool array ``mask``; ``count`` a host int (it waits)."""
 
     def mask_select(self, src, mask):
-        """``src[mask]`` for a bool array ``mask`` of ``src``'s shape: ``(allocation,
-        count)`` of the selected elements, C-contiguous in src's dtype, or None (the
+        """``src[mask]`` for a bool array ``mask`` of ``src``'s shape: ``(Buffer, count)``
+        of the selected elements, C-contiguous in src's dtype, or None (the
         default): the frontend takes ``flatnonzero`` and ``gather``."""
         return None
 

@@ -1,44 +1,41 @@
 """The host backend: NumPy over strided views of host byte buffers.
 
 It exists so that every frontend path (views, strides, broadcasting, promotion, indexing,
-fallbacks) runs and is tested on machines without a GPU.  A buffer is a 1-D uint8 NumPy
-array; an array's data is the NumPy view (buffer, offset, shape, strides, dtype).
+fallbacks) runs and is tested on machines without a GPU.  An array's data lives in its
+Buffer's ``host`` copy, a 1-D uint8 NumPy array; the array's elements are the NumPy view
+(that array, offset, shape, strides, dtype) that ``view`` makes.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .base import Backend, ElementwiseOp
+from .buffer import Buffer
 
 _ALIGN = 64
 
 
 def view(a) -> np.ndarray:
     """The NumPy view of array ``a``'s elements (no copy): the host backend's one read of an
-    array's raw allocation."""
-    return elements(a, a._buf)
+    array's allocation (its Buffer's host copy, valid whenever it is set)."""
+    raw = a._buf.host
+    if raw is None and a._size:  # (NumPy would allocate a new array for buffer=None)
+        raw = a._buf.on_host()
+    return elements(a, raw)
 
 
-def elements(a, buf) -> np.ndarray:
-    """The NumPy view of array ``a``'s elements in the uint8 allocation ``buf``."""
+def elements(a, raw) -> np.ndarray:
+    """The NumPy view of array ``a``'s elements in the uint8 allocation ``raw``."""
     if not a._size:  # an empty view's offset may lie past its buffer's end
         return np.empty(a._shape, a.dtype)
-    return np.ndarray(a._shape, a.dtype, buffer=buf, offset=a._offset, strides=a._strides)
-
-
-class _Buffer(np.ndarray):
-    """A uint8 ndarray that also answers ``.ptr`` (its address), like a device buffer."""
-
-    @property
-    def ptr(self) -> int:
-        return self.__array_interface__["data"][0]
+    return np.ndarray(a._shape, a.dtype, buffer=raw, offset=a._offset, strides=a._strides)
 
 
 def _alloc(nbytes: int) -> np.ndarray:
     # Over-allocate and slice so the data is 64-byte aligned, as device memory is.
     raw = np.empty(nbytes + _ALIGN, np.uint8)
     start = (-raw.ctypes.data) % _ALIGN
-    return raw[start : start + nbytes].view(_Buffer)
+    return raw[start : start + nbytes]
 
 
 def _copy_of(host: np.ndarray) -> np.ndarray:
@@ -50,18 +47,24 @@ def _copy_of(host: np.ndarray) -> np.ndarray:
 
 
 class HostBackend(Backend):
-    """The contract (base.py) by NumPy.  Every method reads arrays through ``_view``, so the
-    simulated device (simulated.py) runs these same methods over its own allocations."""
+    """The contract (base.py) by NumPy.  Every method reads arrays through ``_view`` and
+    makes Buffers through ``_wrap``, so the simulated device (simulated.py) runs these same
+    methods over its own allocations, held as Buffers' device copies."""
 
     name = "host"
     host_memory = True
     _view = staticmethod(view)
 
-    def alloc(self, nbytes: int):
-        return _alloc(nbytes)
+    @staticmethod
+    def _wrap(raw) -> Buffer:
+        """A Buffer whose host copy is the new allocation ``raw``."""
+        return Buffer(raw)
+
+    def alloc(self, nbytes: int) -> Buffer:
+        return self._wrap(_alloc(nbytes))
 
     def from_host(self, host: np.ndarray):
-        return _copy_of(host)
+        return self._wrap(_copy_of(host))
 
     def to_host(self, a) -> np.ndarray:
         return np.array(self._view(a), order="C", copy=True)
@@ -89,7 +92,7 @@ class HostBackend(Backend):
 
         def new(*args):  # (x0, .., out, n, nbytes): allocate out._buf, then launch
             out, n, nbytes = args[-3:]
-            out._buf = _alloc(nbytes)
+            out._buf = self._wrap(_alloc(nbytes))
             if n:
                 launch(args[:-3], (out,), n)
 
@@ -265,7 +268,7 @@ class HostBackend(Backend):
 
     def flatnonzero(self, mask):
         res = np.flatnonzero(self._view(mask)).astype(np.intp)
-        return _copy_of(res), res.size
+        return self._wrap(_copy_of(res)), res.size
 
     def sort(self, src, values, indices, stable=False):
         s = self._view(src)

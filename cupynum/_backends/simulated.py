@@ -21,13 +21,17 @@ import numpy as np
 
 from . import counters
 from .base import COMPUTE_OPS, Backend
+from .buffer import Buffer
 from .host import HostBackend, elements
 
 
 def device_view(a) -> np.ndarray:
     """The NumPy view of array ``a``'s elements in simulated device memory (no copy): the
-    simulated backend's one read of an array's raw allocation."""
-    return elements(a, a._buf)
+    simulated backend's one read of an array's allocation (its Buffer's device copy)."""
+    raw = a._buf.device
+    if raw is None and a._size:
+        raw = a._buf.on_device()
+    return elements(a, raw)
 
 
 _COUNTS = counters.COUNTS
@@ -38,6 +42,11 @@ class SimulatedBackend(HostBackend):
     host_memory = False  # its bytes stand for device memory: host views are copies
     gram_svd = True  # the linalg paths a GPU takes
     _view = staticmethod(device_view)
+
+    @staticmethod
+    def _wrap(raw) -> Buffer:
+        """A Buffer whose (simulated) device copy is the new allocation ``raw``."""
+        return Buffer(None, raw)
 
     def from_host(self, host: np.ndarray):
         _COUNTS["h2d_bytes"] += host.nbytes

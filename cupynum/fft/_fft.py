@@ -94,7 +94,7 @@ def _run(x, axes, kind, forward, out_dtype, last_n=None):
         shape[-1] = last_n
     res = empty_array(tuple(shape), out_dtype)
     if res._size:
-        _backends.get().fft(xt, res, kind, len(axes), forward)
+        _backends.for_arrays(xt, res).fft(xt, res, kind, len(axes), forward)
     if identity:
         return res
     inv = [0] * nd
@@ -137,7 +137,8 @@ def _finish(res, out):
     if not np.can_cast(res.dtype, out.dtype, casting="same_kind"):
         raise TypeError(f"Cannot cast output from {res.dtype} to {out.dtype}")
     if out._size:
-        _backends.get().copy(res, out)
+        _backends.for_arrays(res, out).copy(res, out)
+        out._buf.wrote()
     return out
 
 
@@ -166,7 +167,7 @@ def _whole_last_axis(a, n, axis, norm, out) -> bool:
 def _forward_last(a, shape, dtype, kind):
     res = empty_array(shape, dtype)
     if res._size:
-        _backends.get().fft(a, res, kind, 1, True)
+        _backends.for_arrays(a, res).fft(a, res, kind, 1, True)
     return res
 
 

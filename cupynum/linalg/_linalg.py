@@ -107,7 +107,7 @@ def solve(a, b):
     x = empty_array(batch + (n, k), dt)
     if x._size:
         a3, b3 = _stack3(a, dt, batch), _stack3(b2, dt, batch)
-        info = _backends.get().solve(a3, b3, x.reshape((-1, n, k)))
+        info = _backends.for_arrays(a3, b3, x).solve(a3, b3, x.reshape((-1, n, k)))
         _check(info, "Singular matrix")
     return x[..., 0] if vec else x
 
@@ -122,7 +122,8 @@ def inv(a):
     if x._size:
         eye = creation.eye(n, dtype=dt)
         a3 = _stack3(a, dt)
-        info = _backends.get().solve(a3, broadcast_view(eye, a3._shape), x.reshape(a3._shape))
+        info = _backends.for_arrays(a3, eye, x).solve(a3, broadcast_view(eye, a3._shape),
+                                                      x.reshape(a3._shape))
         _check(info, "Singular matrix")
     return x
 
@@ -139,7 +140,7 @@ def slogdet(a):
         sign.fill(1)
         logdet.fill(0)
     elif sign._size:
-        backend = _backends.get()
+        backend = _backends.for_arrays(a)
         s, la = _slogdet_from_lu(*backend.lu_diagonal(_stack3(a, dt)))
         backend.write_host(sign.reshape(-1), s.astype(sign.dtype))
         backend.write_host(logdet.reshape(-1), la.astype(logdet.dtype))
@@ -179,7 +180,7 @@ def cholesky(a, /, *, upper=False):
     out = empty_array(a._shape, dt)
     if out._size:
         a3 = _stack3(a, dt)
-        info = _backends.get().cholesky(a3, out.reshape(a3._shape), bool(upper))
+        info = _backends.for_arrays(a3, out).cholesky(a3, out.reshape(a3._shape), bool(upper))
         _check(info, "Matrix is not positive definite")
     return triu(out) if upper else tril(out)
 
@@ -199,8 +200,8 @@ def qr(a, mode="reduced"):
     r = empty_array(batch + (rr, n), dt)
     q = None if mode == "r" else empty_array(batch + (m, m if mode == "complete" else k), dt)
     a3 = _stack3(a, dt)
-    _backends.get().qr(a3, None if q is None else q.reshape((-1,) + q._shape[-2:]),
-                       r.reshape((-1, rr, n)))
+    q3 = None if q is None else q.reshape((-1,) + q._shape[-2:])
+    _backends.for_arrays(a3, q, r).qr(a3, q3, r.reshape((-1, rr, n)))
     r = triu(r)
     return r if mode == "r" else QRResult(q, r)
 
@@ -222,7 +223,7 @@ def _svd_gram(a, dt, full_matrices, compute_uv):
     """``svd`` of ``a`` (..., m, n), m >= n, float32 or complex64, through the float64 Gram
     matrix; None where the checks above send it to gesvd."""
     m, n = a._shape[-2:]
-    if GRAM_SVD == "never" or (GRAM_SVD == "gpu" and not _backends.get().gram_svd):
+    if GRAM_SVD == "never" or (GRAM_SVD == "gpu" and not _backends.for_arrays(a).gram_svd):
         return None
     if n < GRAM_MIN_N or (compute_uv and full_matrices and m != n):
         return None
@@ -280,7 +281,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     batch = a._shape[:-2]
     s = empty_array(batch + (n,), _real(dt))
     a3 = _stack3(a, dt)
-    be = _backends.get()
+    be = _backends.for_arrays(a3, s)
     if not compute_uv:
         info = be.svd(a3, None, s.reshape((-1, n)), None)
         _check(info, "SVD did not converge")
@@ -309,8 +310,8 @@ def _eigh(a, uplo, vectors):
     v = empty_array(a._shape, dt) if vectors else None
     if w._size:
         a3 = _stack3(a, dt)
-        info = _backends.get().eigh(a3, w.reshape((-1, n)), None if v is None else
-                                    v.reshape(a3._shape), uplo == "L")
+        v3 = None if v is None else v.reshape(a3._shape)
+        info = _backends.for_arrays(a3, w, v).eigh(a3, w.reshape((-1, n)), v3, uplo == "L")
         _check(info, "Eigenvalues did not converge")
     return EighResult(w, v) if vectors else w
 
@@ -336,8 +337,8 @@ def _eig(a, vectors):
         a3 = _stack3(a, dt)
         if not bool(reductions.all(uf.isfinite(a3))):
             raise LinAlgError("Array must not contain infs or NaNs")
-        info = _backends.get().eig(a3, w.reshape((-1, n)), None if vr is None else
-                                   vr.reshape(a3._shape))
+        vr3 = None if vr is None else vr.reshape(a3._shape)
+        info = _backends.for_arrays(a3, w, vr).eig(a3, w.reshape((-1, n)), vr3)
         _check(info, "Eigenvalues did not converge")
     if dt.kind == "c":
         return EigResult(w, vr) if vectors else w
@@ -625,7 +626,8 @@ def _inv_or_nan(a):
     if x._size:
         a3 = _stack3(a, dt)
         x3 = x.reshape(a3._shape)
-        info = _backends.get().solve(a3, broadcast_view(creation.eye(n, dtype=dt), a3._shape), x3)
+        info = _backends.for_arrays(a3).solve(a3, broadcast_view(creation.eye(n, dtype=dt),
+                                                             a3._shape), x3)
         singular = np.asarray(info).reshape(-1) > 0
         if singular.any():
             x3[creation.asarray(singular)] = np.nan

@@ -156,17 +156,19 @@ class Philox:
 
     def _backend_state(self):
         if self._state is None:
-            self._state = _backends.get().rng_state(self._seed)
+            self._state = _backends.for_new(0).rng_state(self._seed)
         return self._state
 
     def fill(self, kind, out, param=None):
         if out._size:
-            _backends.get().rng_fill(self._backend_state(), kind, out, param)
+            _backends.for_arrays(out).rng_fill(self._backend_state(), kind, out, param)
+            out._buf.wrote()
         return out
 
     def draw(self, kind, out, params):
         if out._size:
-            _backends.get().rng_draw(self._backend_state(), kind, out, params)
+            _backends.for_arrays(out).rng_draw(self._backend_state(), kind, out, params)
+            out._buf.wrote()
         return out
 
 

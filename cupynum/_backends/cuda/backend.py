@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import Backend, ElementwiseOp
+from ..buffer import Buffer
 from . import copy_fill
 from . import elementwise as ew
 from . import memory, runtime
@@ -25,19 +26,18 @@ class CudaBackend(Backend):
     def __init__(self, device: int | None = None):
         runtime.init(device)  # the context's device: ordinal 0 unless named (runtime.init)
         self._pool = memory.get_pool()
-        # The hot paths allocate and copy through these attributes: bind the functions
-        # directly (one Python frame less per call than the methods below).
-        self.alloc = self._pool.malloc
+        # The hot paths copy through these attributes: bind the functions directly (one
+        # Python frame less per call than the methods below).
         self.copy = copy_fill.copy
         self.fill = copy_fill.fill
 
     # memory and transfer (copy_fill.py) -------------------------------------------------
 
-    def alloc(self, nbytes: int):  # replaced per instance in __init__
-        return self._pool.malloc(nbytes)
+    def alloc(self, nbytes: int) -> Buffer:
+        return Buffer(None, self._pool.malloc(nbytes))
 
-    def from_host(self, host: np.ndarray):
-        return copy_fill.from_host(host)
+    def from_host(self, host: np.ndarray) -> Buffer:
+        return Buffer(None, copy_fill.from_host(host))
 
     def to_host(self, a) -> np.ndarray:
         return copy_fill.to_host(a)
@@ -124,12 +124,14 @@ class CudaBackend(Backend):
     def flatnonzero(self, mask):
         from . import indexing
 
-        return indexing.flatnonzero(mask)
+        raw, count = indexing.flatnonzero(mask)
+        return Buffer(None, raw), count
 
     def mask_select(self, src, mask):
         from . import indexing
 
-        return indexing.mask_select(src, mask)
+        res = indexing.mask_select(src, mask)
+        return None if res is None else (Buffer(None, res[0]), res[1])
 
     def sort(self, src, values, indices, stable=False):
         from . import sorting

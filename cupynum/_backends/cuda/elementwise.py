@@ -28,6 +28,7 @@ from ..base import ElementwiseOp
 from ..counters import COUNTS
 from . import elementwise_source as es
 from . import runtime, tuning
+from ..buffer import Buffer
 from .view import PTR_EXPR, dptr
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
                                  canonical_char, ctype, kernel_name, kernel_source,
@@ -753,7 +754,7 @@ _NEW_TEMPLATE = """\
 
 
 def launch_new({xs_in}out, n, nbytes):
-{alloc}    out._buf = buf
+{alloc}    out._buf = Buffer(None, buf)
     if not n:
         return
 {body}
@@ -769,7 +770,7 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     (``_launch_kit``); the stream is read only while some thread uses a non-default one.
 
     For one output, ``launch.new(x0, .., out, n, nbytes)`` also allocates: it sets
-    ``out._buf`` to a new buffer of ``nbytes`` (the pool's fast path inline) and launches
+    ``out._buf`` to a new Buffer of ``nbytes`` (the pool's fast path inline) and launches
     into it (the frontend's hot path: one Python frame for allocation and launch).
     ``launch.bare(ins, outs, n)`` returns a no-argument callable that only repeats the
     launch, parameters packed once (the benchmarks' floor)."""
@@ -798,7 +799,8 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     ns = {"cap": _grid_cap(), "take": p.token.pop, "give": p.token.append, "rt": runtime,
           "alone": p.launch_alone, "pack": p.pack, "pbuf": p.buf, "raw": raw, "func": func,
           "params": params, "s0": s0, "extra": extra, "conv": conv, "stream": stream,
-          "kernel": p.func, "addr": p.addr, "slow": slow, "counts": COUNTS}
+          "kernel": p.func, "addr": p.addr, "slow": slow, "counts": COUNTS,
+          "Buffer": Buffer}
     if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
         alloc, alloc_ns = memory.get_pool().inline_malloc()
         values_new = ", ".join(_operand_values(operands, out="buf.ptr"))

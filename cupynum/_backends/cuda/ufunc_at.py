@@ -16,6 +16,7 @@ import numpy as np
 from . import compiler, runtime
 from .view import dptr
 from .elementwise_source import ctype
+from .view import dptr
 
 _SOURCE = r"""
 #include "{header}"

@@ -10,29 +10,31 @@ takes either.
 
 ``dptr`` is the one place that turns an array or a view into a device address,
 ``PTR_EXPR`` its text for the launchers that ``elementwise.contiguous_launcher`` generates,
-and ``owner_of`` the one place that takes an array's allocation to build a view over it:
-when the frontend's array changes how it holds its allocation, these three change.  (A view
-of a fresh temporary holds the pool's ``DeviceBuffer`` itself, so ``dptr`` must read both
-forms the same way: if arrays come to hold ``buf.device``, a ``DeviceBuffer.device``
-returning itself keeps one ``dptr`` for both.)
+and ``owner_of`` the one place that takes an array's allocation to build a view over it.
+An array holds its bytes in a ``Buffer`` (``_backends/buffer.py``), the device allocation in
+its ``device`` slot; a view of a fresh temporary wraps the pool's ``DeviceBuffer`` in a
+Buffer too, so every operand reads the same way.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..buffer import Buffer
+
 
 def dptr(a) -> int:
-    """The device address of the first element of array or view ``a``."""
-    return a._buf.ptr + a._offset
+    """The device address of the first element of array or view ``a``: its Buffer's device
+    allocation (valid whenever it is set) plus the byte offset."""
+    return a._buf.device.ptr + a._offset
 
 
 def owner_of(a):
-    """The device allocation that array or view ``a`` reads (what a view over it keeps)."""
+    """The Buffer that array or view ``a`` reads (what a view over it keeps)."""
     return a._buf
 
 
 # ``dptr(x)`` as source text, for generated launchers ('{0}' is the operand's name).
-PTR_EXPR = "{0}._buf.ptr + {0}._offset"
+PTR_EXPR = "{0}._buf.device.ptr + {0}._offset"
 
 
 def c_strides(shape, itemsize: int) -> tuple:
@@ -54,8 +56,8 @@ def size_of(shape) -> int:
 
 
 class DeviceView:
-    """``shape`` elements of ``dtype`` at byte ``offset`` into ``owner`` (a device
-    allocation with a ``ptr``), laid out by byte ``strides`` (C order when omitted).
+    """``shape`` elements of ``dtype`` at byte ``offset`` into ``owner`` (a Buffer, or a
+    device allocation with a ``ptr``, which the view wraps in one), laid out by byte ``strides`` (C order when omitted).
 
     The fields are named as an ndarray's, so the backend reads a view and an array alike;
     ``ptr``, ``shape``, ``strides`` and ``owner`` are the readable names."""
@@ -64,6 +66,8 @@ class DeviceView:
                  "_f_contig")
 
     def __init__(self, owner, shape, dtype, strides=None, offset: int = 0):
+        if type(owner) is not Buffer:  # a raw device allocation: held as a Buffer's device copy
+            owner = Buffer(None, owner)
         dtype = np.dtype(dtype)
         shape = tuple(shape)
         c = c_strides(shape, dtype.itemsize)

@@ -1,0 +1,70 @@
+"""The Buffer: the one object that owns an array's bytes.
+
+It sits at the bottom of the package (it imports nothing from cupynum), so every backend
+can make one on its hot path.  See docs/internals.md, "The Buffer".
+"""
+from __future__ import annotations
+
+HOST = "host"
+DEVICE = "device"
+
+
+class Buffer:
+    """An array's data: a host copy, a device copy, or both, and a write counter.
+
+    ``host``    a 1-D NumPy uint8 array (the host backend's allocation), or None.
+    ``device``  a device allocation (the device backend's own object: the CUDA backend's
+                pooled ``DeviceBuffer``, a simulated device's byte array), or None.
+    ``version`` an int that every write to the data bumps (``wrote()``); reads leave it.
+
+    The valid-attribute rule: a copy that is not None is valid and current.  A stale copy
+    is never left in ``host`` or ``device``; whatever may later hang off a Buffer (a
+    second copy waiting to be refreshed, a pending expression not yet computed) lives
+    elsewhere and is resolved by ``on(side)``.  So the hot paths may test and read the
+    attribute directly (``buf.device is not None``); every other read of the data asks
+    ``on(side)`` (or ``on_host()`` / ``on_device()``), the single read point that the
+    placement and fusion work extends.  All views of an array share one Buffer, so a
+    write through any of them is seen (and counted) by all.
+    """
+
+    __slots__ = ("host", "device", "version", "__weakref__")
+
+    def __init__(self, host=None, device=None):
+        self.host = host
+        self.device = device
+        self.version = 0
+
+    def on(self, side: str):
+        """The allocation holding the current data on ``side`` ("host" or "device").
+
+        Today a Buffer has one copy and this returns it; it raises LookupError where the
+        data is not on that side (no transfer is made here)."""
+        raw = self.host if side == HOST else self.device
+        if raw is None:
+            raise LookupError(f"this buffer's data is not on the {side}")
+        return raw
+
+    def on_host(self):
+        """``on("host")``: the NumPy uint8 array holding the current data."""
+        return self.on(HOST)
+
+    def on_device(self):
+        """``on("device")``: the device allocation holding the current data."""
+        return self.on(DEVICE)
+
+    def wrote(self) -> None:
+        """Record a write to the data (every path that writes calls this)."""
+        self.version += 1
+
+    def address(self) -> int:
+        """The address of the data's first byte, on the device where the data lives
+        there, else on the host (for the interchange protocols and raw kernels)."""
+        if self.device is not None:
+            raw = self.on_device()
+            ptr = getattr(raw, "ptr", None)  # (a simulated device's bytes are a NumPy array)
+            return raw.ctypes.data if ptr is None else ptr
+        return self.on_host().ctypes.data
+
+    def __repr__(self) -> str:
+        sides = [s for s in (HOST, DEVICE) if getattr(self, s) is not None]
+        return f"<Buffer on {'+'.join(sides) or 'nothing'}, version {self.version}>"
