@@ -474,10 +474,18 @@ class ndarray:
     def __getitem__(self, key):
         if type(key) is slice and self._shape:  # the common case, written out flat
             return self._slice0(key, self if self._base is None else self._base)
-        if type(key) is tuple and len(key) == len(self._shape):  # a slice per axis
+        if type(key) is tuple and len(key) == len(self._shape) and key:  # a slice per axis
             view = self._slices(key, self if self._base is None else self._base)
             if view is not None:
                 return view
+            offset = self._element_offset(key)  # x = A[i, j]: an int per axis
+            if offset is not None:
+                return _element(self, offset)
+        elif type(key) is int and len(self._shape) == 1:  # a[i], and iteration
+            n = self._shape[0]
+            if -n <= key < n:
+                return _element(self, self._offset + (key + n if key < 0 else key)
+                                * self._strides[0])
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
             return (_getitem_advanced or _advanced_getter())(self, key)
         try:
@@ -486,7 +494,19 @@ class ndarray:
             from ._api import indexing
 
             return indexing.getitem_advanced(self, key)
+        if not shape and not _has_ellipsis(key):  # an integer for every axis: a value
+            return _element(self, offset)
         return _make(self._buf, offset, shape, strides, self.dtype, self._root())
+
+    def _element_offset(self, key):
+        """The byte offset of element ``key`` (a tuple of one Python int per axis, each in
+        bounds), or None for any other key (the general path then decides)."""
+        offset = self._offset
+        for i, n, s in zip(key, self._shape, self._strides):
+            if type(i) is not int or not -n <= i < n:
+                return None
+            offset += (i + n if i < 0 else i) * s
+        return offset
 
     def _slice0(self, key, base):
         """``self[key]`` for a slice along the first axis (the hot path of slicing)."""
@@ -595,6 +615,27 @@ def _advanced_getter():
 
     _getitem_advanced = indexing.getitem_advanced
     return _getitem_advanced
+
+
+def _has_ellipsis(key):
+    return type(key) is tuple and any(k is Ellipsis for k in key) or key is Ellipsis
+
+
+def _element(a, offset):
+    """A new 0-d array holding a copy of ``a``'s element at byte ``offset``.
+
+    Selecting one element (an integer for every axis) gives an independent value, as
+    NumPy's scalars are: ``a[0], a[1] = a[1], a[0]`` swaps, and ``x = a[0]; x += 1``
+    leaves ``a`` alone.  One element-sized copy, no view kept."""
+    out = _new(ndarray)
+    out._buf = _backends._backend.copy_bytes(a._buf, offset, a.dtype.itemsize)
+    out._offset = 0
+    out._shape = out._strides = ()
+    out.dtype = a.dtype
+    out._size = 1
+    out._c_contig = out._f_contig = True
+    out._base = None
+    return out
 
 
 def _make(buf, offset, shape, strides, dtype, base):

@@ -70,6 +70,10 @@ class Backend(Protocol):
     def write_host(self, a, host: np.ndarray) -> None:
         """Copy the C-contiguous host array (same shape and dtype) into array ``a``."""
 
+    def copy_bytes(self, buf, offset: int, nbytes: int) -> Any:
+        """A new buffer holding the ``nbytes`` bytes of buffer ``buf`` from byte ``offset``
+        (one element read out as an independent value: ``x = a[i, j]``)."""
+
     def copy(self, src, dst) -> None:
         """``dst[...] = src``: same shape (src may have zero strides), any dtypes, unsafe cast."""
 

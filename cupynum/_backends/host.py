@@ -53,6 +53,10 @@ class HostBackend:
     def write_host(self, a, host: np.ndarray) -> None:
         view(a)[...] = host
 
+    def copy_bytes(self, buf, offset: int, nbytes: int):
+        # NumPy's own allocation of a few bytes is aligned for any element type.
+        return buf[offset : offset + nbytes].copy().view(_Buffer)
+
     def copy(self, src, dst) -> None:
         np.copyto(view(dst), view(src), casting="unsafe")
 

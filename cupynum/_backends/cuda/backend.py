@@ -90,6 +90,11 @@ class CudaBackend:
         tmp = _Temp(self.from_host(host), a._shape, a.dtype)
         self.copy(tmp, a)
 
+    def copy_bytes(self, buf, offset: int, nbytes: int):
+        out = self._pool.malloc(nbytes)
+        memory.memcpy_dtod(out.ptr, buf.ptr + offset, nbytes)
+        return out
+
     def copy(self, src, dst) -> None:
         """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
         if dst._size == 0:
