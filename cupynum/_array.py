@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _backends
 from ._dtypes import normalize
-from ._indexing import AdvancedIndex, basic_view, normalize_axis, slice_axis
+from ._indexing import (AdvancedIndex, basic_view, int_axis, normalize_axis, slice_axis,
+                        zero_d_axis)
 
 
 def _contiguity(shape, strides, itemsize):
@@ -101,6 +102,8 @@ class ndarray:
     # construction ---------------------------------------------------------------------
     def __new__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order="C"):
         shape = _shape_tuple(shape)
+        if any(n < 0 for n in shape):
+            raise ValueError("negative dimensions are not allowed")
         dt = normalize(dtype)
         if buffer is not None:
             if not isinstance(buffer, ndarray):
@@ -117,6 +120,8 @@ class ndarray:
 
     @shape.setter
     def shape(self, value):
+        if value is None:
+            raise TypeError("Use () not None as shape arguments")
         new = self.reshape(value)
         if not _shares_layout_view(self, new):
             raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` "
@@ -338,6 +343,8 @@ class ndarray:
     def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
+            if shape is None:  # NumPy: the shape as it is
+                shape = self._shape
         if order not in ("C", "F", "A", None):
             raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
         if order == "A":
@@ -361,10 +368,13 @@ class ndarray:
         return self.copy(order=order).reshape(-1, order=order)
 
     def squeeze(self, axis=None):
-        if axis is None:
+        if axis is None or zero_d_axis(self.ndim, axis):
             axes = [i for i, n in enumerate(self._shape) if n == 1]
         else:
-            axes = [normalize_axis(a, self.ndim) for a in (axis if isinstance(axis, tuple) else (axis,))]
+            axes = [normalize_axis(int_axis(a), self.ndim)
+                    for a in (axis if isinstance(axis, tuple) else (axis,))]
+            if len(set(axes)) != len(axes):
+                raise ValueError("duplicate value in 'axis'")
             for a in axes:
                 if self._shape[a] != 1:
                     raise ValueError("cannot select an axis to squeeze out which has size not "
@@ -738,24 +748,48 @@ def _resolve_order(order, a):
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
+MAXDIMS = 64  # NumPy's limit on the number of axes
+
+
+class _NotAnIntegerDim(TypeError):
+    pass
+
+
+def dim(n) -> int:
+    """One length of a shape argument: an integer, and not a bool (NumPy refuses True)."""
+    if type(n) is bool:
+        raise _NotAnIntegerDim("an integer is required")
+    return operator.index(n)
+
+
 def _shape_tuple(shape):
     if isinstance(shape, (int, np.integer)):
+        if type(shape) is bool:
+            raise TypeError(f"expected a sequence of integers or a single integer, got "
+                            f"'{shape}'")
         shape = (shape,)
     try:
-        shape = tuple(operator.index(n) for n in shape)
+        dims = tuple(shape)
     except TypeError:
         raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
+    try:
+        shape = tuple(dim(n) for n in dims)
+    except TypeError as e:
+        if type(e) is _NotAnIntegerDim:
+            raise
+        raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
+    if len(shape) > MAXDIMS:
+        raise ValueError(f"maximum supported dimension for an ndarray is currently {MAXDIMS}, "
+                         f"found {len(shape)}")
     return shape
 
 
 def _fill_reshape(shape, size):
-    unknown = [i for i, n in enumerate(shape) if n == -1]
+    unknown = [i for i, n in enumerate(shape) if n < 0]  # NumPy takes any negative
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
-    if any(n < -1 for n in shape):
-        raise ValueError("negative dimensions not allowed")
     if unknown:
-        known = _prod(n for n in shape if n != -1)
+        known = _prod(n for n in shape if n >= 0)
         if known == 0 or size % known:
             raise ValueError(f"cannot reshape array of size {size} into shape "
                              f"{_shape_str(shape)}")

@@ -6,12 +6,10 @@ NumPy's bit for bit; constant fills run on the device.
 """
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .. import _backends
-from .._array import _fill, _shape_tuple, empty_array, from_host, ndarray
+from .._array import MAXDIMS, _fill, _shape_tuple, empty_array, from_host, ndarray
 from .._dtypes import _cache as _dtype_cache  # normalize()'s answers, for empty's fast path
 from .._dtypes import normalize
 
@@ -127,7 +125,7 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None):
         if shape.__class__ is int:
             if shape >= 0:
                 return empty_array((shape,), dt)
-        elif shape.__class__ is tuple:
+        elif shape.__class__ is tuple and len(shape) <= MAXDIMS:
             for n in shape:
                 if n.__class__ is not int or n < 0:
                     break
@@ -264,21 +262,20 @@ def _tri_mask(m, k, upper):
     from .elementwise import where
 
     m = asarray(m)
-    if m.ndim < 2:
-        raise ValueError("input array must be at least 2-d")
-    rows, cols = m.shape[-2:]
-    keep = np.tri(rows, cols, k - 1 if upper else k, dtype=bool)
+    if m.ndim == 0:  # NumPy calls tri(*m.shape[-2:])
+        raise TypeError("tri() missing 1 required positional argument: 'N'")
+    keep = np.tri(*m.shape[-2:], k=k - 1 if upper else k, dtype=bool)  # 1-d m: n x n
     if upper:
         keep = ~keep
     return where(from_host(keep), m, m.dtype.type(0))
 
 
 def tril(m, k=0):
-    return _tri_mask(m, operator.index(k), upper=False)
+    return _tri_mask(m, k, upper=False)
 
 
 def triu(m, k=0):
-    return _tri_mask(m, operator.index(k), upper=True)
+    return _tri_mask(m, k, upper=True)
 
 
 def diag(v, k=0):

@@ -1,6 +1,8 @@
 """Elementwise functions that are not ufuncs (NumPy: "Mathematical functions", where)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import _backends
@@ -61,12 +63,22 @@ def where(condition, x=None, y=None, /):
     return out
 
 
+_CLIP_UFUNC_KWARGS = frozenset({"where", "casting", "order", "dtype", "subok", "signature"})
+
+
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
          max=np._NoValue, **kwargs):
     """NumPy's clip: a value equal to a bound is kept as it is (so -0.0 stays), and NaN in
     the value or in a bound gives NaN; lo > hi gives hi."""
     lo = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
     hi = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
+    unknown = set(kwargs) - _CLIP_UFUNC_KWARGS
+    if unknown:
+        raise TypeError(f"clip() got an unexpected keyword argument '{unknown.pop()}'")
+    if kwargs:  # clip's ufunc keywords (where=, dtype=, casting=...): NumPy computes
+        from .._fallback import call_on_host
+
+        return call_on_host(np.clip, (a, lo, hi, out), kwargs)
     a = _as_operand(a)
     dt = np.result_type(*[_weak(x) for x in (a, lo, hi) if x is not None])
     res = _arr(a).astype(dt, copy=False)
@@ -134,6 +146,9 @@ def angle(z, deg=False):
 
 
 def around(a, decimals=0, out=None):
+    if not isinstance(decimals, (bool, np.bool_)):
+        decimals = operator.index(decimals)  # NumPy's check: 1.5, '1' and None raise
+    decimals = int(decimals)
     a = _arr(a)
     if a.dtype.kind == "c":
         res = a.copy()

@@ -98,6 +98,11 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts):
         raise np.exceptions.AxisError(axis, 0)
     from .._indexing import normalize_axis
 
+    if isinstance(axis, (tuple, list)):  # NumPy's moveaxis refuses them: its errors
+        axes = np.lib.array_utils.normalize_axis_tuple(axis, ar.ndim, "source")
+        if len(axes) != 1:
+            raise ValueError("`source` and `destination` arguments must have the same number "
+                             "of elements")
     axis = normalize_axis(axis, ar.ndim)
     if ar.ndim == 1:  # NumPy: the 1-D path (equal_nan applies)
         return None
