@@ -88,6 +88,9 @@ def basic_view(offset: int, shape, strides, key):
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             offset += (i + n if i < 0 else i) * s
         axis += 1
+    if len(new_shape) > 64:  # NumPy's limit on the number of axes (None keys add them)
+        raise IndexError(f"number of dimensions must be within [0, 64], indexing result "
+                         f"would have {len(new_shape)}")
     return offset, tuple(new_shape), tuple(new_strides)
 
 

@@ -485,6 +485,9 @@ def _arg(kind, a, axis, out, keepdims):
     if out is not None:
         if out._shape != shape:
             raise ValueError("output array does not match result of np.argmax.")
+        if not np.can_cast(out.dtype, np.intp, "safe"):  # NumPy's check (its direction)
+            raise TypeError(f"Cannot cast scalar from {out.dtype!r} to dtype('int64') "
+                            f"according to the rule 'safe'")
         from .._array import assign
 
         assign(out, res)
