@@ -751,14 +751,10 @@ def _resolve_order(order, a):
 MAXDIMS = 64  # NumPy's limit on the number of axes
 
 
-class _NotAnIntegerDim(TypeError):
-    pass
-
-
 def dim(n) -> int:
     """One length of a shape argument: an integer, and not a bool (NumPy refuses True)."""
     if type(n) is bool:
-        raise _NotAnIntegerDim("an integer is required")
+        raise TypeError("an integer is required")
     return operator.index(n)
 
 
@@ -772,11 +768,11 @@ def _shape_tuple(shape):
         dims = tuple(shape)
     except TypeError:
         raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
+    if any(type(n) is bool for n in dims):
+        raise TypeError("an integer is required")
     try:
-        shape = tuple(dim(n) for n in dims)
-    except TypeError as e:
-        if type(e) is _NotAnIntegerDim:
-            raise
+        shape = tuple(operator.index(n) for n in dims)
+    except TypeError:
         raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
     if len(shape) > MAXDIMS:
         raise ValueError(f"maximum supported dimension for an ndarray is currently {MAXDIMS}, "
