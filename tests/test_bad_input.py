@@ -188,9 +188,46 @@ BAD_DTYPES = ["foo", "i3", 1.5, np.float32, "b", "?", "c8", "float", None, "i8",
               int, complex]
 
 
+# Operands of each dtype family where the function takes only some of them.
+OPERAND_DTYPE_FUNCS = {
+    "inv": lambda xp, a: xp.linalg.inv(a),
+    "det": lambda xp, a: xp.linalg.det(a),
+    "solve": lambda xp, a: xp.linalg.solve(a, a),
+    "eigvalsh": lambda xp, a: xp.linalg.eigvalsh(a),
+    "svdvals": lambda xp, a: xp.linalg.svd(a, compute_uv=False),
+    "norm": lambda xp, a: xp.linalg.norm(a),
+    "fft": lambda xp, a: xp.fft.fft(a),
+    "rfft": lambda xp, a: xp.fft.rfft(a),
+    "sort": lambda xp, a: xp.sort(a),
+    "median": lambda xp, a: xp.median(a),
+    "bitwise_and": lambda xp, a: xp.bitwise_and(a, a),
+    "invert": lambda xp, a: xp.invert(a),
+    "left_shift": lambda xp, a: xp.left_shift(a, 1),
+    "floor": lambda xp, a: xp.floor(a),
+    "isnan": lambda xp, a: xp.isnan(a),
+    "remainder": lambda xp, a: xp.remainder(a, a),
+    "negative": lambda xp, a: xp.negative(a),
+    "subtract": lambda xp, a: xp.subtract(a, a),
+    "bincount": lambda xp, a: xp.bincount(a.reshape(-1)),
+    "histogram": lambda xp, a: xp.histogram(a, bins=2)[0],
+    "cumsum": lambda xp, a: xp.cumsum(a),
+    "mean": lambda xp, a: xp.mean(a),
+    "var": lambda xp, a: xp.var(a),
+    "argmax": lambda xp, a: xp.argmax(a),
+    "nanmax": lambda xp, a: xp.nanmax(a),
+    "clip": lambda xp, a: xp.clip(a, 0, 1),
+    "around": lambda xp, a: xp.around(a, 1),
+    "arctan2": lambda xp, a: xp.arctan2(a, a),
+}
+OPERAND_DTYPES = ["bool", "int8", "uint64", "float16", "float32", "complex64"]
+
+
 def _dtype_cases():
     for (name, fn), d in itertools.product(DTYPE_FUNCS.items(), BAD_DTYPES):
         yield f"{name}(dtype={d!r})", (lambda f, a: lambda xp: f(xp, a))(fn, d)
+    for (name, fn), d in itertools.product(OPERAND_DTYPE_FUNCS.items(), OPERAND_DTYPES):
+        yield f"{name}({d} operand)", (lambda f, t: lambda xp: f(xp, (xp.eye(2) + 1).astype(t)))(
+            fn, d)
 
 
 # --- indices ---------------------------------------------------------------------------------
@@ -369,6 +406,8 @@ PARAM_CASES = {
     "clip(no bounds)": lambda xp: xp.clip(xp.arange(3)),
     "clip(min > max)": lambda xp: xp.clip(xp.arange(3), 2, 1),
     "around(decimals=1.5)": lambda xp: xp.around(xp.arange(3.0), 1.5),
+    "around(bool, 0)": lambda xp: xp.around(xp.ones(2, bool), 0),
+    "around(bool, -1)": lambda xp: xp.around(xp.ones(2, bool), -1),
     "left_shift(-1)": lambda xp: xp.left_shift(xp.arange(3), -1),
     "power(int, -1)": lambda xp: xp.power(xp.arange(1, 3), -1),
     "divide(int, 0) floor": lambda xp: xp.floor_divide(xp.arange(3), 0),

@@ -154,7 +154,13 @@ def around(a, decimals=0, out=None):
         res = a.copy()
         res.real[...] = around(a.real, decimals)
         res.imag[...] = around(a.imag, decimals)
-    elif a.dtype.kind in "iub":
+    elif a.dtype.kind == "b":  # NumPy: rint's float16 loop; other decimals cannot cast back
+        if decimals:
+            raise TypeError(f"Cannot cast ufunc '{'multiply' if decimals > 0 else 'divide'}' "
+                            f"output from dtype('float64') to dtype('bool') with casting rule "
+                            f"'same_kind'")
+        res = _uf("rint")(a)
+    elif a.dtype.kind in "iu":
         if decimals >= 0:
             res = a.copy()
         else:
