@@ -7,14 +7,15 @@ or the backend, so a later lazy array has one place to materialise itself.
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
 from . import _backends
 from ._device import current_device
 from ._dtypes import normalize, normalize_for_view
-from ._indexing import AdvancedIndex, basic_view, normalize_axis, slice_axis
+from ._indexing import (AdvancedIndex, basic_view, int_axis, normalize_axis, slice_axis,
+                        zero_d_axis)
+from ._shapes import _fill_reshape, _shape_str, _shape_tuple
 
 
 def _contiguity(shape, strides, itemsize):
@@ -102,6 +103,8 @@ class ndarray:
     # construction ---------------------------------------------------------------------
     def __new__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order="C"):
         shape = _shape_tuple(shape)
+        if any(n < 0 for n in shape):
+            raise ValueError("negative dimensions are not allowed")
         dt = normalize(dtype) if buffer is None else normalize_for_view(dtype)
         if buffer is not None:
             if not isinstance(buffer, ndarray):
@@ -119,6 +122,8 @@ class ndarray:
 
     @shape.setter
     def shape(self, value):
+        if value is None:
+            raise TypeError("Use () not None as shape arguments")
         new = self.reshape(value)
         if not _shares_layout_view(self, new):
             raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` "
@@ -343,6 +348,8 @@ class ndarray:
     def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
+            if shape is None:  # NumPy: the shape as it is
+                shape = self._shape
         order = order_code(order)
         if order not in ("C", "F", "A", None):
             raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
@@ -371,10 +378,13 @@ class ndarray:
         return self.copy(order=order).reshape(-1, order=order)
 
     def squeeze(self, axis=None):
-        if axis is None:
+        if axis is None or zero_d_axis(self.ndim, axis):
             axes = [i for i, n in enumerate(self._shape) if n == 1]
         else:
-            axes = [normalize_axis(a, self.ndim) for a in (axis if isinstance(axis, tuple) else (axis,))]
+            axes = [normalize_axis(int_axis(a), self.ndim)
+                    for a in (axis if isinstance(axis, tuple) else (axis,))]
+            if len(set(axes)) != len(axes):
+                raise ValueError("duplicate value in 'axis'")
             for a in axes:
                 if self._shape[a] != 1:
                     raise ValueError("cannot select an axis to squeeze out which has size not "
@@ -482,17 +492,37 @@ class ndarray:
     def __getitem__(self, key):
         if type(key) is slice and self._shape:  # the common case, written out flat
             return self._slice0(key, self if self._base is None else self._base)
-        if type(key) is tuple and len(key) == len(self._shape):  # a slice per axis
+        if type(key) is tuple and len(key) == len(self._shape) and key:  # a slice per axis
             view = self._slices(key, self if self._base is None else self._base)
             if view is not None:
                 return view
+            offset = self._element_offset(key)  # x = A[i, j]: an int per axis
+            if offset is not None:
+                return _element(self, offset)
+        elif type(key) is int and len(self._shape) == 1:  # a[i], and iteration
+            n = self._shape[0]
+            if -n <= key < n:
+                return _element(self, self._offset + (key + n if key < 0 else key)
+                                * self._strides[0])
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
             return _getitem_advanced(self, key)
         try:
             offset, shape, strides = basic_view(self._offset, self._shape, self._strides, key)
         except AdvancedIndex:
             return _getitem_advanced(self, key)
+        if not shape and not _has_ellipsis(key):  # an integer for every axis: a value
+            return _element(self, offset)
         return _make(self._buf, offset, shape, strides, self.dtype, self._root())
+
+    def _element_offset(self, key):
+        """The byte offset of element ``key`` (a tuple of one Python int per axis, each in
+        bounds), or None for any other key (the general path then decides)."""
+        offset = self._offset
+        for i, n, s in zip(key, self._shape, self._strides):
+            if type(i) is not int or not -n <= i < n:
+                return None
+            offset += (i + n if i < 0 else i) * s
+        return offset
 
     def _slice0(self, key, base):
         """``self[key]`` for a slice along the first axis (the hot path of slicing)."""
@@ -590,6 +620,27 @@ _getitem_advanced = _setitem_advanced = _advanced_indexing_missing
 def install_advanced_indexing(getitem, setitem):
     global _getitem_advanced, _setitem_advanced
     _getitem_advanced, _setitem_advanced = getitem, setitem
+
+
+def _has_ellipsis(key):
+    return type(key) is tuple and any(k is Ellipsis for k in key) or key is Ellipsis
+
+
+def _element(a, offset):
+    """A new 0-d array holding a copy of ``a``'s element at byte ``offset``.
+
+    Selecting one element (an integer for every axis) gives an independent value, as
+    NumPy's scalars are: ``a[0], a[1] = a[1], a[0]`` swaps, and ``x = a[0]; x += 1``
+    leaves ``a`` alone.  One element-sized copy, no view kept."""
+    out = _new(ndarray)
+    out._buf = _backends.for_arrays(a).copy_bytes(a._buf, offset, a.dtype.itemsize)
+    out._offset = 0
+    out._shape = out._strides = ()
+    out.dtype = a.dtype
+    out._size = 1
+    out._c_contig = out._f_contig = True
+    out._base = None
+    return out
 
 
 def _make(buf, offset, shape, strides, dtype, base):
@@ -723,37 +774,6 @@ def _resolve_order(order, a):
     if order in ("A", "K"):
         return "F" if a._f_contig and not a._c_contig else "C"
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-
-
-def _shape_tuple(shape):
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    try:
-        shape = tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
-    return shape
-
-
-def _fill_reshape(shape, size):
-    unknown = [i for i, n in enumerate(shape) if n == -1]
-    if len(unknown) > 1:
-        raise ValueError("can only specify one unknown dimension")
-    if any(n < -1 for n in shape):
-        raise ValueError("negative dimensions not allowed")
-    if unknown:
-        known = _prod(n for n in shape if n != -1)
-        if known == 0 or size % known:
-            raise ValueError(f"cannot reshape array of size {size} into shape "
-                             f"{_shape_str(shape)}")
-        shape = shape[: unknown[0]] + (size // known,) + shape[unknown[0] + 1 :]
-    if _prod(shape) != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_str(shape)}")
-    return shape
-
-
-def _shape_str(shape):
-    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _reshape_strides(a, new_shape, order):

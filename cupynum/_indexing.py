@@ -88,7 +88,26 @@ def basic_view(offset: int, shape, strides, key):
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             offset += (i + n if i < 0 else i) * s
         axis += 1
+    if len(new_shape) > 64:  # NumPy's limit on the number of axes (None keys add them)
+        raise IndexError(f"number of dimensions must be within [0, 64], indexing result "
+                         f"would have {len(new_shape)}")
     return offset, tuple(new_shape), tuple(new_strides)
+
+
+def int_axis(axis):
+    """``axis`` as NumPy's C-level functions take it (take, repeat, concatenate, squeeze,
+    argsort, ...): a bool is refused there, not read as axis 0 or 1."""
+    if type(axis) is bool:
+        raise TypeError("an integer is required for the axis")
+    return axis
+
+
+def zero_d_axis(ndim: int, axis) -> bool:
+    """Whether ``axis`` is NumPy's legacy axis of a 0-d array: an integer 0 or -1 (not a
+    tuple, not a bool), which its C-level functions and ufunc reductions accept there."""
+    if ndim or axis is None or type(axis) is bool or not hasattr(axis, "__index__"):
+        return False
+    return operator.index(axis) in (0, -1)
 
 
 def normalize_axis(axis, ndim: int) -> int:

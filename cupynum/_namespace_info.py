@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backends
 
 _KINDS = {
     "bool": "?", "signed integer": "bhil", "unsigned integer": "BHIL",

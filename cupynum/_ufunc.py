@@ -23,8 +23,8 @@ import numpy as np
 
 from . import _backends
 from ._api.creation import arange, asarray
-from ._array import (_c_strides, _contiguity, _make, assign, broadcast_view, empty_array,
-                     fresh_array, from_host, may_overlap, ndarray)
+from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
+                     ndarray)
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
 from ._fallback import call_on_host
@@ -301,6 +301,8 @@ class ufunc:
             entry = False  # out-of-range Python ints compare by value: general path
         elif self.__name__ == "power" and chars[1] in "bhil":
             entry = False  # negative integer exponents must raise: general path checks
+        elif int in arg_types and "?" in chars[:self.nin]:
+            entry = False  # a Python int beyond a C long must raise: _scalar_operand checks
         else:
             entry = (tuple(normalize(d) for d in loop[self.nin:]), launch, conv, raw_ok)
         self._fast[key] = entry
@@ -500,6 +502,10 @@ class ufunc:
         if kwargs:
             raise TypeError(f"{self.__name__}() got an unexpected keyword argument "
                             f"'{next(iter(kwargs))}'")
+        if len(args) > self.nargs:
+            raise TypeError(f"{self.__name__}() takes from {self.nin} to {self.nargs} positional "
+                            f"arguments but {len(args)} were given")
+        order = _ufunc_order(order)
         if len(args) > self.nin:
             if out is not None:
                 raise TypeError("cannot specify 'out' as both a positional and keyword argument")
@@ -549,6 +555,9 @@ class ufunc:
 
         mask = None
         if where is not True:
+            if isinstance(where, (ndarray, np.ndarray)) and where.dtype != np.bool_:
+                raise TypeError(f"Cannot cast array data from {where.dtype!r} to "
+                                f"dtype('bool') according to the rule 'safe'")
             mask = broadcast_view(_as_array(where, np.bool_), out_shape)
         order_c = "F" if order == "F" or (order in "KA" and arrays and all(
             a._f_contig and not a._c_contig for a in arrays)) else "C"
@@ -700,7 +709,21 @@ def _scalar_type(x):
     raise TypeError(f"unsupported operand type {type(x).__name__}")
 
 
+def _ufunc_order(order):
+    """The ``order=`` of a ufunc call, checked as NumPy checks it (any case; None is K)."""
+    if order is None:
+        return "K"
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    if order.upper() not in ("K", "A", "C", "F"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return order.upper()
+
+
 def _scalar_operand(uf, x, dt, ins):
+    if dt.kind == "b" and type(x) is int and not -2**63 <= x < 2**63:
+        # NumPy reads a Python int into a C long before a boolean loop (logical_and...)
+        raise OverflowError("Python int too large to convert to C long")
     try:
         with np.errstate(over="ignore"):
             return dt.type(x)

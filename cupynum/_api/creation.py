@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _backends
-from .._array import (_fill, _make, _shape_tuple, broadcast_view, empty_array, from_host,
-                      ndarray, order_code)
+from .._array import (_fill, _make, _shape_tuple, broadcast_view, empty_array, from_host, ndarray,
+                      order_code)
+from .._shapes import MAXDIMS
 from .._dtypes import normalize
 from .._dtypes import _cache as _dtype_cache  # normalize()'s answers, for empty's fast path
 from .._interop import from_dlpack as _from_dlpack
@@ -127,7 +128,7 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None):
         if shape.__class__ is int:
             if shape >= 0:
                 return empty_array((shape,), dt)
-        elif shape.__class__ is tuple:
+        elif shape.__class__ is tuple and len(shape) <= MAXDIMS:
             for n in shape:
                 if n.__class__ is not int or n < 0:
                     break

@@ -57,10 +57,9 @@ def where(condition, x=None, y=None, /):
 # tril and triu (NumPy: "Building matrices") select with a triangular mask: they are where.
 def _tri_mask(m, k, upper):
     m = asarray(m)
-    if m.ndim < 2:
-        raise ValueError("input array must be at least 2-d")
-    rows, cols = m.shape[-2:]
-    keep = np.tri(rows, cols, k - 1 if upper else k, dtype=bool)
+    if m.ndim == 0:  # NumPy calls tri(*m.shape[-2:])
+        raise TypeError("tri() missing 1 required positional argument: 'N'")
+    keep = np.tri(*m.shape[-2:], k=k - 1 if upper else k, dtype=bool)  # 1-d m: n x n
     if upper:
         keep = ~keep
     return where(from_host(keep), m, m.dtype.type(0))
@@ -74,12 +73,22 @@ def triu(m, k=0):
     return _tri_mask(m, operator.index(k), upper=True)
 
 
+_CLIP_UFUNC_KWARGS = frozenset({"where", "casting", "order", "dtype", "subok", "signature"})
+
+
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
          max=np._NoValue, **kwargs):
     """NumPy's clip: a value equal to a bound is kept as it is (so -0.0 stays), and NaN in
     the value or in a bound gives NaN; lo > hi gives hi."""
     lo = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
     hi = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
+    unknown = set(kwargs) - _CLIP_UFUNC_KWARGS
+    if unknown:
+        raise TypeError(f"clip() got an unexpected keyword argument '{unknown.pop()}'")
+    if kwargs:  # clip's ufunc keywords (where=, dtype=, casting=...): NumPy computes
+        from .._fallback import call_on_host
+
+        return call_on_host(np.clip, (a, lo, hi, out), kwargs)
     a = _as_operand(a)
     dt = np.result_type(*[_weak(x) for x in (a, lo, hi) if x is not None])
     res = _arr(a).astype(dt, copy=False)
@@ -144,12 +153,21 @@ def angle(z, deg=False):
 
 
 def around(a, decimals=0, out=None):
+    if not isinstance(decimals, (bool, np.bool_)):
+        decimals = operator.index(decimals)  # NumPy's check: 1.5, '1' and None raise
+    decimals = int(decimals)
     a = _arr(a)
     if a.dtype.kind == "c":
         res = a.copy()
         res.real[...] = around(a.real, decimals)
         res.imag[...] = around(a.imag, decimals)
-    elif a.dtype.kind in "iub":
+    elif a.dtype.kind == "b":  # NumPy: rint's float16 loop; other decimals cannot cast back
+        if decimals:
+            raise TypeError(f"Cannot cast ufunc '{'multiply' if decimals > 0 else 'divide'}' "
+                            f"output from dtype('float64') to dtype('bool') with casting rule "
+                            f"'same_kind'")
+        res = uf.rint(a)
+    elif a.dtype.kind in "iu":
         if decimals >= 0:
             res = a.copy()
         else:

@@ -24,8 +24,9 @@ import numpy as np
 from .. import _backends
 from .._array import (_make, assign, broadcast_view, empty_array, from_host,
                       install_advanced_indexing, may_overlap, ndarray)
+from .._shapes import dim
 from .._backends.base import ElementwiseOp
-from .._indexing import normalize_axis, slice_axis
+from .._indexing import int_axis, normalize_axis, slice_axis, zero_d_axis
 from .._ufunc import uf
 from .creation import arange, asarray, diagonal_view, ones, zeros
 from .elementwise import clip, where
@@ -91,8 +92,8 @@ def _classify(k):
         raise IndexError(_BAD_INDEX) from None
     if h.dtype == object:
         raise IndexError(_BAD_INDEX)
-    if h.size == 0 and h.dtype.kind not in "biu":
-        h = h.astype(_INTP)
+    if h.size == 0 and h.dtype.kind not in "biu" and not isinstance(k, np.ndarray):
+        h = h.astype(_INTP)  # [] is an empty integer index; an empty float array is not
     if h.dtype.kind == "b":
         return ("bool0", bool(h)) if h.ndim == 0 else ("mask", h)
     if h.dtype.kind not in "iu":
@@ -457,7 +458,12 @@ def _mode_indices(ind, n, mode):
 
 
 def _index_array(ind):
-    """An index argument as (device int64 array, check needed?)."""
+    """An index argument of take/put as (device int64 array, check needed?).  As in NumPy,
+    an array must cast to intp safely (same kind), while anything else converts as
+    ``asarray(ind, intp)`` does: 1.0, [1.0] and '1' are index 1."""
+    if isinstance(ind, np.ndarray) and ind.dtype.kind not in "iub":
+        raise TypeError(f"Cannot cast array data from {ind.dtype!r} to dtype('int64') "
+                        f"according to the rule 'same_kind'")
     if isinstance(ind, ndarray):
         if ind.dtype.kind not in "iu":
             if ind.dtype.kind == "b":
@@ -465,21 +471,16 @@ def _index_array(ind):
             raise TypeError(f"Cannot cast array data from {ind.dtype!r} to dtype('int64') "
                             f"according to the rule 'safe'")
         return (ind if ind.dtype == _INTP else ind.astype(_INTP)), True
-    h = np.asarray(ind)
-    if h.size == 0 and h.dtype.kind == "f":
-        h = h.astype(_INTP)
-    if h.dtype.kind not in "iub":
-        raise TypeError(f"Cannot cast array data from {h.dtype!r} to dtype('int64') according "
-                        f"to the rule 'safe'")
-    return from_host(h.astype(_INTP)), True
+    h = ind if isinstance(ind, np.ndarray) else np.asarray(ind, dtype=_INTP)
+    return from_host(h.astype(_INTP, copy=False)), True
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
     a = _asarray(a)
-    if axis is None:
+    if axis is None or zero_d_axis(a.ndim, axis):  # (NumPy: a 0-d array takes as 1-d)
         a, axis = a.reshape(-1), 0
     else:
-        axis = normalize_axis(axis, a.ndim)
+        axis = normalize_axis(int_axis(axis), a.ndim)
     ind, _ = _index_array(indices)
     n = a.shape[axis]
     ind, check = _mode_indices(ind, n, mode)
@@ -657,7 +658,7 @@ def compress(condition, a, axis=None, out=None):
         raise ValueError("condition must be a 1-d array")
     if axis is None:
         a, axis = a.reshape(-1), 0
-    axis = normalize_axis(axis, a.ndim)
+    axis = normalize_axis(int_axis(axis), a.ndim)
     n = a.shape[axis]
     if cond.size > n:
         raise IndexError(f"index {cond.size - 1} is out of bounds for axis {axis} with size {n}")
@@ -809,7 +810,7 @@ def ix_(*args):
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    dims = tuple(operator.index(d) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    dims = tuple(dim(d) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
     idx = [_asarray(i) for i in multi_index]
     if len(idx) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
@@ -840,8 +841,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 
 def unravel_index(indices, shape, order="C"):
-    shape = tuple(operator.index(d) for d in (shape if isinstance(shape, (tuple, list))
-                                              else (shape,)))
+    shape = tuple(dim(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     ind = _asarray(indices)
     if ind.dtype.kind not in "iu":
         raise TypeError("only int indices permitted")

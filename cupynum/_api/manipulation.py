@@ -15,9 +15,11 @@ import operator
 
 import numpy as np
 
-from .._array import _make, assign, broadcast_view, empty_array, from_host, may_overlap, ndarray
+from .._array import (_make, _shape_tuple, assign, broadcast_view, empty_array, from_host,
+                      may_overlap, ndarray)
+from .._shapes import dim
 from .._dtypes import normalize
-from .._indexing import normalize_axis
+from .._indexing import int_axis, normalize_axis
 from .._ufunc import uf
 from .creation import asarray, zeros
 from .indexing import _as_bool, _masked_fill, flatnonzero, take
@@ -131,8 +133,8 @@ def expand_dims(a, axis):
 
 def broadcast_to(array, shape, subok=False):
     a = _asarray(array)
-    shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else tuple(
-        operator.index(n) for n in shape)
+    shape = (dim(shape),) if not isinstance(shape, (tuple, list)) else tuple(
+        dim(n) for n in shape)
     if any(n < 0 for n in shape):
         raise ValueError("all elements of broadcast shape must be non-negative")
     if a.ndim > len(shape):
@@ -307,6 +309,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if axis is None:
         arrs = [a.reshape(-1) for a in arrs]
         axis = 0
+    int_axis(axis)
     if arrs[0].ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     nd = arrs[0].ndim
@@ -465,11 +468,13 @@ def repeat(a, repeats, axis=None):
     a = _asarray(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
-    axis = normalize_axis(axis, a.ndim)
+    axis = normalize_axis(int_axis(axis), a.ndim)
     n = a.shape[axis]
-    reps = repeats._host() if isinstance(repeats, ndarray) else np.asarray(repeats)
-    if reps.dtype.kind not in "iub":
-        reps = reps.astype(np.intp, casting="safe")
+    reps = repeats._host() if isinstance(repeats, ndarray) else repeats
+    if isinstance(reps, np.ndarray):  # as NumPy: an array casts safely, anything else as
+        reps = reps.astype(np.intp, casting="safe")  # asarray(x, intp) converts it (1.5: 1)
+    else:
+        reps = np.asarray(reps, dtype=np.intp)
     reps = reps.astype(np.intp)
     if (reps < 0).any():
         raise ValueError("repeats may not contain negative values.")
@@ -489,11 +494,11 @@ def roll(a, shift, axis=None):
     if axis is None:
         return roll(a.reshape(-1), shift, 0).reshape(a.shape)
     axes = _axes_list(axis, a.ndim)
-    shifts = shift if hasattr(shift, "__len__") else (shift,)
-    shifts = [operator.index(s) for s in shifts]
-    b = np.broadcast(np.asarray(axes), np.asarray(shifts))
+    b = np.broadcast(np.asarray(shift), np.asarray(axes))
+    if b.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
     total = {}
-    for ax, sh in b:
+    for sh, ax in b:  # int(sh) as NumPy: a float shift truncates
         total[int(ax)] = total.get(int(ax), 0) + int(sh)
     res = a
     for ax, sh in total.items():
@@ -516,8 +521,7 @@ def _axes_list(axis, ndim):
 
 def resize(a, new_shape):
     a = _asarray(a)
-    new_shape = (operator.index(new_shape),) if not hasattr(new_shape, "__len__") else tuple(
-        operator.index(n) for n in new_shape)
+    new_shape = _shape_tuple(new_shape)
     if any(n < 0 for n in new_shape):
         raise ValueError("all elements of `new_shape` must be non-negative")
     total = 1
@@ -584,8 +588,8 @@ def delete(arr, obj, axis=None):
                                  f"and match the axis length of {n}")
             keep = ~o
         else:
-            if o.size == 0 and o.dtype.kind == "f":
-                o = o.astype(np.intp)
+            if o.size == 0 and o.dtype.kind == "f" and not isinstance(obj, (np.ndarray, ndarray)):
+                o = o.astype(np.intp)  # [] deletes nothing; an empty float array is refused
             if o.dtype.kind not in "iu":
                 raise IndexError("arrays used as indices must be of integer (or boolean) type")
             o = o.reshape(-1).astype(np.intp)
@@ -618,7 +622,8 @@ def insert(arr, obj, values, axis=None):
                 raise ValueError("boolean array argument obj to insert must be one "
                                  "dimensional")
             indices = np.flatnonzero(indices)
-        if indices.size == 0 and indices.dtype.kind == "f":
+        if indices.size == 0 and indices.dtype.kind == "f" and not isinstance(
+                obj, (np.ndarray, ndarray)):
             indices = indices.astype(np.intp)
         if indices.ndim > 1:
             raise ValueError("index array argument obj to insert must be one dimensional or "
@@ -628,6 +633,9 @@ def insert(arr, obj, values, axis=None):
         else values.astype(arr.dtype))
     vals = vals.astype(arr.dtype, copy=False)
     if indices.size == 1:
+        if indices.dtype.kind not in "iu":  # NumPy slices with it
+            raise TypeError("slice indices must be integers or None or have an __index__ "
+                            "method")
         index = int(indices.item())
         if not -n <= index <= n:
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")

@@ -50,7 +50,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 if hi:
                     _fill_const(out[pre + (slice(shape[d] - hi, None),)], cv[d][1])
         if a.size:
-            assign(out[inner], a)
+            out[inner] = a  # (not assign(out[inner], a): out[()] of a 0-d out is a copy)
         return out
     res = a
     for d in range(a.ndim):
@@ -107,7 +107,7 @@ def _pad_ported(a, pw, mode, kwargs):
     padded = empty_array(shape, a.dtype)
     inner = tuple(slice(lo, lo + n) for n, (lo, _) in zip(a.shape, pw))
     if a.size:
-        assign(padded[inner], a)
+        padded[inner] = a
     else:
         for d, (lo, hi) in enumerate(pw):
             if a.shape[d] == 0 and (lo or hi):

@@ -260,10 +260,8 @@ def tensordot(a, b, axes=2):
         iter(axes)
     except TypeError:
         n = operator.index(axes)
-        if n < 0:
-            raise ValueError("axes must be at least 0") from None
-        axes_a = list(range(a.ndim - n, a.ndim))
-        axes_b = list(range(n))
+        axes_a = list(range(-n, 0))  # NumPy's: a negative n contracts nothing
+        axes_b = list(range(0, n))
     else:
         axes_a, axes_b = axes
     axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)

@@ -22,7 +22,7 @@ from .._array import _fill, _make, assign, broadcast_view, empty_array, may_over
 from .._backends.base import ReduceOp
 from .._dtypes import normalize
 from .._fallback import call_on_host
-from .._indexing import normalize_axis
+from .._indexing import normalize_axis, zero_d_axis
 from .._ops import BY_NAME, neutral_element
 from .._ufunc import UFUNCS, uf, ufunc
 from .creation import asarray
@@ -76,11 +76,17 @@ def _pattern(shape):
 
 
 def _axis_key(axis):
-    if axis is None or isinstance(axis, (int, np.integer)):
-        return axis if axis is None else operator.index(axis)
+    if axis is None:
+        return None
     if isinstance(axis, tuple):
-        return tuple(operator.index(x) for x in axis)
-    return operator.index(axis)  # TypeError like NumPy (a list too)
+        return tuple(_axis_int(x) for x in axis)
+    return _axis_int(axis)  # TypeError like NumPy (a list too)
+
+
+def _axis_int(x):
+    if type(x) is bool:  # NumPy's reductions refuse a bool axis (True is not axis 1)
+        raise TypeError("an integer is required")
+    return operator.index(x)
 
 
 def _normalize_axes(axis, ndim):
@@ -174,6 +180,13 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
     out = _out_arg(out)
     if dtype is not None:
         dtype = np.dtype(dtype)
+    if zero_d_axis(a.ndim, axis):
+        axis = None  # NumPy's legacy: a 0-d array reduces over axis 0 or -1 as over none
+    if type(keepdims) is not bool:
+        operator.index(keepdims)  # NumPy's check: 1 passes, None, 2.5 and 'yes' raise
+    if isinstance(where, (ndarray, np.ndarray)) and where.dtype != np.bool_:
+        raise TypeError(f"Cannot cast array data from {where.dtype!r} to dtype('bool') "
+                        f"according to the rule 'safe'")
     has_initial = initial is not _NoValue and initial is not None
     has_where = where is not True
     axes, rdt, loop, fill = _probe(uf, a, _axis_key(axis), dtype, out, bool(keepdims),
@@ -431,6 +444,9 @@ def _arg(kind, a, axis, out, keepdims):
     if out is not None:
         if out._shape != shape:
             raise ValueError("output array does not match result of np.argmax.")
+        if not np.can_cast(out.dtype, np.intp, "safe"):  # NumPy's check (its direction)
+            raise TypeError(f"Cannot cast scalar from {out.dtype!r} to dtype('int64') "
+                            f"according to the rule 'safe'")
         assign(out, res)
         return out
     return res
@@ -450,7 +466,7 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
 def _flat_axis(a, axis):
     a = _asarray(a)
-    if axis is None:
+    if axis is None or zero_d_axis(a.ndim, axis):  # (NumPy: a 0-d array scans as 1-d)
         return a.reshape(-1), 0
     return a, axis
 
@@ -472,6 +488,14 @@ def _cumulative(name, npf, x, axis, dtype, out, include_initial):
             raise ValueError("For arrays which have more than one dimension ``axis`` argument "
                              "is required.")
         axis = 0
+    if isinstance(axis, tuple):  # ufunc.accumulate's rule: one axis, in a tuple or not
+        from .._indexing import normalize_axis
+
+        for ax in axis:
+            normalize_axis(ax, x.ndim)
+        if len(axis) != 1:
+            raise ValueError("accumulate does not allow multiple axes")
+        axis = axis[0]
     if x.ndim == 0:
         npf(np.zeros((), x.dtype), axis=axis)  # NumPy's error
     res = (cumsum if name == "add" else cumprod)(x, axis=axis, dtype=dtype)
@@ -674,7 +698,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = _asarray(y)
     nd = y.ndim
-    axis = normalize_axis(axis, nd)
+    axis = normalize_axis(_axis_int(axis), nd)
     hi = _take_axis(y, axis, slice(1, None))
     lo = _take_axis(y, axis, slice(None, -1))
     if x is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array import empty_array, from_host, ndarray
+from .._array import empty_array, from_host
 from .._indexing import normalize_axis
 from .._ufunc import uf
 from . import reductions
@@ -82,6 +82,11 @@ def _unique_axis(ar, axis, return_index, return_inverse, return_counts):
     sort order; rows holding NaN never compare equal, whatever ``equal_nan``)."""
     if ar.ndim == 0:
         raise np.exceptions.AxisError(axis, 0)
+    if isinstance(axis, (tuple, list)):  # NumPy's moveaxis refuses them: its errors
+        axes = np.lib.array_utils.normalize_axis_tuple(axis, ar.ndim, "source")
+        if len(axes) != 1:
+            raise ValueError("`source` and `destination` arguments must have the same number "
+                             "of elements")
     axis = normalize_axis(axis, ar.ndim)
     if ar.ndim == 1:  # NumPy: the 1-D path (equal_nan applies)
         return None

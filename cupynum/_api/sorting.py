@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _backends
 from .._array import empty_array, ndarray
-from .._indexing import normalize_axis
+from .._indexing import int_axis, normalize_axis, zero_d_axis
 from .._ufunc import uf
 from . import creation, reductions
 from .creation import asarray
@@ -39,7 +39,7 @@ def _rows(a, axis):
     if axis is None:
         a, axis = a.reshape(-1), 0
     if a.ndim == 0:
-        raise np.exceptions.AxisError(axis, 0)
+        raise np.exceptions.AxisError(operator.index(axis), 0)  # (TypeError for 1.0 first)
     axis = normalize_axis(axis, a.ndim)
     moved = a if axis == a.ndim - 1 else a.swapaxes(axis, -1)
     src = moved if moved._c_contig else moved.copy()
@@ -108,7 +108,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     a = _asarray(a)
     if descending:
         return _descending(argsort, a, axis, kind, stable)
-    src, moved, ax = _rows(a, axis)
+    if zero_d_axis(a.ndim, axis):  # NumPy's legacy: a 0-d array sorts as 1-d here
+        a, axis = a.reshape(1), 0
+    src, moved, ax = _rows(a, int_axis(axis))
     nd = 1 if axis is None else a.ndim
     out = empty_array(src.shape, _INTP)
     if out._size:

@@ -34,9 +34,19 @@ _NoValue = np._NoValue
 _asarray = _r._asarray
 
 
+def _ureduce_axis(axis):
+    """An axis as NumPy's median, quantile and average take it: through
+    ``normalize_axis_tuple``, where a bool is an int and a list a tuple (unlike sum's)."""
+    if type(axis) is bool:
+        return int(axis)
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
 def _count(a, axis, keepdims, where):
     if where is True:
-        axes = _r._normalize_axes(_r._axis_key(axis), a.ndim) if a.ndim else ()
+        # (mean/var of a 0-d array refuse axis 0, unlike sum: NumPy's normalize_axis_tuple)
+        axes = _r._normalize_axes(_r._axis_key(axis), a.ndim) if a.ndim or axis is not None \
+            else ()
         n = 1
         for ax in axes:
             n *= a._shape[ax]
@@ -230,6 +240,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=_NoValue):
     a = _asarray(a)
+    axis = _ureduce_axis(axis)
     kd = _r._kd(keepdims)
     if weights is None:
         avg = mean(a, axis, keepdims=kd)
@@ -378,6 +389,7 @@ def _q_array(q, scale):
 
 def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, nan, scale,
            interpolation=None):
+    axis = _ureduce_axis(axis)
     qp = q.get() if isinstance(q, ndarray) else q  # a device q is read once (a sync point)
     qh = _q_array(qp, scale)
     kw = dict(axis=axis, out=out, overwrite_input=overwrite_input, method=method,
@@ -393,7 +405,8 @@ def _qfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, na
             return res
     if (weights is None and interpolation is None and a.dtype.kind in "fiu"
             and qh.dtype.kind in "fiu" and np.all((qh >= 0) & (qh <= 1))
-            and (out is None or isinstance(out, ndarray)) and axis != ()):
+            and (out is None or isinstance(out, ndarray))
+            and not (type(axis) is tuple and not axis)):  # (axis may be a NumPy integer)
         # validate with NumPy on a tiny array first (errors, result dtype)
         probe = getattr(np, name)(np.zeros(_r._pattern(a._shape), a.dtype), qp,
                                   axis=axis, method=method, keepdims=keepdims)
@@ -457,6 +470,7 @@ _NATIVE_NAN = _CONTINUOUS + ("inverted_cdf", "averaged_inverted_cdf", "closest_o
 
 def _nanqfunc(name, a, q, axis, out, overwrite_input, method, keepdims, weights, scale,
               interpolation):
+    axis = _ureduce_axis(axis)
     kw = dict(axis=axis, out=out, overwrite_input=overwrite_input, method=method,
               weights=weights)
     if interpolation is not None:
@@ -735,6 +749,7 @@ def _nan_result(r, a, qh, axis, keepdims, rest, dt):
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     a = _asarray(a)
+    axis = _ureduce_axis(axis)
     if a._size and out is None and a.dtype.kind in "fiub" and not isinstance(axis, tuple):
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -771,6 +786,7 @@ def _median(a, axis, keepdims, res_dt):
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=_NoValue):
     a = _asarray(a)
+    axis = _ureduce_axis(axis)
     if a._size and (out is None or isinstance(out, ndarray)):
         if a.dtype.kind in "iu":  # no NaN possible: NumPy's nanmedian is median here
             return median(a, axis, out, overwrite_input, _r._kd(keepdims))

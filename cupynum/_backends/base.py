@@ -128,6 +128,12 @@ class Backend(abc.ABC):
         """Wait until all queued work on the current stream is done."""
 
     @abc.abstractmethod
+    def copy_bytes(self, buf, offset: int, nbytes: int):
+        """A new ``Buffer`` on this backend's side holding the ``nbytes`` bytes of Buffer
+        ``buf`` from byte ``offset`` (one element read out as an independent value:
+        ``x = a[i, j]``)."""
+
+    @abc.abstractmethod
     def copy(self, src, dst) -> None:
         """``dst[...] = src``: arrays of one shape (src may have zero strides), any dtypes,
         NumPy's unsafe cast; bit-exact when the dtypes are equal."""

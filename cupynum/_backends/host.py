@@ -60,6 +60,11 @@ class HostBackend(Backend):
         """A Buffer whose host copy is the new allocation ``raw``."""
         return Buffer(raw)
 
+    @staticmethod
+    def _raw(buf: Buffer):
+        """The allocation of Buffer ``buf`` that this backend reads (its host copy)."""
+        return buf.on_host()
+
     def alloc(self, nbytes: int) -> Buffer:
         return self._wrap(_alloc(nbytes))
 
@@ -71,6 +76,10 @@ class HostBackend(Backend):
 
     def write_host(self, a, host: np.ndarray) -> None:
         self._view(a)[...] = host
+
+    def copy_bytes(self, buf, offset: int, nbytes: int) -> Buffer:
+        # NumPy's own allocation of a few bytes is aligned for any element type.
+        return self._wrap(self._raw(buf)[offset : offset + nbytes].copy())
 
     def copy(self, src, dst) -> None:
         np.copyto(self._view(dst), self._view(src), casting="unsafe")

@@ -48,6 +48,11 @@ class SimulatedBackend(HostBackend):
         """A Buffer whose (simulated) device copy is the new allocation ``raw``."""
         return Buffer(None, raw)
 
+    @staticmethod
+    def _raw(buf: Buffer):
+        """The allocation of Buffer ``buf`` that this backend reads (its device copy)."""
+        return buf.on_device()
+
     def from_host(self, host: np.ndarray):
         _COUNTS["h2d_bytes"] += host.nbytes
         return super().from_host(host)

@@ -187,9 +187,14 @@ def ifft(a, n=None, axis=-1, norm=None, out=None):
 
 def _axes_sizes(a, s, axes):
     if axes is None:
-        axes = list(range(a.ndim)) if s is None else list(range(a.ndim - len(s), a.ndim))
+        # NumPy's: the last len(s) axes, counted from the end (too many: AxisError)
+        axes = list(range(a.ndim)) if s is None else [normalize_axis(x, a.ndim)
+                                                      for x in range(-len(s), 0)]
     else:
-        axes = [normalize_axis(x, a.ndim) for x in (axes if np.iterable(axes) else [axes])]
+        if not np.iterable(axes):  # NumPy takes no single int here (after its take)
+            np.take(a._shape, axes)
+            raise TypeError(f"'{type(axes).__name__}' object is not iterable")
+        axes = [normalize_axis(x, a.ndim) for x in axes]
     if s is None:
         s = [a._shape[x] for x in axes]
     else:

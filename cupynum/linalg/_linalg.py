@@ -95,6 +95,9 @@ def solve(a, b):
     a, b = _arr(a), _arr(b)
     _at_least_2d(a)
     _square(a)
+    if b.ndim == 0:
+        raise ValueError("solve: Input operand 1 does not have enough dimensions (has 0, "
+                         "gufunc core with signature (m,m),(m)->(m) requires 1)")
     dt = _work_dtype(a, b)
     vec = b.ndim == 1
     b2 = b[:, None] if vec else b
@@ -433,6 +436,9 @@ def lstsq(a, b, rcond=None):
         rcond = np.finfo(rdt).eps * max(m, n)
     u, s, vh = svd(a.astype(dt, copy=False), full_matrices=False)
     s_host = np.asarray(s)  # the rank is a host value: one small sync
+    if np.isnan(s_host).any() and bool(uf.isinf(a).any()) and not bool(uf.isnan(a).any()):
+        # LAPACK's gelsd (NumPy's) fails on an infinite entry, where NaN entries give NaN
+        raise LinAlgError("SVD did not converge in Linear Least Squares")
     cutoff = rcond * s_host.max() if s_host.size else 0
     keep = s_host > cutoff
     rank = int(keep.sum())
@@ -511,8 +517,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
         axis = tuple(range(nd))
     elif not isinstance(axis, tuple):
         try:
-            axis = (operator.index(axis),)
-        except TypeError:
+            axis = (int(axis),)  # NumPy's own conversion: 1.5 and '0' pass
+        except (TypeError, ValueError):
             raise TypeError("'axis' must be None, an integer or a tuple of integers") from None
     if len(axis) == 1:
         if isinstance(ord, str):
@@ -520,7 +526,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         ax = axis[0]
         a = _abs(x)
         if ord == np.inf:
-            return reductions.max(a, axis=ax, keepdims=keepdims)
+            return reductions.max(a, axis=ax, keepdims=keepdims, initial=0)  # NumPy's: empty -> 0
         if ord == -np.inf:
             return reductions.min(a, axis=ax, keepdims=keepdims)
         if ord == 0:
@@ -542,7 +548,13 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord in (2, -2, "nuc"):
             rest = [i for i in range(x.ndim) if i not in (r_ax, c_ax)]
             s = svdvals(x.transpose(rest + [r_ax, c_ax]))
-            res = s[..., 0] if ord == 2 else s[..., -1] if ord == -2 else reductions.sum(s, axis=-1)
+            if ord == "nuc":
+                res = reductions.sum(s, axis=-1)
+            elif s.shape[-1] == 0:  # an empty matrix: NumPy's amax(initial=0); amin raises
+                res = (reductions.max(s, axis=-1, initial=0) if ord == 2
+                       else reductions.min(s, axis=-1))
+            else:
+                res = s[..., 0] if ord == 2 else s[..., -1]
         elif ord in (None, "fro", "f"):
             a = _abs(x)
             res = uf.sqrt(reductions.sum(uf.multiply(a, a), axis=axis))
@@ -550,12 +562,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
             red = reductions.max if ord == 1 else reductions.min
             if c_ax > r_ax:
                 c_ax -= 1
-            res = red(reductions.sum(_abs(x), axis=r_ax), axis=c_ax)
+            res = red(reductions.sum(_abs(x), axis=r_ax), axis=c_ax, **_empty_max_zero(red))
         elif ord in (np.inf, -np.inf):
             red = reductions.max if ord == np.inf else reductions.min
             if r_ax > c_ax:
                 r_ax -= 1
-            res = red(reductions.sum(_abs(x), axis=c_ax), axis=r_ax)
+            res = red(reductions.sum(_abs(x), axis=c_ax), axis=r_ax, **_empty_max_zero(red))
         else:
             raise ValueError("Invalid norm order for matrices.")
         if keepdims:
@@ -565,6 +577,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
             res = res.reshape(tuple(shape))
         return res
     raise ValueError("Improper number of dimensions to norm.")
+
+
+def _empty_max_zero(red):
+    """NumPy's 1- and inf-norms of matrices take ``max(..., initial=0)``: 0 when empty."""
+    return {"initial": 0} if red is reductions.max else {}
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -600,6 +617,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 def cond(x, p=None):
     x = _arr(x)
+    if x._size == 0 and np.prod(x._shape[-2:]) == 0:
+        raise LinAlgError("cond is not defined on empty arrays")
     _at_least_2d(x)
     with np.errstate(all="ignore"):
         if p is None or p == 2 or p == -2:

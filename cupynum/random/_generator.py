@@ -48,6 +48,9 @@ def _shape(size):
     if size is None:
         return ()
     if isinstance(size, (int, np.integer)):
+        if type(size) is bool:
+            raise TypeError(f"expected a sequence of integers or a single integer, got "
+                            f"'{size}'")
         size = (size,)
     size = tuple(operator.index(n) for n in size)
     if any(n < 0 for n in size):
@@ -246,6 +249,15 @@ class Generator:
             raise ValueError(f"{name} < 0")
 
     def uniform(self, low=0.0, high=1.0, size=None):
+        return self._uniform(low, high, size, legacy=False)
+
+    def _uniform(self, low, high, size, legacy):
+        """NumPy's checks: the range must be finite, and (Generator only) not negative."""
+        span = np.subtract(_host_value(high), _host_value(low), dtype=np.float64)
+        if not legacy and np.any(span < 0):
+            raise ValueError("high - low < 0")
+        if not np.all(np.isfinite(span)):
+            raise OverflowError("high - low range exceeds valid bounds")
         shape = self._size(size, None, low, high)
         r = self.random(shape)
         return uf.add(low, uf.multiply(uf.subtract(high, low), r))
@@ -293,7 +305,7 @@ class Generator:
         return uf.power(e, uf.divide(1.0, a))
 
     def pareto(self, a, size=None):
-        self._nonneg("a", a)
+        _require(a, "a <= 0", _nonpos)
         e = self.standard_exponential(self._size(size, None, a))
         return uf.expm1(uf.divide(e, a))
 
@@ -751,13 +763,19 @@ class Generator:
         arr = x if isinstance(x, ndarray) else creation.asarray(x)
         if arr.ndim == 0:
             raise np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
-        ax = axis % arr.ndim
+        ax = normalize_axis(axis, arr.ndim)
         perm = self._perm(arr._shape[ax])
         return arr[(slice(None),) * ax + (perm,)]
 
     def shuffle(self, x, axis=0):
-        if not isinstance(x, ndarray):
-            raise TypeError("shuffle needs a cupynum array")
+        if not isinstance(x, ndarray):  # a Python list, shuffled in place as NumPy does
+            if axis != 0:
+                raise NotImplementedError("Axis argument is only supported on ndarray objects")
+            order = self._perm(len(x)).tolist()
+            x[:] = [x[i] for i in order]
+            return
+        if x.ndim == 0:
+            raise TypeError("len() of unsized object")
         x[...] = self.permutation(x, axis)
 
     def permuted(self, x, axis=None, out=None):
@@ -798,10 +816,15 @@ class RandomState:
     """numpy.random.RandomState's interface over a cupynum Generator (cuRAND streams)."""
 
     def __init__(self, seed=None):
-        self._gen = Generator(Philox(seed))
+        self.seed(seed)
 
     def seed(self, seed=None):
+        if seed is not None:
+            np.random.RandomState(seed)  # NumPy's checks of a legacy seed (0 <= seed < 2**32)
         self._gen = Generator(Philox(seed))
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        return self._gen._uniform(low, high, size, legacy=True)
 
     def __getattr__(self, name):
         if name.startswith("_"):

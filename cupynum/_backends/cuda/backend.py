@@ -45,6 +45,11 @@ class CudaBackend(Backend):
     def write_host(self, a, host: np.ndarray) -> None:
         copy_fill.write_host(a, host)
 
+    def copy_bytes(self, buf, offset: int, nbytes: int) -> Buffer:
+        out = self._pool.malloc(nbytes)
+        memory.memcpy_dtod(out.ptr, buf.device.ptr + offset, nbytes)
+        return Buffer(None, out)
+
     def copy(self, src, dst) -> None:  # replaced per instance in __init__
         """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
         copy_fill.copy(src, dst)

@@ -14,7 +14,6 @@ import threading
 import numpy as np
 
 from . import compiler, runtime
-from .view import dptr
 from .elementwise_source import ctype
 from .view import dptr
 

@@ -1,0 +1,65 @@
+"""Shape arguments as NumPy reads them: lengths that are integers (never bools), at most
+``MAXDIMS`` axes, and ``reshape``'s one unknown (negative) length."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+MAXDIMS = 64  # NumPy's limit on the number of axes
+
+
+def dim(n) -> int:
+    """One length of a shape argument: an integer, and not a bool (NumPy refuses True)."""
+    if type(n) is bool:
+        raise TypeError("an integer is required")
+    return operator.index(n)
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, np.integer)):
+        if type(shape) is bool:
+            raise TypeError(f"expected a sequence of integers or a single integer, got "
+                            f"'{shape}'")
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
+    if any(type(n) is bool for n in dims):
+        raise TypeError("an integer is required")
+    try:
+        shape = tuple(operator.index(n) for n in dims)
+    except TypeError:
+        raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an integer")
+    if len(shape) > MAXDIMS:
+        raise ValueError(f"maximum supported dimension for an ndarray is currently {MAXDIMS}, "
+                         f"found {len(shape)}")
+    return shape
+
+
+def _fill_reshape(shape, size):
+    unknown = [i for i, n in enumerate(shape) if n < 0]  # NumPy takes any negative
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if unknown:
+        known = _prod(n for n in shape if n >= 0)
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{_shape_str(shape)}")
+        shape = shape[: unknown[0]] + (size // known,) + shape[unknown[0] + 1 :]
+    if _prod(shape) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_str(shape)}")
+    return shape
+
+
+def _shape_str(shape):
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"

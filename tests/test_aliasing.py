@@ -1,0 +1,171 @@
+"""Selecting one element gives an independent value, as NumPy's scalars are (issue 20, item 1).
+
+Each test runs a Python idiom with NumPy and with cupynum and compares the arrays after it:
+an element read out (``a[i]``, ``A[i, j]``, iteration, ``list(a)``) must not follow later
+writes to its array, and writes to it must not reach the array.  Rows (``A[i]``), slices and
+``a[...]`` stay views, so the idioms that write through them keep working.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import compare
+
+
+def test_swap_two_elements():
+    def swap(xp):
+        a = xp.arange(5.0)
+        a[1], a[3] = a[3], a[1]
+        return a
+
+    compare(swap)
+
+
+def test_swap_elements_of_2d_array():
+    def swap(xp):
+        a = xp.arange(12).reshape(3, 4)
+        a[0, 1], a[2, 3] = a[2, 3], a[0, 1]
+        return a
+
+    compare(swap)
+
+
+def test_inplace_add_to_element_leaves_array():
+    def bump(xp):
+        a = xp.arange(5.0)
+        x = a[0]
+        x += 10
+        return a, x
+
+    compare(bump)
+
+
+def test_inplace_multiply_2d_element_leaves_array():
+    def bump(xp):
+        a2 = xp.arange(12.0).reshape(3, 4)
+        m = a2[1, 2]
+        m *= 3
+        return a2, m
+
+    compare(bump)
+
+
+def test_element_does_not_follow_later_write():
+    def later_write(xp):
+        a = xp.arange(5)
+        t = a[2]
+        a[2] = 50
+        return a, t
+
+    compare(later_write)
+
+
+def test_negative_index_and_numpy_integer_index():
+    def later_write(xp):
+        a = xp.arange(6.0).reshape(2, 3)
+        t, u = a[-1, -1], a[np.int64(1), np.intp(0)]
+        a[...] = 0
+        return t, u
+
+    compare(later_write)
+
+
+def test_loop_variable_is_independent():
+    def loop(xp):
+        a = xp.arange(4.0)
+        for v in a:
+            v += 1
+        return a
+
+    compare(loop)
+
+
+def test_list_items_do_not_follow_array():
+    def listed(xp):
+        a = xp.arange(4)
+        items = list(a)
+        a[:] = -1
+        return [int(v) for v in items]
+
+    compare(listed)
+
+
+def test_flat_element_is_independent():
+    def flat(xp):
+        a = xp.arange(6.0).reshape(2, 3)
+        x = a.flat[4]
+        a[1, 1] = 0
+        return x
+
+    compare(flat)
+
+
+def test_zero_d_array_empty_tuple_key_is_a_value():
+    def read(xp):
+        a = xp.asarray(7.0)
+        x = a[()]
+        a[...] = 1
+        return x
+
+    compare(read)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32",
+                                   "complex64", "complex128"])
+def test_element_of_every_dtype_family(dtype):
+    def read(xp):
+        a = xp.arange(6).astype(dtype).reshape(2, 3)[:, ::-2]  # a strided view
+        x = a[1, 0]
+        a[...] = 0
+        return x
+
+    compare(read)
+
+
+# --- views stay views -------------------------------------------------------------------
+
+def test_row_of_2d_array_is_a_view():
+    def write_through_row(xp):
+        a = xp.zeros((3, 4))
+        a[1][2] = 5
+        row = a[2]
+        row += 1
+        return a
+
+    compare(write_through_row)
+
+
+def test_length_one_slice_is_a_view():
+    def write_through_slice(xp):
+        a = xp.arange(5.0)
+        s = a[1:2]
+        s += 100
+        return a
+
+    compare(write_through_slice)
+
+
+def test_ellipsis_keeps_a_zero_d_view():
+    def write_through_ellipsis(xp):
+        a = xp.arange(5.0)
+        v = a[3, ...]
+        v[...] = -1
+        z = xp.asarray(2.0)
+        w = z[...]
+        w[...] = 9
+        return a, z
+
+    compare(write_through_ellipsis)
+
+
+def test_element_supports_scalar_protocols():
+    import cupynum as cp
+
+    a = cp.arange(6).reshape(2, 3)
+    x = a[1, 2]
+    assert x.ndim == 0 and x.base is None
+    assert f"{x:03d}" == "005"
+    assert [10, 11, 12, 13, 14, 15][x] == 15
+    assert float(x) == 5.0 and int(x) == 5 and bool(x)
+    assert x == 5 and x > 4 and x < 6
