@@ -132,11 +132,18 @@ def from_dlpack(x, *, device=None, copy=None):
     if not backend.cuda_memory:
         host = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
         return from_host(np.array(host, copy=True))
-    if hasattr(x, "__cuda_array_interface__"):
+    if hasattr(x, "__cuda_array_interface__") and not _dlpack_orders_streams_better(x):
         out = _from_cai(x)
     else:
         out = _from_strided_memory_view(x)
     return out.copy() if copy else out
+
+
+def _dlpack_orders_streams_better(x) -> bool:
+    """A producer whose CUDA array interface names no stream (PyTorch's is version 2) but
+    that speaks DLPack: importing through DLPack passes it our stream, so its queued work is
+    ordered before our reads (the interface alone would read whatever is there now)."""
+    return hasattr(x, "__dlpack__") and "stream" not in x.__cuda_array_interface__
 
 
 def _from_cai(x):
@@ -160,7 +167,9 @@ def _from_strided_memory_view(x):
 
     from ._backends.cuda import runtime
 
-    view = StridedMemoryView(x, stream_ptr=runtime.current_stream())
+    # The producer orders its queued work before ours on this stream (DLPack names the
+    # legacy default stream 1, not 0).
+    view = StridedMemoryView(x, stream_ptr=runtime.current_stream() or 1)
     if not view.is_device_accessible:
         raise BufferError("from_dlpack: the producer's memory is not on the GPU")
     dt = normalize(view.dtype)

@@ -508,7 +508,7 @@ PARAM_CASES = {
     "column_stack(shape)": lambda xp: xp.column_stack([xp.ones(2), xp.ones(3)]),
     "dstack(empty)": lambda xp: xp.dstack([]),
     "flip(axis=2)": lambda xp: xp.flip(_a2(xp), axis=2),
-    "rot90(k=1.5)": lambda xp: xp.rot90(_a2(xp), k=1.5),
+    # (rot90 with a float k is left out: NumPy 2.4 and 2.5 turn it by different amounts)
     "rot90(same axes)": lambda xp: xp.rot90(_a2(xp), axes=(0, 0)),
     "rot90(1-d)": lambda xp: xp.rot90(xp.ones(3)),
     "triu_indices(-1)": lambda xp: xp.triu_indices(-1),
@@ -814,4 +814,13 @@ def test_same_outcome_as_numpy(name):
         return
     assert got_exc is None, (f"NumPy returned {expected!r}; cupynum raised "
                              f"{type(got_exc).__name__}({got_exc})")
-    assert_same(got, expected, rtol=1e-12, atol=1e-12)
+    assert_same(got, expected, rtol=_tolerance(expected), atol=_tolerance(expected))
+
+
+def _tolerance(expected):
+    """The grid is about outcomes, not rounding: values within a few units of the result's
+    precision (a GPU's transcendentals and SVDs round differently from NumPy's in float32)."""
+    kinds = [np.asarray(x).dtype for x in (expected if isinstance(expected, tuple)
+                                            else (expected,))]
+    eps = max((np.finfo(d).eps for d in kinds if d.kind in "fc"), default=0.0)
+    return max(1e-12, 8 * eps)

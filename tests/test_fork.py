@@ -21,8 +21,8 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(script: str, **env) -> str:
-    e = dict(os.environ, PYTHONPATH=os.pathsep.join([_ROOT, os.path.join(_ROOT, "tests")]),
-             **env)
+    path = [_ROOT, os.path.join(_ROOT, "tests"), os.environ.get("PYTHONPATH")]
+    e = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)), **env)
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
                           text=True, timeout=300, env=e, cwd=_ROOT)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -76,8 +76,11 @@ def _reversed(a, axis):
 def _descending(sort_func, a, axis, kind, stable):
     """The array API's ``descending=True``: sort the reversed array ascending and reverse
     the result, so that equal elements keep their original order (NaNs come first);
-    indices are mapped back to the unreversed axis."""
+    indices are mapped back to the unreversed axis.  Stable unless ``stable=False`` (the
+    array API's default, and what keeps equal elements such as -0.0 and 0.0 in order)."""
     flipped, ax = _reversed(a, axis)
+    if stable is None:
+        kind, stable = None, True
     res, _ = _reversed(sort_func(flipped, ax, kind, stable=stable), ax)
     if sort_func is argsort:
         from .._ufunc import UFUNCS

@@ -151,7 +151,8 @@ def _var_fused(a, axis, keepdims, rcount, ddof):
             return None
         rdt = np.dtype(a.dtype.char.lower())
         ret = empty_array(m._shape, rdt)
-        _backends.for_arrays(a).sqdev_sum(a, m, ret, axes)
+        if ret._size:
+            _backends.for_arrays(a).sqdev_sum(a, m, ret, axes)
         if keepdims:
             ret = ret.reshape(tuple(1 if d in axes else n for d, n in enumerate(a._shape)))
         rc = max(rcount - ddof, 0)

@@ -436,9 +436,10 @@ def lstsq(a, b, rcond=None):
         rcond = np.finfo(rdt).eps * max(m, n)
     u, s, vh = svd(a.astype(dt, copy=False), full_matrices=False)
     s_host = np.asarray(s)  # the rank is a host value: one small sync
-    if np.isnan(s_host).any() and bool(uf.isinf(a).any()) and not bool(uf.isnan(a).any()):
-        # LAPACK's gelsd (NumPy's) fails on an infinite entry, where NaN entries give NaN
-        raise LinAlgError("SVD did not converge in Linear Least Squares")
+    if not np.isfinite(s_host).all() or not bool(uf.isfinite(a).all()):
+        # An inf or NaN entry: what LAPACK's gelsd does with it (NumPy raises "SVD did not
+        # converge", or returns NaN, by version) is NumPy's answer, not an SVD's.
+        return _host(np.linalg.lstsq, a, b, rcond=rcond)
     cutoff = rcond * s_host.max() if s_host.size else 0
     keep = s_host > cutoff
     rank = int(keep.sum())
@@ -626,7 +627,10 @@ def cond(x, p=None):
             r = uf.divide(s[..., -1], s[..., 0]) if p == -2 else uf.divide(s[..., 0], s[..., -1])
         else:
             _square(x)
-            r = uf.multiply(norm(x, p, axis=(-2, -1)), norm(_inv_or_nan(x), p, axis=(-2, -1)))
+            inv_x, singular = _inv_or_nan(x)
+            if singular and p == "nuc":  # NumPy: the SVD of a NaN inverse does not converge
+                raise LinAlgError("SVD did not converge")
+            r = uf.multiply(norm(x, p, axis=(-2, -1)), norm(inv_x, p, axis=(-2, -1)))
     # NumPy: a singular matrix has condition number inf (its NaN becomes inf), unless the
     # matrix itself holds a NaN.
     nan = uf.isnan(r)
@@ -637,8 +641,8 @@ def cond(x, p=None):
 
 
 def _inv_or_nan(a):
-    """``inv(a)`` where each singular matrix of the stack becomes all NaN instead of raising
-    (what NumPy's ``cond`` computes with)."""
+    """``(inv(a), any singular)``: each singular matrix of the stack becomes all NaN
+    instead of raising (what NumPy's ``cond`` computes with)."""
     dt = _work_dtype(a)
     n = a._shape[-1]
     x = empty_array(a._shape, dt)
@@ -650,7 +654,8 @@ def _inv_or_nan(a):
         singular = np.asarray(info).reshape(-1) > 0
         if singular.any():
             x3[creation.asarray(singular)] = np.nan
-    return x
+            return x, True
+    return x, False
 
 
 # --- tensors, views, products ----------------------------------------------------------------

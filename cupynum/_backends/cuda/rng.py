@@ -64,7 +64,10 @@ class State:
         gen = getattr(self, "_gen", None)
         try:  # at interpreter exit the module globals (memory, the library) may be gone
             if gen is not None and not memory._shutdown:
-                lib().destroy_generator(gen)
+                cr = lib()
+                if self._stream:  # the stream it last ran on may be destroyed by now:
+                    cr.set_stream(gen, 0)  # detach it before the generator is freed
+                cr.destroy_generator(gen)
         except Exception:  # noqa: BLE001
             pass
 
