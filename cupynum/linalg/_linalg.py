@@ -265,6 +265,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     m, n = a._shape[-2:]
     if a._size == 0:
         return _host(np.linalg.svd, a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if not bool(uf.isfinite(a).all()):  # (one read back) LAPACK, so NumPy, does not
+        raise LinAlgError("SVD did not converge")  # converge on inf or NaN; cuSOLVER returns
     dt = _work_dtype(a)
     if m >= n and dt in (np.float32, np.complex64):
         res = _svd_gram(a, dt, full_matrices, compute_uv)
@@ -434,12 +436,12 @@ def lstsq(a, b, rcond=None):
     rdt = _real(dt)
     if rcond is None:
         rcond = np.finfo(rdt).eps * max(m, n)
-    u, s, vh = svd(a.astype(dt, copy=False), full_matrices=False)
-    s_host = np.asarray(s)  # the rank is a host value: one small sync
-    if not np.isfinite(s_host).all() or not bool(uf.isfinite(a).all()):
+    if not bool(uf.isfinite(a).all()):
         # An inf or NaN entry: what LAPACK's gelsd does with it (NumPy raises "SVD did not
         # converge", or returns NaN, by version) is NumPy's answer, not an SVD's.
         return _host(np.linalg.lstsq, a, b, rcond=rcond)
+    u, s, vh = svd(a.astype(dt, copy=False), full_matrices=False)
+    s_host = np.asarray(s)  # the rank is a host value: one small sync
     cutoff = rcond * s_host.max() if s_host.size else 0
     keep = s_host > cutoff
     rank = int(keep.sum())

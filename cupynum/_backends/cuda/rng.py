@@ -40,11 +40,31 @@ def lib():
     return _lib
 
 
+# Generators whose State was collected: (the library that made it, handle, the stream it
+# last ran on).
+_retired: list = []
+
+
+def _destroy_retired() -> None:
+    while _retired and not memory._shutdown:
+        try:
+            cr, gen, stream = _retired.pop()
+        except IndexError:  # another thread took the last one
+            return
+        try:
+            if stream:  # the stream it last ran on may be destroyed by now: detach it first
+                cr.set_stream(gen, 0)
+            cr.destroy_generator(gen)
+        except Exception:  # noqa: BLE001 - nothing to report a failed release to
+            pass
+
+
 class State:
     """A cuRAND Philox generator seeded with ``seed`` (a 64-bit int)."""
 
     def __init__(self, seed: int):
-        cr = lib()
+        _destroy_retired()
+        cr = self._lib = lib()
         self._lock = threading.Lock()
         self._gen = memory.library_alloc(cr.create_generator, PHILOX,
                                          what="curandCreateGenerator")
@@ -61,15 +81,11 @@ class State:
         draw(kind, out, params, self.key, call)
 
     def __del__(self):
+        # No CUDA call from the garbage collector (it runs on whatever thread allocates,
+        # in the middle of anything): the generator is destroyed at the next State's birth.
         gen = getattr(self, "_gen", None)
-        try:  # at interpreter exit the module globals (memory, the library) may be gone
-            if gen is not None and not memory._shutdown:
-                cr = lib()
-                if self._stream:  # the stream it last ran on may be destroyed by now:
-                    cr.set_stream(gen, 0)  # detach it before the generator is freed
-                cr.destroy_generator(gen)
-        except Exception:  # noqa: BLE001
-            pass
+        if gen is not None:
+            _retired.append((self._lib, gen, self._stream))
 
     def fill(self, backend, kind: str, out, param=None) -> None:
         """kind: 'uniform' (float32/64 in (0, 1]), 'normal' (float32/64, N(0, 1)),
