@@ -1,6 +1,7 @@
 """The statements that loop-heavy NumPy programs are made of, timed side by side.
 
     python benchmarks/statements.py [--n 100] [--calls 2000] [--json out.json]
+    python benchmarks/statements.py --profile-cost   # what cupynum.profile() adds per op
 
 Each statement runs on a 100x100 float64 array ``A`` (and ``C``), as the placement issue's
 table has them, under NumPy, cupynum and CuPy (where installed), as wall time per statement:
@@ -77,13 +78,40 @@ def check(xp, stmt, inputs, repeats=3):
     return None
 
 
+def profile_cost(n, calls, rounds):
+    """Each statement on cupynum with and without ``cupynum.profile()`` open: the time the
+    profiler adds, per statement and per recorded call (best of ``rounds``)."""
+    import statistics
+    import timeit
+
+    import cupynum
+
+    inputs = _inputs(n)
+    per_call = []
+    print(f"{'statement':34} {'plain us':>9} {'profiled us':>12} {'+us/op':>7}")
+    for label, stmt in STATEMENTS:
+        loop = _loop(stmt, cupynum, _on(cupynum, inputs))
+        loop(calls // 4)
+        plain = min(timeit.repeat(lambda: loop(calls), number=1, repeat=rounds)) / calls
+        with cupynum.profile(nvtx=False) as p:
+            loop(calls // 4)
+            profiled = min(timeit.repeat(lambda: loop(calls), number=1, repeat=rounds)) / calls
+        ops = sum(s.calls for s in p.ops.values()) / (calls // 4 + rounds * calls)
+        per_call.append((profiled - plain) / ops)
+        print(f"{label:34} {plain * 1e6:9.2f} {profiled * 1e6:12.2f} {per_call[-1] * 1e6:7.2f}")
+    print(f"median cost per recorded op: {statistics.median(per_call) * 1e6:.2f} us")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--json")
+    ap.add_argument("--profile-cost", action="store_true")
     args = ap.parse_args()
+    if args.profile_cost:
+        return profile_cost(args.n, args.calls, args.rounds)
     libs = sbs.load_libraries()
     inputs = _inputs(args.n)
     rows = []

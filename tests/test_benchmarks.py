@@ -113,3 +113,10 @@ def test_statement_check_catches_a_wrong_result():
             return numpy.ndarray.__itruediv__(self, other * 10 / 9)
 
     assert "differs" in statements.check(Off(), "A /= 9.0", statements._inputs(12))
+
+
+def test_statement_profile_cost_runs(capsys):
+    statements.profile_cost(8, 20, 1)
+    out = capsys.readouterr().out
+    assert out.count("\n") == len(statements.STATEMENTS) + 2
+    assert "median cost per recorded op" in out
