@@ -208,3 +208,23 @@ def test_dask_cuda_sees_device_memory_only_on_a_device():
     assert is_device_object.is_device_object(view) is on_device
     found = get_device_memory_objects.dispatch(view)
     assert found == ([base] if on_device else [])
+
+
+def test_device_frames_refused_off_cuda_memory():
+    from cupynum import _backends
+
+    x = cupynum.arange(6.0)
+    if _backends.for_arrays(x).cuda_memory:
+        pytest.skip("on CUDA memory device frames are made (the GPU test below)")
+    with pytest.raises(NotImplementedError):
+        _dask.serialize_device(x)
+
+
+@pytest.mark.gpu
+def test_device_frames_round_trip():
+    x = cupynum.asarray(MAT.astype(numpy.float32))[::2, 1:]
+    header, frames = _dask.serialize_device(x)
+    assert len(frames) == 1 and hasattr(frames[0], "__cuda_array_interface__")
+    back = _dask.deserialize_device(header, frames)
+    assert isinstance(back, cupynum.ndarray) and back.dtype == numpy.float32
+    numpy.testing.assert_array_equal(cupynum.asnumpy(back), MAT.astype(numpy.float32)[::2, 1:])
