@@ -5,6 +5,7 @@
 # (cuBLAS matmul, cuSOLVER, cuFFT).  Sized to fit one 10-minute command on the H200 machine.
 # Usage (GPU machine, repository root, kernel cache warm):
 #   TOOL=memcheck bash benchmarks/sanitize_gpu.sh OUTDIR     (or TOOL=racecheck)
+#   BUDGET (s, default 480) stops starting new selections; PER_TIMEOUT (s) bounds each one.
 set -uo pipefail
 out=${1:-./sanitize-run}
 tool=${TOOL:-memcheck}
@@ -30,6 +31,9 @@ selection=(
   "tests/test_linalg.py"
   "tests/test_fft.py"
 )
+# SELECTION="file[::test] ..." runs only those (e.g. the families a previous run's budget
+# did not reach).
+if [ -n "${SELECTION:-}" ]; then read -r -a selection <<<"$SELECTION"; fi
 rc_all=0
 start=$SECONDS
 for sel in "${selection[@]}"; do
