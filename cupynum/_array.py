@@ -15,7 +15,7 @@ from ._device import current_device
 from ._dtypes import normalize, normalize_for_view
 from ._indexing import (AdvancedIndex, basic_view, int_axis, normalize_axis, slice_axis,
                         zero_d_axis)
-from ._shapes import _fill_reshape, _shape_str, _shape_tuple
+from ._shapes import _fill_reshape, _prod, _shape_str, _shape_tuple
 
 
 def _contiguity(shape, strides, itemsize):
@@ -52,13 +52,6 @@ def _f_strides(shape, itemsize):
         strides.append(acc)
         acc *= max(n, 1)
     return tuple(strides)
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 class _Flags:

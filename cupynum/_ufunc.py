@@ -24,7 +24,7 @@ import numpy as np
 from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
-                     ndarray)
+                     ndarray, order_code)
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
 from ._fallback import call_on_host
@@ -715,9 +715,7 @@ def _ufunc_order(order):
         return "K"
     if not isinstance(order, str):
         raise TypeError(f"order must be str, not {type(order).__name__}")
-    if order.upper() not in ("K", "A", "C", "F"):
-        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    return order.upper()
+    return order_code(order)
 
 
 def _scalar_operand(uf, x, dt, ins):
