@@ -61,8 +61,11 @@ class _ThreadPlans:
         self.plans = collections.OrderedDict()
 
     def __del__(self):
+        cufft = _lib
+        if cufft is None:  # interpreter shutdown cleared the module: the driver frees all
+            return
         for p in self.plans.values():
-            destroy_quietly(lib().destroy, p.handle)
+            destroy_quietly(cufft.destroy, p.handle)
 
 
 def _thread_plans() -> "collections.OrderedDict":
