@@ -560,8 +560,7 @@ class ndarray:
             if type(value) is ndarray and value._shape == target._shape and (
                     value._buf is not self._buf):
                 if target._size:  # no broadcasting, no overlap: one copy
-                    _backends.for_arrays(value, target).copy(value, target)
-                    self._buf.version += 1  # Buffer.wrote(), inline on the hot path
+                    _backends.for_writing(target, value).copy(value, target)
                 return
         else:
             target = None
@@ -873,8 +872,7 @@ def _fill(dst, value, casting=None):
     else:
         np.copyto(host, value, casting=casting)
     if dst._size:
-        _backends.for_arrays(dst).fill(dst, host[()])
-        dst._buf.wrote()
+        _backends.for_writing(dst).fill(dst, host[()])
 
 
 def assign(dst, value):
@@ -896,8 +894,7 @@ def assign(dst, value):
     src = broadcast_view(src, dst._shape)
     if may_overlap(src, dst):
         src = src.copy()
-    _backends.for_arrays(src, dst).copy(src, dst)
-    dst._buf.wrote()
+    _backends.for_writing(dst, src).copy(src, dst)
 
 
 class _FlatIter:

@@ -89,8 +89,7 @@ def _host_callable(func):
 
 
 def _write(dev: ndarray, host: np.ndarray) -> None:
-    _backends.for_arrays(dev).write_host(dev, np.ascontiguousarray(host))
-    dev._buf.wrote()
+    _backends.for_writing(dev).write_host(dev, np.ascontiguousarray(host))
 
 
 def call_on_host(func, args, kwargs):

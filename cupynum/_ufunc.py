@@ -568,8 +568,11 @@ class ufunc:
                            or o.dtype != dt or any(may_overlap(o, a) and not _same_view(o, a)
                                                    for a in arrays) else o)
         if _prod(out_shape):
-            _backends.for_arrays(*operands, *results).elementwise(
-                self._op(tuple(d.char for d in loop)), operands, results)
+            backend = _backends.for_arrays(*operands, *results)
+            for r, o in zip(results, outs):
+                if r is o:  # computed into the caller's out= array
+                    o._buf.will_write(backend.side)
+            backend.elementwise(self._op(tuple(d.char for d in loop)), operands, results)
         final = []
         for r, o in zip(results, outs):
             if o is None:
@@ -580,8 +583,7 @@ class ufunc:
                 else:
                     masked_assign(o, r, mask)
                 final.append(o)
-            else:  # computed into the caller's out= array
-                o._buf.wrote()
+            else:  # computed into the caller's out= array (its Buffer was told above)
                 final.append(o)
         if out is not None and isinstance(out, tuple):
             return tuple(final)
@@ -647,8 +649,7 @@ class ufunc:
                 values = loop[1].type(b)
         op = self._op(tuple(d.char for d in loop))
         if positions._size:
-            _backends.for_arrays(a, positions, values).ufunc_at(op, a, positions, values)
-            a._buf.wrote()
+            _backends.for_writing(a, positions, values).ufunc_at(op, a, positions, values)
         return None
 
 
@@ -780,8 +781,7 @@ def masked_assign(dst, src, mask):
                                            dst.dtype.char, dst.dtype.char), 3)
     src = src if src.dtype == dst.dtype else src.astype(dst.dtype)
     old = dst.copy() if may_overlap(dst, src) or may_overlap(dst, mask) else dst
-    _backends.for_arrays(mask, src, old, dst).elementwise(op, (mask, src, old), (dst,))
-    dst._buf.wrote()
+    _backends.for_writing(dst, mask, src, old).elementwise(op, (mask, src, old), (dst,))
 
 
 def _build():
@@ -873,11 +873,16 @@ def _hot_inplace(uf, general):
             b = conv[1](b)
         n = self._size
         if n:
+            buf = self._buf
+            if buf.readers is None and buf.pending is None and (buf.host is None
+                                                                or buf.device is None):
+                buf.version += 1  # Buffer.will_write(), its plain case inline
+            else:
+                buf.will_write()
             try:
                 fast[_key(index, hot, k0, k1)][1]((self, b), (self,), n)
             except _PACK_ERRORS:  # a Python scalar out of the slot's range: NumPy's rules
                 return general(self, other)
-            self._buf.version += 1  # Buffer.wrote(), inline on the hot path
         return self
 
     return inplace

@@ -75,10 +75,10 @@ class RawKernel:
         else:  # the pool fences blocks freed while work on this stream may still use them
             handle = int(getattr(stream, "ptr", stream))
             runtime.note_stream(handle)
-        runtime.launch(func, grid, block, shared_mem, handle, params.address)
         for a in args:  # a raw kernel may write any array it is given
             if isinstance(a, ndarray):
-                a._buf.wrote()
+                a._buf.will_write("device")
+        runtime.launch(func, grid, block, shared_mem, handle, params.address)
 
 
 _PARAM = re.compile(r"^\s*(?:(raw)\s+)?([A-Za-z_][\w]*)\s+([A-Za-z_]\w*)\s*$")

@@ -33,12 +33,29 @@ def test_on_returns_the_valid_copy_and_raises_for_the_other_side():
         buf.on_host()
 
 
-def test_wrote_bumps_the_version():
+def test_will_write_bumps_the_version():
     buf = Buffer(np.zeros(1, np.uint8))
     assert buf.version == 0
-    buf.wrote()
-    buf.wrote()
+    buf.will_write("host")
+    buf.will_write()
     assert buf.version == 2
+
+
+def test_will_write_runs_the_hook_before_the_write_when_there_is_state():
+    from cupynum._backends import buffer as buffer_module
+
+    seen = []
+    saved = buffer_module.BEFORE_WRITE
+    buffer_module.install(before_write=lambda b, side: seen.append((b.version, side)))
+    try:
+        plain = Buffer(np.zeros(1, np.uint8))
+        plain.will_write("host")  # nothing pending, one copy: the hook is not needed
+        assert seen == []
+        both = Buffer(np.zeros(1, np.uint8), np.zeros(1, np.uint8))
+        both.will_write("device")  # two copies: the hook drops one, before the bump
+        assert seen == [(0, "device")] and both.version == 1
+    finally:
+        buffer_module.BEFORE_WRITE = saved
 
 
 def test_buffer_slots():

@@ -106,8 +106,9 @@ def test_slice_assignment(arrays):
     x[1:-1] = y
     calls = profile(lambda: x.__setitem__(slice(1, -1), y))
     check(calls, max_python=2)
-    # the backend of the operands' Buffers, then one copy (the version bump is inline)
-    assert [c[1] for c in calls if c[0] == "backend"] == ["for_arrays", _counted("copy")]
+    # the backend of the operands' Buffers (which tells the target's Buffer of the write),
+    # then one copy
+    assert [c[1] for c in calls if c[0] == "backend"] == ["for_writing", _counted("copy")]
 
 
 def test_inplace_operator(arrays):

@@ -348,9 +348,8 @@ def setitem_advanced(a, key, value):
         v = v.copy()
     if not v._size:
         return
-    backend = _backends.for_arrays(plan.src, *plan.indices, v)
+    backend = _backends.for_writing(plan.src, *plan.indices, v)
     bad = backend.scatter(plan.src, plan.indices, plan.axis, v, any(plan.checks))
-    plan.src._buf.wrote()
     if bad is not None:
         _raise_bad(plan, bad)
 
@@ -373,8 +372,7 @@ def _masked_fill(a, mask, value):
     m = mask.reshape(mask.shape + (1,) * (a.ndim - mask.ndim))
     m = broadcast_view(m, a.shape)
     op = ElementwiseOp("where", "where_", ("?", a.dtype.char, a.dtype.char, a.dtype.char), 3)
-    _backends.for_arrays(m, ops_v, a).elementwise(op, (m, ops_v, a), (a,))
-    a._buf.wrote()
+    _backends.for_writing(a, m, ops_v).elementwise(op, (m, ops_v, a), (a,))
 
 
 # --- nonzero and friends ---------------------------------------------------------------------
@@ -598,8 +596,7 @@ def put(a, ind, v, mode="raise"):
     plan = _Plan()
     plan.src, plan.indices, plan.axis = flat, [ind], 0
     plan.shape, plan.checks, plan.axes = ind.shape, [check], [0]
-    bad = _backends.for_arrays(flat, ind, vals).scatter(flat, [ind], 0, vals, check)
-    flat._buf.wrote()
+    bad = _backends.for_writing(flat, ind, vals).scatter(flat, [ind], 0, vals, check)
     if bad is not None:
         _raise_bad(plan, bad)
     if not a._c_contig:

@@ -47,7 +47,7 @@ def _matmul_into(a, b, out):
     a = broadcast_view(a, batch + (m, k))
     b = broadcast_view(b, batch + (k, n))
     if out._size:
-        _backends.for_arrays(a, b, out).matmul(a, b, out)
+        _backends.for_writing(out, a, b).matmul(a, b, out)
 
 
 _BLAS_CHARS = frozenset("fdFD")
@@ -188,8 +188,7 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     res = empty_array(full, res_dt)
     _matmul_into(va, vb, res)
     if out._size:
-        _backends.for_arrays(res, out).copy(res.reshape(shape), out)
-        out._buf.wrote()
+        _backends.for_writing(out, res).copy(res.reshape(shape), out)
     return out
 
 
@@ -224,8 +223,7 @@ def _to_out(res, out, strict=False):
         raise ValueError("output array is not acceptable (must have the right datatype, "
                          "number of dimensions, and be a C-Array)")
     if out._size:
-        _backends.for_arrays(res, out).copy(res, out)
-        out._buf.wrote()
+        _backends.for_writing(out, res).copy(res, out)
     return out
 
 

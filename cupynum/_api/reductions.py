@@ -226,7 +226,7 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
                 return _finish_host(res, out)
             src = _where(mask, a.astype(loop, copy=False), op.neutral)
         init = loop.type(initial) if has_initial else None
-        _backends.for_arrays(src, target).reduce(op, src, target, axes, init)
+        _backends.for_writing(target, src).reduce(op, src, target, axes, init)
         if plain and keepdims in (False, True) and src is a:
             if len(_fast) > 1024:
                 _fast.clear()
@@ -238,7 +238,6 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
     if out is not None:
         if target is not out and not _is_view_of(target, out):
             assign(_squeeze_axes(out, axes) if keepdims else out, target)
-        out._buf.wrote()
         return out
     if keepdims:
         return target.reshape(kshape)
@@ -306,11 +305,10 @@ def _scan(uf, a, axis, dtype, out, np_func):
         if a.ndim == 0:
             assign(target, a)
         else:
-            _backends.for_arrays(a, target).scan(op, a, target, ax)
+            _backends.for_writing(target, a).scan(op, a, target, ax)
     if out is not None:
         if target is not out:
             assign(out, target)
-        out._buf.wrote()
         return out
     return target
 

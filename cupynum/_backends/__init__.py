@@ -37,6 +37,15 @@ def for_arrays(*operands):
     return _host or host_backend()
 
 
+def for_writing(dst, *operands):
+    """``for_arrays(dst, *operands)`` for an op that writes into ``dst``, with ``dst``'s
+    Buffer told before the write lands (``Buffer.will_write``: pending readers evaluated,
+    the other side's copy dropped, the version bumped)."""
+    backend = for_arrays(dst, *operands)
+    dst._buf.will_write(backend.side)
+    return backend
+
+
 def for_new(nbytes: int):
     """The backend that allocates a new array of ``nbytes`` bytes: the process's backend
     (the placement rules will decide by size here)."""

@@ -90,6 +90,7 @@ class Backend(abc.ABC):
     are optional fast paths whose defaults send the frontend down its generic path."""
 
     name = ""  # "host", "cuda", "simulated": for reports (``python -m cupynum info``) only
+    side = "host"  # where its data lives: "host" (NumPy memory) or "device"
 
     # capabilities: what the frontend may rely on (never test ``name``) ------------------
     host_memory = False

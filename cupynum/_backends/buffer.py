@@ -8,6 +8,24 @@ from __future__ import annotations
 HOST = "host"
 DEVICE = "device"
 
+# Hooks installed by the layers above (the Buffer imports nothing):
+#   RESOLVE(buf, side) -> raw   the data made valid on ``side``: a pending buffer evaluated
+#                               (fusion), a copy from the other side (placement); raises
+#                               LookupError where it cannot be.
+#   BEFORE_WRITE(buf, side)     run by ``will_write`` ahead of a write: pending readers
+#                               evaluated, the other side's copy dropped.
+RESOLVE = None
+BEFORE_WRITE = None
+
+
+def install(resolve=None, before_write=None) -> None:
+    """Install the read and write hooks (``_backends`` does, once)."""
+    global RESOLVE, BEFORE_WRITE
+    if resolve is not None:
+        RESOLVE = resolve
+    if before_write is not None:
+        BEFORE_WRITE = before_write
+
 
 class Buffer:
     """An array's data: a host copy, a device copy, or both, and a write counter.
@@ -15,7 +33,7 @@ class Buffer:
     ``host``    a 1-D NumPy uint8 array (the host backend's allocation), or None.
     ``device``  a device allocation (the device backend's own object: the CUDA backend's
                 pooled ``DeviceBuffer``, a simulated device's byte array), or None.
-    ``version`` an int that every write to the data bumps (``wrote()``); reads leave it.
+    ``version`` an int that every write to the data bumps (``will_write()``, called before the write lands); reads leave it.
 
     The valid-attribute rule: a copy that is not None is valid and current.  A stale copy
     is never left in ``host`` or ``device``; whatever may later hang off a Buffer (a
@@ -27,21 +45,27 @@ class Buffer:
     write through any of them is seen (and counted) by all.
     """
 
-    __slots__ = ("host", "device", "version", "__weakref__")
+    __slots__ = ("host", "device", "version", "pending", "readers", "ledger", "pins",
+                 "__weakref__")
 
     def __init__(self, host=None, device=None):
         self.host = host
         self.device = device
         self.version = 0
+        self.pending = None  # fusion: the expression that computes the data (docs/internals.md)
+        self.readers = None  # fusion: weak references to pending expressions reading the data
+        self.ledger = None  # placement: the cost ledger of the ops that touched the data
+        self.pins = None  # placement: why the data must stay on a side (exports)
 
     def on(self, side: str):
-        """The allocation holding the current data on ``side`` ("host" or "device").
-
-        Today a Buffer has one copy and this returns it; it raises LookupError where the
-        data is not on that side (no transfer is made here)."""
+        """The allocation holding the current data on ``side`` ("host" or "device"): the
+        attribute where it is set, else whatever the ``RESOLVE`` hook makes valid there
+        (LookupError where nothing can)."""
         raw = self.host if side == HOST else self.device
         if raw is None:
-            raise LookupError(f"this buffer's data is not on the {side}")
+            if RESOLVE is None:
+                raise LookupError(f"this buffer's data is not on the {side}")
+            raw = RESOLVE(self, side)
         return raw
 
     def on_host(self):
@@ -52,8 +76,15 @@ class Buffer:
         """``on("device")``: the device allocation holding the current data."""
         return self.on(DEVICE)
 
-    def wrote(self) -> None:
-        """Record a write to the data (every path that writes calls this)."""
+    def will_write(self, side: str | None = None) -> None:
+        """Called before a write to the data lands (on ``side``; None: the side where the
+        data is): readers still pending are evaluated first and the other side's copy is
+        dropped (the ``BEFORE_WRITE`` hook), and the version is bumped.  Hot paths inline
+        the plain case: ``readers``, ``pending`` and a second copy all absent."""
+        if BEFORE_WRITE is not None and (self.readers is not None or self.pending is not None
+                                         or (self.host is not None
+                                             and self.device is not None)):
+            BEFORE_WRITE(self, side)
         self.version += 1
 
     def address(self) -> int:

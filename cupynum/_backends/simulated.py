@@ -39,6 +39,7 @@ _COUNTS = counters.COUNTS
 
 class SimulatedBackend(HostBackend):
     name = "simulated"
+    side = "device"
     host_memory = False  # its bytes stand for device memory: host views are copies
     gram_svd = True  # the linalg paths a GPU takes
     _view = staticmethod(device_view)

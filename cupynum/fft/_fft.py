@@ -137,8 +137,7 @@ def _finish(res, out):
     if not np.can_cast(res.dtype, out.dtype, casting="same_kind"):
         raise TypeError(f"Cannot cast output from {res.dtype} to {out.dtype}")
     if out._size:
-        _backends.for_arrays(res, out).copy(res, out)
-        out._buf.wrote()
+        _backends.for_writing(out, res).copy(res, out)
     return out
 
 

@@ -164,14 +164,12 @@ class Philox:
 
     def fill(self, kind, out, param=None):
         if out._size:
-            _backends.for_arrays(out).rng_fill(self._backend_state(), kind, out, param)
-            out._buf.wrote()
+            _backends.for_writing(out).rng_fill(self._backend_state(), kind, out, param)
         return out
 
     def draw(self, kind, out, params):
         if out._size:
-            _backends.for_arrays(out).rng_draw(self._backend_state(), kind, out, params)
-            out._buf.wrote()
+            _backends.for_writing(out).rng_draw(self._backend_state(), kind, out, params)
         return out
 
 

@@ -20,6 +20,7 @@ from . import memory, runtime
 
 class CudaBackend(Backend):
     name = "cuda"
+    side = "device"
     cuda_memory = True
     gram_svd = True
 
