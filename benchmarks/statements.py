@@ -1,6 +1,7 @@
 """The statements that loop-heavy NumPy programs are made of, timed side by side.
 
     python benchmarks/statements.py [--n 100] [--calls 2000] [--json out.json]
+    python benchmarks/statements.py --placements auto,device   # cupynum under each setting
     python benchmarks/statements.py --profile-cost   # what cupynum.profile() adds per op
 
 Each statement runs on a 100x100 float64 array ``A`` (and ``C``), as the placement issue's
@@ -9,13 +10,21 @@ the statement compiled into a loop of its own (``side_by_side.statement_loop``),
 closed by a sync, the libraries' rounds interleaved.  Before timing, every library runs each
 statement a few times from the same inputs and the arrays it changed (and the value it bound)
 are compared with NumPy's.
+
+``--placements auto,device`` times cupynum once per ``CUPYNUM_PLACEMENT`` setting, each in a
+subprocess of its own (the setting is read at import), and reports the columns side by side
+with NumPy's and CuPy's (timed in this process), with each setting's time over NumPy's and
+over CuPy's: the placement issue asks for ``auto`` at most 3x NumPy and a quarter of CuPy.
+Rounds then interleave only within a process.  ``--libs`` picks the libraries to time.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -102,17 +111,35 @@ def profile_cost(n, calls, rounds):
     print(f"median cost per recorded op: {statistics.median(per_call) * 1e6:.2f} us")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=100)
-    ap.add_argument("--calls", type=int, default=2000)
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--json")
-    ap.add_argument("--profile-cost", action="store_true")
-    args = ap.parse_args()
-    if args.profile_cost:
-        return profile_cost(args.n, args.calls, args.rounds)
-    libs = sbs.load_libraries()
+def libraries(names):
+    """``{name: module}`` of the libraries named that can run here (CuPy needs a GPU); only
+    these are imported."""
+    libs = {}
+    for name in names:
+        if name == "numpy":
+            libs[name] = np
+        elif name == "cupynum":
+            import cupynum
+
+            libs[name] = cupynum
+        elif name == "cupy":
+            try:
+                import cupy
+
+                cupy.cuda.runtime.getDeviceCount()
+                libs[name] = cupy
+            except Exception as e:  # noqa: BLE001 - any failure means: no CuPy here
+                print(f"note: CuPy skipped ({type(e).__name__}: {e})")
+    return libs
+
+
+def _cell(value, width=12):
+    return f"{value:{width}.2f}" if isinstance(value, float) else f"{'-':>{width}}"
+
+
+def measure(libs, args):
+    """One row per statement: ``{"statement": label, lib: us per statement or a message}``,
+    printed as they come."""
     inputs = _inputs(args.n)
     rows = []
     print(f"{'statement':34} " + " ".join(f"{lib + ' us':>12}" for lib in libs))
@@ -130,15 +157,90 @@ def main():
         for lib, t in sbs.time_interleaved(samplers).items():
             row[lib] = t * 1e6 if isinstance(t, float) else f"error: {t!r}"
         rows.append(row)
-        cells = [f"{row[lib]:12.2f}" if isinstance(row.get(lib), float) else f"{'-':>12}"
-                 for lib in libs]
-        print(f"{label:34} " + " ".join(cells))
+        print(f"{label:34} " + " ".join(_cell(row.get(lib)) for lib in libs))
         for lib in libs:
             if isinstance(row.get(lib), str):
                 print(f"    {lib}: {row[lib]}")
+    return rows
+
+
+def measure_placements(placements, args):
+    """``{placement: rows}``: cupynum's rows under each ``CUPYNUM_PLACEMENT``, each from a
+    run of this script in a subprocess of its own."""
+    out = {}
+    for placement in placements:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "rows.json")
+            cmd = [sys.executable, os.path.abspath(__file__), "--libs", "cupynum",
+                   "--n", str(args.n), "--calls", str(args.calls),
+                   "--rounds", str(args.rounds), "--json", path]
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  env={**os.environ, "CUPYNUM_PLACEMENT": placement})
+            if proc.returncode != 0 or not os.path.exists(path):
+                raise RuntimeError(f"cupynum under CUPYNUM_PLACEMENT={placement} failed:\n"
+                                   f"{proc.stdout}{proc.stderr}")
+            with open(path) as f:
+                out[placement] = json.load(f)["rows"]
+    return out
+
+
+def merge_placements(rows, by_placement):
+    """``rows`` with a ``cupynum <placement>`` column per placement, and that column's time
+    over NumPy's and over CuPy's where both are times."""
+    for placement, cupynum_rows in by_placement.items():
+        for row, theirs in zip(rows, cupynum_rows):
+            assert row["statement"] == theirs["statement"]
+            t = theirs.get("cupynum")
+            row[f"cupynum {placement}"] = t
+            for lib in ("numpy", "cupy"):
+                if isinstance(t, float) and isinstance(row.get(lib), float):
+                    row[f"{placement} / {lib}"] = t / row[lib]
+    return rows
+
+
+def print_merged(rows, libs, placements):
+    columns = [f"{lib} us" for lib in libs] + [f"cupynum {p} us" for p in placements]
+    ratios = [f"{p} / {lib}" for p in placements for lib in ("numpy", "cupy") if lib in libs]
+    print()
+    print("| statement | " + " | ".join(columns + ratios) + " |")
+    print("|---|" + "---:|" * (len(columns) + len(ratios)))
+    for row in rows:
+        cells = [row.get(c[:-3]) for c in columns] + [row.get(r) for r in ratios]
+        print(f"| `{row['statement']}` | "
+              + " | ".join(_cell(v, 0) if not isinstance(v, str) else "wrong/error"
+                           for v in cells) + " |")
+    for row in rows:
+        for key, v in row.items():
+            if key != "statement" and isinstance(v, str):
+                print(f"- `{row['statement']}`, {key}: {v}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--json")
+    ap.add_argument("--libs", default="numpy,cupynum,cupy",
+                    help="libraries to time, comma-separated")
+    ap.add_argument("--placements",
+                    help="comma-separated CUPYNUM_PLACEMENT settings (auto, device): cupynum "
+                         "timed under each, in a subprocess of its own")
+    ap.add_argument("--profile-cost", action="store_true")
+    args = ap.parse_args(argv)
+    if args.profile_cost:
+        return profile_cost(args.n, args.calls, args.rounds)
+    names = args.libs.split(",")
+    placements = args.placements.split(",") if args.placements else []
+    libs = libraries([n for n in names if not (placements and n == "cupynum")])
+    rows = measure(libs, args)
+    if placements:
+        rows = merge_placements(rows, measure_placements(placements, args))
+        print_merged(rows, libs, placements)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"n": args.n, "calls": args.calls, "rows": rows}, f, indent=1)
+            json.dump({"n": args.n, "calls": args.calls, "placements": placements,
+                       "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 Times nothing (performance is measured in benchmarks/, never asserted in tests).
 """
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -120,3 +121,19 @@ def test_statement_profile_cost_runs(capsys):
     out = capsys.readouterr().out
     assert out.count("\n") == len(statements.STATEMENTS) + 2
     assert "median cost per recorded op" in out
+
+
+def test_statement_placements_run_side_by_side(tmp_path, capsys):
+    """--placements times cupynum once per CUPYNUM_PLACEMENT setting (subprocesses) and puts
+    each setting's column beside NumPy's, with its ratio to NumPy."""
+    out = tmp_path / "statements.json"
+    statements.main(["--n", "8", "--calls", "20", "--rounds", "1", "--libs", "numpy,cupynum",
+                     "--placements", "auto,device", "--json", str(out)])
+    data = json.loads(out.read_text())
+    assert data["placements"] == ["auto", "device"]
+    assert [r["statement"] for r in data["rows"]] == [s for s, _ in statements.STATEMENTS]
+    for row in data["rows"]:
+        for key in ("numpy", "cupynum auto", "cupynum device", "auto / numpy"):
+            assert isinstance(row[key], float) and row[key] > 0, (row, key)
+        assert "cupynum" not in row  # cupynum ran in the subprocesses only
+    assert "| cupynum auto us | cupynum device us |" in capsys.readouterr().out
