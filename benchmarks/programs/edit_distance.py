@@ -1,7 +1,8 @@
 """Levenshtein distance between two sequences by dynamic programming, one row at a time.
 
 The within-row recurrence ``cur[j] = min(cur[j], cur[j-1] + 1)`` is a running minimum of
-``cur[j] - j``, plus ``j``.
+``cur[j] - j``, plus ``j`` (``np.minimum.accumulate``, which CuPy does not implement: CuPy's
+column reports the error).
 """
 import functools
 

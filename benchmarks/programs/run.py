@@ -2,7 +2,7 @@
 CuPy, side by side.
 
     python benchmarks/programs/run.py [--small] [--only NAME,...] [--reps 3] [--timeout 60]
-        [--budget 10] [--libs numpy,auto,device,cupy] [--fusion 0|1|both] [--threads 1]
+        [--budget 8] [--libs numpy,auto,device,cupy] [--fusion 0|1|both] [--threads 1]
         [--json out.json]
 
 Every other ``.py`` file in this folder is a program: plain NumPy code in a function
@@ -224,9 +224,11 @@ def run_library(key, library, env, names, args, outdir, log):
                     remaining.remove(current)
                     break
                 if msg is None:  # the worker died
+                    code = proc.wait()
                     err.seek(0)
                     tail = err.read().strip().splitlines()[-3:]
-                    results[current] = {"status": "crashed", "error": " | ".join(tail)}
+                    results[current] = {"status": "crashed",
+                                        "error": " | ".join([f"exit code {code}"] + tail)}
                     log(key, current, results[current])
                     remaining.remove(current)
                     break
@@ -364,7 +366,7 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3, help="timed runs per program (best kept)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds one program may run under one library, warm-up included")
-    ap.add_argument("--budget", type=float, default=10.0,
+    ap.add_argument("--budget", type=float, default=8.0,
                     help="seconds of runs per program and library before timed runs stop early")
     ap.add_argument("--libs", default=",".join(LIBRARIES),
                     help="which of numpy,auto,device,cupy to run (auto and device: cupynum)")

@@ -1,7 +1,7 @@
 """Sparse matrix-vector products by a Python loop over the rows of a CSR matrix.
 
-A few normalised products (power-iteration style); every row reads its slice of the
-index and value arrays and gathers from x.
+A few normalised products (power-iteration style); every row reads its bounds from the
+row pointers (two scalar reads), its slice of the index and value arrays, and gathers from x.
 """
 import functools
 
@@ -39,7 +39,7 @@ def run(np, n):
     for _ in range(ITERATIONS):
         y = np.zeros(n)
         for i in range(n):
-            start, end = indptr[i], indptr[i + 1]
+            start, end = int(indptr[i]), int(indptr[i + 1])
             y[i] = data[start:end] @ x[indices[start:end]]
         x = y / np.linalg.norm(y)
     return x
