@@ -209,6 +209,13 @@ def print_merged(rows, libs, placements):
         print(f"| `{row['statement']}` | "
               + " | ".join(_cell(v, 0) if not isinstance(v, str) else "wrong/error"
                            for v in cells) + " |")
+    for key, limit, text in (("auto / numpy", 3.0, "at most 3x NumPy's time"),
+                             ("auto / cupy", 0.25, "at most a quarter of CuPy's time")):
+        have = [row for row in rows if isinstance(row.get(key), float)]
+        if have:
+            missed = [row["statement"] for row in have if row[key] > limit]
+            print(f"- auto {text} (placement issue): {len(have) - len(missed)} of {len(have)}"
+                  + (f"; not met: {', '.join(f'`{m}`' for m in missed)}" if missed else ""))
     for row in rows:
         for key, v in row.items():
             if key != "statement" and isinstance(v, str):
