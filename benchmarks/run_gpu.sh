@@ -7,6 +7,12 @@ out=${1:-${OUT:-./gpu-run}}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 CUPYNUM_BACKEND=cuda
 export CUPYNUM_CACHE_DIR=${CUPYNUM_CACHE_DIR:-/tmp/cupynum-cache}
+# A kernel cache filled on a CPU machine (python -m cupynum precompile --arch sm_90 with the
+# GPU machine's NVRTC version, into CACHE_SEED) saves the GPU machine the compile.
+seed=${CACHE_SEED:-.kcache}
+if [ -d "$seed" ] && [ ! -e "$CUPYNUM_CACHE_DIR" ]; then
+  cp -r "$seed" "$CUPYNUM_CACHE_DIR" && chmod -R go-w "$CUPYNUM_CACHE_DIR" && chmod 700 "$CUPYNUM_CACHE_DIR"
+fi
 if compgen -G ".whl/*.whl" >/dev/null; then  # wheels carried to a machine without an index
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
@@ -36,5 +42,15 @@ if [ "${BENCH:-1}" = 1 ]; then
   echo "bench exit: $?"
   grep -E "\| (cupynum|numpy):" "$out/bench.log" | cut -c1-200 | tail -${BENCH_LINES:-40}
   grep -A30 '"cold"' "$out/bench.log" | head -40
+fi
+if [ -n "${STATEMENTS:-}" ]; then  # the statement table under both placements
+  timeout ${STATEMENTS_TIMEOUT:-120} python3 benchmarks/statements.py --placements auto,device \
+    --json "$out/statements.json" >"$out/statements.log" 2>&1
+  echo "statements exit: $?"; tail -${STATEMENTS_LINES:-25} "$out/statements.log" | cut -c1-200
+fi
+if [ -n "${PROGRAMS:-}" ]; then  # the loop-heavy program suite (benchmarks/programs)
+  timeout ${PROGRAMS_TIMEOUT:-300} python3 benchmarks/programs/run.py ${PROGRAMS_ARGS:-} \
+    --json "$out/programs.json" >"$out/programs.log" 2>&1
+  echo "programs exit: $?"; tail -${PROGRAMS_LINES:-30} "$out/programs.log" | cut -c1-200
 fi
 tail -1 "$out/pytest.log"
