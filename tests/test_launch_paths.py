@@ -22,6 +22,7 @@ import pytest
 import cupynum as cp
 from cupynum import _backends
 from cupynum._backends.cuda import elementwise as ew
+from cupynum._backends.cuda import launch
 from cupynum._backends.cuda import tuning
 from data import reseed
 from shim import CXX, ROOT, HostArray
@@ -73,7 +74,7 @@ def _contended_case():
     xs = _f32(40, 30)
     sout = np.zeros((30, 40), np.float32)
     _ufunc(ADD_F, xs.T, np.float32(1))  # prepares the strided kernel
-    ps = [q for q in ew._prepared.values() if q.spec.layout == "strided"]
+    ps = [q for q in ew._prepared.values() if q.key.layout == "strided"]
     taken = [q.token.pop() for q in [p] + ps]
     try:
         launch((HostArray(x), HostArray(y)), (HostArray(out),), 3000)
@@ -104,7 +105,7 @@ def engine(request):
 
     tuning.override("ELEMENTWISE", strided_ilp=request.param)
     mp.setattr(ew, "get_kernel", get_kernel)
-    mp.setattr(ew, "_drv", (raw, None, lambda: 0))
+    mp.setattr(launch, "_drv", (raw, None, lambda: 0))
     mp.setattr(ew, "_cap", 3)
     for name in ("_prepared", "_plans"):
         mp.setattr(ew, name, {})
@@ -262,17 +263,30 @@ for _ in range(3):
 d = a * 2.0
 assert params(4)[::2] == [a._buf.device.ptr, d._buf.device.ptr]
 assert ctypes.c_float.from_address((ctypes.c_uint64 * 4).from_address(last[9])[1]).value == 2
-from cupynum._backends.counters import COUNTS  # every launch, copy and wait counted once
-c0, n0 = dict(COUNTS), count.value
+from cupynum._backends import counters  # every launch, copy and wait counted once
+c0, n0 = counters.snapshot(), count.value
 c = a + b
 d = a[::2] + b[1::2]  # the hot path and the strided path
 hc = c.get()
+COUNTS = counters.snapshot()
 assert COUNTS["launches"] - c0["launches"] == count.value - n0 == 2, (COUNTS, c0)
 assert COUNTS["d2h_bytes"] - c0["d2h_bytes"] == 4000, (COUNTS, c0)
 assert COUNTS["syncs"] - c0["syncs"] == 1, (COUNTS, c0)
 assert COUNTS["h2d_bytes"] == c0["h2d_bytes"], (COUNTS, c0)
 cp.asarray(hc)
-assert COUNTS["h2d_bytes"] - c0["h2d_bytes"] == 4000, (COUNTS, c0)
+assert counters.snapshot()["h2d_bytes"] - c0["h2d_bytes"] == 4000, (COUNTS, c0)
+# every kernel family launches through launch.Prepared: a reduction, a hand-written kernel
+# (the tiled transpose of kernels_util), ufunc.at's kernel; each reaches the driver with the
+# CUfunction, counted once
+m = cp.asarray(np.arange(64 * 64, dtype=np.float32).reshape(64, 64))
+for run in (lambda: a.sum(), lambda: cp.ascontiguousarray(m.T),
+            lambda: cp.add.at(m.ravel(), cp.asarray(np.arange(5)), np.float32(1))):
+    c0, n0 = counters.snapshot(), count.value
+    run()
+    assert count.value > n0 and counters.launches() - c0["launches"] == count.value - n0, (
+        counters.snapshot(), c0, count.value, n0)
+    assert last[0] & 1, hex(last[0])
+    assert last[8] == 0, list(last)
 
 def scalar_slot(fmt):  # the by-value scalar of the last launch (slot 1 of a, s, out, n)
     ptrs = (ctypes.c_uint64 * 4).from_address(last[9])
