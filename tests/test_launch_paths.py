@@ -231,7 +231,7 @@ CUresult cuGetProcAddress(const char* sym, void** pfn, int ver, u64 flags) {
 SCRIPT = r"""
 import ctypes, numpy as np
 import cupynum as cp
-from cupynum._backends.cuda import runtime, memory
+from cupynum._backends.cuda import runtime, memory, tuning
 fake = ctypes.CDLL("libcuda.so.1")
 last = (ctypes.c_uint64 * 11).in_dll(fake, "fake_last")
 count = ctypes.c_uint64.in_dll(fake, "fake_launches")
@@ -391,12 +391,16 @@ assert msize == (3 << 20) + (1 << 18) and m1._home is not None
 del m1
 m2 = pool.malloc((3 << 20) + 100)  # the same class: the cached block, no driver call
 assert m2.ptr == mptr and m2._size == msize
-big = pool.malloc(memory.CACHE_MAX + 1)  # a big block: classes BIG_STEP apart
+cache_max, big_step = tuning.MEMORY.cache_max, tuning.MEMORY.big_step
+big = pool.malloc(cache_max + 1)  # a big block: classes big_step apart
 bptr = big.ptr
-assert big._home is not None and big._size == memory.CACHE_MAX + memory.BIG_STEP
+assert big._home is not None and big._size == cache_max + big_step
 del big
-big2 = pool.malloc(memory.CACHE_MAX + memory.BIG_STEP)  # the same class: cached, reused
-assert big2.ptr == bptr and big2.nbytes == memory.CACHE_MAX + memory.BIG_STEP
+big2 = pool.malloc(cache_max + big_step)  # the same class: cached, reused
+assert big2.ptr == bptr and big2.nbytes == cache_max + big_step
+with tuning.overridden("MEMORY", big_step=4 << 20):  # the knob is read per allocation
+    big3 = pool.malloc(cache_max + 1)
+    assert big3._size == cache_max + (4 << 20), big3._size
 print("ok", runtime.LAUNCH)
 """
 
