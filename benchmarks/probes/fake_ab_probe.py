@@ -3,15 +3,16 @@ without a GPU: the CUDA backend against the fake ``libcuda.so.1`` of
 tests/test_launch_paths.py (launches are recorded, kernels never run), so what is timed is
 everything but the driver's own work.
 
-    python benchmarks/probes/fake_ab_probe.py TREE_A TREE_B [rounds]
+    python benchmarks/probes/fake_ab_probe.py TREE_A TREE_B [TREE_C ...] [rounds]
 
-Each round runs every tree once in a fresh interpreter (alternating A, B), each statement's
+Each round runs every tree once in a fresh interpreter (in turn), each statement's
 figure being the minimum over repeats within the process; the table gives, per tree, the
 median of the rounds' figures (a busy host adds noise, never speed, and drifts over the
-rounds: interleaving puts the drift on both trees).  The statements cover every kernel
-family's launch path: the elementwise hot path (``a + b``, ``a * 2.0``, a 9-op chain),
-the general elementwise path (a strided slice assignment), a reduction, a hand-written
-kernel (a 64x64 transpose copy) and ``ufunc.at``.
+rounds: interleaving puts the drift on all trees).  The statements cover every kernel
+family's launch path: the elementwise hot path (``a + b``, ``a * 2.0``, a 9-op chain, and
+``launch.new`` alone: the CUDA backend's part of ``a + b``, allocation, result Buffer,
+packing, launch and count), the general elementwise path (a strided slice assignment), a
+reduction, a hand-written kernel (a 64x64 transpose copy) and ``ufunc.at``.
 """
 from __future__ import annotations
 
@@ -40,7 +41,14 @@ def chain9(a):
 def setstrided():
     x[::2] = b
 
-cases = {"a + b": lambda: a + b, "a * 2.0": lambda: a * 2.0, "9-op chain": lambda: chain9(a),
+from cupynum._array import ndarray
+new = cp.add._fast[(a.dtype, b.dtype, 0)][1].new  # the CUDA backend's part of a + b
+
+def backend_part():  # allocation, result Buffer, pack, launch, count
+    o = object.__new__(ndarray)
+    new(a, b, o, 1000, 4000)
+
+cases = {"a + b: launch.new alone": backend_part, "a + b": lambda: a + b, "a * 2.0": lambda: a * 2.0, "9-op chain": lambda: chain9(a),
          "x[::2] = b (strided kernel)": setstrided, "a.sum() (reduction)": lambda: a.sum(),
          "m.T copy (hand-written kernel)": lambda: cp.ascontiguousarray(m.T),
          "add.at (ufunc_at kernel)": lambda: cp.add.at(a, idx, one)}
@@ -68,8 +76,9 @@ def run(tree, fake_dir, cache_dir):
 def main():
     from percall_probe import fake_driver_dir
 
-    trees = [os.path.abspath(t) for t in sys.argv[1:3]]
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    args = sys.argv[1:]
+    rounds = int(args.pop()) if args and args[-1].isdigit() else 5
+    trees = [os.path.abspath(t) for t in args]
     fake_dir = fake_driver_dir()
     cache_dir = os.path.join(fake_dir, "kernel-cache")
     results = {t: [] for t in trees}
@@ -85,9 +94,9 @@ def main():
         return
     print(f"per call, us (median over {rounds} rounds of the min of 7 repeats)")
     names = list(good[trees[0]][0])
-    print(f"  {'':40s}" + "".join(f"{os.path.basename(t) or t:>14s}" for t in trees))
+    print(f"  {'':34s}" + "".join(f"{os.path.basename(t) or t:>12s}" for t in trees))
     for k in names:
-        print(f"  {k:40s}" + "".join(f"{statistics.median(r[k] for r in good[t]):14.2f}"
+        print(f"  {k:34s}" + "".join(f"{statistics.median(r[k] for r in good[t]):12.2f}"
                                      for t in trees))
 
 

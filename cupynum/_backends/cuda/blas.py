@@ -20,7 +20,7 @@ import threading
 
 import numpy as np
 
-from . import memory, runtime, tuning, view
+from . import memory, nvmath_bindings, runtime, tuning, view
 from .copy_fill import copy, fill
 from .view import DeviceView, alias, dptr
 
@@ -46,9 +46,7 @@ def lib():
     """``nvmath.bindings.cublas`` (imported on first use)."""
     global _lib
     if _lib is None:
-        from .nvmath_bindings import load
-
-        _lib = load("cublas")
+        _lib = nvmath_bindings.load("cublas")
     return _lib
 
 

@@ -16,14 +16,19 @@ heavier functors cost more), never by compiling a whole batch on the critical pa
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import sys
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ... import _ops
 from ..base import ElementwiseOp
 from . import elementwise_source as es
-from . import launch, runtime, tuning
+from . import compiler, launch, memory, runtime, tuning
 from ..buffer import Buffer
 from .view import PTR_EXPR, dptr
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
@@ -118,8 +123,6 @@ def compile_options() -> tuple:
     floating-point semantics, and these kernels are bound by memory bandwidth."""
     global _options
     if _options is None:
-        from . import compiler
-
         _options = ("--Ofast-compile=min",) if compiler.nvrtc_version() >= (12, 8) else ()
     return _options
 
@@ -129,8 +132,6 @@ COPY = (Input(0),)  # the tree of a cast, copy or fill: the output is operand 0 
 
 
 def _all_chars():
-    from ... import _ops
-
     return list(dict.fromkeys(canonical_char(c) for c in _ops.SUPPORTED_CHARS))
 
 
@@ -158,8 +159,6 @@ def _functor_rows() -> dict:
     """functor -> names of the table rows that use it, in table order."""
     global _functor_rows_cache
     if _functor_rows_cache is None:
-        from ... import _ops
-
         out: dict = {}
         for row in _ops.UFUNCS:
             out.setdefault(row.functor, []).append(row.name)
@@ -172,8 +171,6 @@ def _functor_loops(functor) -> list:
     per functor on first use: a process's first kernel needs one functor, not the table."""
     out = _functor_loops_cache.get(functor)
     if out is None:
-        from ... import _ops
-
         out = []
         for name in _functor_rows().get(functor, ()):
             for lp in _ops.type_loops(name):
@@ -265,12 +262,6 @@ def precompile(arch=None, jobs=None, groups=None) -> dict:
     """Compile the default set into the kernel cache (NVRTC only, no GPU needed), one
     program per batch, ``jobs`` programs at a time (NVRTC releases the GIL).  Raises
     ``compiler.CompileError`` naming every program that failed."""
-    import os
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
-    from . import compiler
-
     groups = list(default_groups() if groups is None else groups)
     todo = [(g, _group_source(g)) for g in groups if group_specs(g)]
     t0 = time.perf_counter()
@@ -321,8 +312,6 @@ def get_kernel(spec: KernelSpec):
     f = _funcs.get(spec)
     if f is not None:
         return f
-    from . import compiler, runtime
-
     cache = compiler.default_cache()
     group = default_group(spec)
     name = kernel_name(spec)
@@ -374,10 +363,6 @@ def _generator_fingerprint() -> str:
                   if k.isupper() and isinstance(v, (int, str)))
     knobs += tuple(sorted(vars(tuning.ELEMENTWISE).items()))  # (the kernel text's knobs)
     if _fingerprint is None or _fingerprint[0] != knobs:
-        import hashlib
-
-        from ... import _ops
-
         h = hashlib.sha256(repr((np.__version__, knobs)).encode())
         for mod in (es, sys.modules[__name__], _ops):
             with open(mod.__file__, "rb") as fh:
@@ -387,8 +372,6 @@ def _generator_fingerprint() -> str:
 
 
 def _recipe_alias(recipe) -> str:
-    from . import compiler
-
     return compiler.default_cache().alias(
         repr(recipe), _generator_fingerprint(), options=compile_options(), name=PROGRAM_NAME)
 
@@ -689,8 +672,6 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     ns = {**launch.inline_names(p), "cap": _grid_cap(), "Buffer": Buffer,
           "new_object": object.__new__}
     if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
-        from . import memory
-
         alloc, alloc_ns = memory.get_pool().inline_malloc()
         values_new = ", ".join(_operand_values(operands, out="buf.ptr"))
         body = grid + launch.INLINE_LAUNCH.format(values=values_new + ", n", block=BLOCK,
@@ -701,8 +682,6 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     # The file name sits inside this package, so profilers and tracebacks place the
     # launcher in the backend (tests/test_hot_path.py counts frontend calls by file).
     fname = __file__.rsplit(".", 1)[0] + f"<launcher {kernel_name(spec)}>"
-    from . import compiler
-
     exec(compiler.default_cache().python_code(code, fname), ns)
     launcher = ns["launch"]
     launcher.bare = functools.partial(_bare, spec, ns["values"])

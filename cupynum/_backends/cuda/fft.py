@@ -14,7 +14,7 @@ import collections
 import threading
 
 
-from . import memory, runtime, tuning
+from . import memory, nvmath_bindings, runtime, tuning
 from .blas import destroy_quietly, empty
 from .copy_fill import copy
 from .view import dptr
@@ -115,9 +115,7 @@ def _prod(shape):
 def lib():
     global _lib
     if _lib is None:
-        from .nvmath_bindings import load
-
-        _lib = load("cufft")
+        _lib = nvmath_bindings.load("cufft")
     return _lib
 
 

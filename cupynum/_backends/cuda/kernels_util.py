@@ -10,12 +10,14 @@ itself, compiled by the host C++ compiler.
 """
 from __future__ import annotations
 
+import ctypes
 import struct
 import threading
 
 import numpy as np
 
 from . import compiler, launch, memory, runtime  # (none loads the driver bindings yet)
+from .driver import check
 
 PRELUDE = """\
 template <int M> struct cpn_arr { long long v[M]; };
@@ -120,10 +122,6 @@ class _Device:
     def mapped_host(self, count):
         """``count`` int64 of pinned host memory that kernels can write (kept for the
         process's life), as a NumPy array, and their device address."""
-        import ctypes
-
-        from .driver import check
-
         d = runtime._d
         err, p = d.cuMemHostAlloc(8 * count, 2)  # CU_MEMHOSTALLOC_DEVICEMAP
         check(err, "cuMemHostAlloc")

@@ -21,6 +21,7 @@ import functools
 import numpy as np
 
 from . import kernels_util as ku, tuning
+from .blas import _batch_stride
 from .copy_fill import copy
 from .kernels_util import DEV, I64, PTR, Kernel
 from .view import DeviceView, dptr
@@ -86,8 +87,6 @@ def all_kernels() -> list:
 
 def _element_strides(x, batch_shape, rows, cols):
     """(x or a C-contiguous copy, [batch, row, col] strides in elements)."""
-    from .blas import _batch_stride
-
     if x._c_contig:  # the usual case, without the general walk below
         return x, [rows * cols if len(x._shape) > 2 else 0, cols, 1]
     isz = x.dtype.itemsize

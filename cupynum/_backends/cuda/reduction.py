@@ -42,13 +42,19 @@ elementwise programs.
 """
 from __future__ import annotations
 
+import os
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 
+from ... import _ops
+from .copy_fill import bit_copy
+from .elementwise import collapse
 from .elementwise_source import _code, _dtype, canonical_char, ctype
-from . import launch, runtime, tuning
+from . import compiler, elementwise, launch, memory, runtime, tuning
 from .view import DeviceView, alias, c_strides, dptr
 
 BLOCK = 256  # RED_BLOCK: threads per block (the kernels' __launch_bounds__)
@@ -242,8 +248,6 @@ _load_lock = threading.Lock()
 
 
 def compile_options() -> tuple:
-    from . import elementwise
-
     return elementwise.compile_options()
 
 
@@ -252,8 +256,6 @@ def get_kernel(unit: Unit, kind: str):
     f = _funcs.get(key)
     if f is not None:
         return f
-    from . import compiler, runtime
-
     src = program_source([unit])
     mod = _modules.get(src)
     if mod is None:
@@ -287,15 +289,11 @@ def sm_count() -> int:
 
 
 def _alloc(nbytes: int):
-    from . import memory
-
     return memory.get_pool().malloc(max(nbytes, 1))
 
 
 def _memset0(ptr: int, nbytes: int) -> None:
     """Zero ``nbytes`` at ``ptr`` on the current stream (patched by the CPU tests)."""
-    from . import memory
-
     memory.memset_d8(ptr, 0, nbytes)
 
 
@@ -314,8 +312,6 @@ tuning.on_change(_drop_compiled)
 
 
 def _collapse_kept(shape, sin, sout):
-    from .elementwise import collapse
-
     if not shape:
         return (), (), ()
     sh, (si, so) = collapse(shape, [sin, sout])
@@ -327,8 +323,6 @@ def _collapse_kept(shape, sin, sout):
 def _collapse_red(shape, strides, ordered: bool):
     """Reduced dims (C order, last innermost): ``ordered`` keeps the logical C order (the
     flat index matters), merging only neighbours that are contiguous with each other."""
-    from .elementwise import collapse
-
     if not ordered:
         sh, (st,) = collapse(shape, [strides])
         return sh, st
@@ -353,8 +347,6 @@ def _dims(kshape, kin, kout, rshape, rin):
 
 def _compact(src, axes):
     """A C-ordered copy of ``src`` laid out (kept..., reduced...): shape and the new axes."""
-    from .copy_fill import bit_copy
-
     kept = [d for d in range(len(src._shape)) if d not in axes]
     order = kept + list(axes)
     shape = tuple(src._shape[d] for d in order)
@@ -667,8 +659,6 @@ def default_units() -> list:
     """What ``python -m cupynum precompile`` builds: sum/prod/min/max/any/all for every
     input dtype (with NumPy's default loop), argmin/argmax, cumsum/cumprod, and the
     squared-deviation sums of var/std."""
-    from ... import _ops
-
     units = []
     chars = list(dict.fromkeys(_cchar(c) for c in _ops.SUPPORTED_CHARS))
     for name in ("add", "multiply", "minimum", "maximum", "logical_and", "logical_or"):
@@ -691,12 +681,6 @@ def default_units() -> list:
 
 
 def precompile(arch=None, jobs=None) -> dict:
-    import os
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
-    from . import compiler
-
     units = default_units()
     t0 = time.perf_counter()
 
