@@ -6,7 +6,7 @@ everything but the driver's own work.
     python benchmarks/probes/fake_ab_probe.py TREE_A TREE_B [TREE_C ...] [rounds]
 
 Each round runs every tree once in a fresh interpreter (in turn), each statement's
-figure being the minimum over repeats within the process; the table gives, per tree, the
+figure being the minimum over 21 repeats of about a millisecond within the process; the table gives, per tree, the
 median of the rounds' figures (a busy host adds noise, never speed, and drifts over the
 rounds: interleaving puts the drift on all trees).  The statements cover every kernel
 family's launch path: the elementwise hot path (``a + b``, ``a * 2.0``, a 9-op chain, and
@@ -42,6 +42,7 @@ def setstrided():
     x[::2] = b
 
 from cupynum._array import ndarray
+a + b  # (fills the hot path's cache)
 new = cp.add._fast[(a.dtype, b.dtype, 0)][1].new  # the CUDA backend's part of a + b
 
 def backend_part():  # allocation, result Buffer, pack, launch, count
@@ -53,10 +54,14 @@ cases = {"a + b: launch.new alone": backend_part, "a + b": lambda: a + b, "a * 2
          "m.T copy (hand-written kernel)": lambda: cp.ascontiguousarray(m.T),
          "add.at (ufunc_at kernel)": lambda: cp.add.at(a, idx, one)}
 
-def per_call(fn, n=2000):
+def per_call(fn):
+    # repeats of about a millisecond each: short enough that most run without the process
+    # being preempted on a busy host (the minimum is taken)
     for _ in range(300):
         fn()
-    return min(timeit.repeat(fn, number=n, repeat=7)) / n * 1e6
+    one = min(timeit.repeat(fn, number=50, repeat=3)) / 50
+    n = max(20, int(1e-3 / max(one, 1e-7)))
+    return min(timeit.repeat(fn, number=n, repeat=21)) / n * 1e6
 
 print(json.dumps({k: per_call(f) for k, f in cases.items()}))
 '''
@@ -92,7 +97,7 @@ def main():
             print(next(r["error"] for r in rs if "error" in r))
     if not all(good.values()):
         return
-    print(f"per call, us (median over {rounds} rounds of the min of 7 repeats)")
+    print(f"per call, us (median over {rounds} rounds of the min of 21 repeats)")
     names = list(good[trees[0]][0])
     print(f"  {'':34s}" + "".join(f"{os.path.basename(t) or t:>12s}" for t in trees))
     for k in names:

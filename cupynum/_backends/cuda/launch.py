@@ -129,10 +129,11 @@ def driver():
 
 
 def _dim3(d):
+    """(x, y, z) of a grid or block given as an int or a 1-3 tuple."""
     if d.__class__ is int:
         return d, 1, 1
-    d = tuple(int(x) for x in d) + (1, 1)
-    return d[0], d[1], d[2]
+    d = (*d, 1, 1)
+    return int(d[0]), int(d[1]), int(d[2])
 
 
 class Prepared:
@@ -191,6 +192,8 @@ def _call(p: Prepared, params, addr: int, grid, block, shmem: int) -> None:
     _, slow, stream = driver()
     if grid.__class__ is int:
         gx, gy, gz = grid, 1, 1
+    elif len(grid) == 2:  # (the reductions' grids)
+        (gx, gy), gz = grid, 1
     else:
         gx, gy, gz = _dim3(grid)
     if block.__class__ is int:
