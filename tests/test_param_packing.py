@@ -131,6 +131,17 @@ def test_contended_block_packs_a_block_of_its_own(driver):
     assert driver.slots(dts) == _reference(dts, [0x1000, 2.5, 7])
 
 
+def test_grid_and_block_shapes(driver):
+    p = launch.Prepared("k", "func", [np.dtype(np.int64)])
+    for grid, block, want in [(7, 32, ((7, 1, 1), (32, 1, 1))),
+                              ((3, 4), (8, 8), ((3, 4, 1), (8, 8, 1))),
+                              ((2, 3, 5), (4,), ((2, 3, 5), (4, 1, 1))),
+                              (np.int64(9), np.int32(64), ((9, 1, 1), (64, 1, 1)))]:
+        p.launch([1], grid, block)
+        assert driver.calls[-1][1:3] == want
+        assert all(type(v) is int for v in driver.calls[-1][1] + driver.calls[-1][2])
+
+
 def test_every_launch_is_counted_once(driver):
     from cupynum._backends import counters
 

@@ -129,9 +129,9 @@ def driver():
 
 
 def _dim3(d):
-    """(x, y, z) of a grid or block given as an int or a 1-3 tuple."""
-    if d.__class__ is int:
-        return d, 1, 1
+    """(x, y, z) of a grid or block given as an int (or NumPy integer) or a 1-3 tuple."""
+    if not isinstance(d, (tuple, list)):
+        return int(d), 1, 1
     d = (*d, 1, 1)
     return int(d[0]), int(d[1]), int(d[2])
 
@@ -192,7 +192,7 @@ def _call(p: Prepared, params, addr: int, grid, block, shmem: int) -> None:
     _, slow, stream = driver()
     if grid.__class__ is int:
         gx, gy, gz = grid, 1, 1
-    elif len(grid) == 2:  # (the reductions' grids)
+    elif grid.__class__ is tuple and len(grid) == 2:  # (the reductions' grids)
         (gx, gy), gz = grid, 1
     else:
         gx, gy, gz = _dim3(grid)
