@@ -86,7 +86,7 @@ def launch_sections(cp, ctx, calls, sections):
     p = ew.prepared(ew.KernelSpec(ew.op_exprs(ew.ElementwiseOp("add", "add", ("f",) * 3, 2)),
                                   (("a", "f"),) * 3, 2, "contig"))
     pack = p.pack
-    pb, _ = ew.param_block(p.spec)  # a block of our own, packed once
+    pb, _ = ew.param_block(p.key)  # a block of our own, packed once
     pack(pb._data, 0, a._buf.device.ptr, b._buf.device.ptr, out._buf.device.ptr, 1000)
     addr = pb.address
     kernel = p.func  # CUkernel from cuLibraryGetKernel
@@ -202,9 +202,9 @@ def _cuda_core_launch(p, a, b, out, sync, calls):
 
     dev = Device(0)
     dev.set_current()
-    cubin = compiler.compile_cubin(ew.program_source([p.spec]), options=ew.compile_options(),
+    cubin = compiler.compile_cubin(ew.program_source([p.key]), options=ew.compile_options(),
                                    name=ew.PROGRAM_NAME).cubin
-    kern = ObjectCode.from_cubin(cubin).get_kernel(ew.kernel_name(p.spec))
+    kern = ObjectCode.from_cubin(cubin).get_kernel(ew.kernel_name(p.key))
     stream = dev.default_stream
     cfg = LaunchConfig(grid=1, block=256)
     args = (a._buf.device.ptr, b._buf.device.ptr, out._buf.device.ptr, np.int64(1000))

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from ._backends import counters
 
-_COUNTS = counters.COUNTS
 _clock = time.perf_counter
 
 _OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
@@ -163,7 +162,7 @@ class Profile:
                 local.depth = depth
         local.depth = 1
         local.fallbacks = None
-        counts = _COUNTS
+        counts = counters.snapshot()
         before = (counts["launches"], counts["h2d_bytes"], counts["d2h_bytes"], counts["syncs"])
         kernels_before = _kernel_stats()
         events = self._start_events(label) if self._events or self._nvtx else None
@@ -184,7 +183,7 @@ class Profile:
             s.where.add(self._where)
         s.calls += 1
         s.host_s += host_s
-        now = _COUNTS
+        now = counters.snapshot()
         s.launches += now["launches"] - before[0]
         s.h2d_bytes += now["h2d_bytes"] - before[1]
         s.d2h_bytes += now["d2h_bytes"] - before[2]

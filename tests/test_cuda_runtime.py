@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from cupynum._backends.cuda import driver, runtime
+from cupynum._backends.cuda import driver, runtime, tuning
 
 HAVE_GPU = driver.available()
 
@@ -369,12 +369,12 @@ def test_pool_statistics(pool):
     assert pool.used_bytes() == used0
     assert pool.n_free_blocks() >= 1
     assert pool.total_bytes() >= 4096  # cached, not returned
-    huge = memory.alloc(memory.CACHE_MAX + 1)  # a big class (BIG_STEP apart): cached too
-    assert pool.used_bytes() == used0 + memory.CACHE_MAX + memory.BIG_STEP
+    huge = memory.alloc(tuning.MEMORY.cache_max + 1)  # a big class (big_step apart): cached too
+    assert pool.used_bytes() == used0 + tuning.MEMORY.cache_max + tuning.MEMORY.big_step
     hptr = huge.ptr
     del huge
     assert pool.used_bytes() == used0
-    again = memory.alloc(memory.CACHE_MAX + 5)
+    again = memory.alloc(tuning.MEMORY.cache_max + 5)
     assert again.ptr == hptr
     del again
     pool.free_all_blocks()

@@ -154,6 +154,10 @@ OLD_KNOBS = {  # the module globals the knobs were; none may come back
     "rng": ["GRID_PER_SM"],
     "elementwise": ["BLOCKS_PER_SM"],
     "elementwise_source": ["STRIDED_ILP", "VECTOR_UNROLL"],
+    "blas": ["GEMM_API", "GEMM_ALGO", "GEMM_WORKSPACE_BYTES", "MATH_MODE"],
+    "matmul_kernel": ["SMALL"],
+    "fft": ["PLAN_API", "WORK_AREA", "PLAN_CACHE_SIZE"],
+    "memory": ["CACHE_MAX", "BIG_STEP", "STAGING_THRESHOLD", "STAGING_CHUNK", "REGISTER_CHUNK"],
 }
 
 

@@ -23,6 +23,7 @@ from cupynum._backends.base import ElementwiseOp
 from cupynum._backends.cuda import backend as cb
 from cupynum._backends.cuda import copy_fill
 from cupynum._backends.cuda import elementwise as ew
+from cupynum._backends.cuda import launch
 from cupynum._backends.cuda import elementwise_source as es
 from data import reseed
 from shim import CXX, SHIM, HostArray, build
@@ -236,7 +237,7 @@ def engine():
         return (0,)
 
     mp.setattr(ew, "get_kernel", get_kernel)
-    mp.setattr(ew, "_drv", (raw, None, lambda: 0))
+    mp.setattr(launch, "_drv", (raw, None, lambda: 0))
     mp.setattr(ew, "_cap", 3)
     mp.setattr(ew, "_prepared", {})
     mp.setattr(ew, "_plans", {})

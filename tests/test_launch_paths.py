@@ -22,6 +22,7 @@ import pytest
 import cupynum as cp
 from cupynum import _backends
 from cupynum._backends.cuda import elementwise as ew
+from cupynum._backends.cuda import launch
 from cupynum._backends.cuda import tuning
 from data import reseed
 from shim import CXX, ROOT, HostArray
@@ -73,7 +74,7 @@ def _contended_case():
     xs = _f32(40, 30)
     sout = np.zeros((30, 40), np.float32)
     _ufunc(ADD_F, xs.T, np.float32(1))  # prepares the strided kernel
-    ps = [q for q in ew._prepared.values() if q.spec.layout == "strided"]
+    ps = [q for q in ew._prepared.values() if q.key.layout == "strided"]
     taken = [q.token.pop() for q in [p] + ps]
     try:
         launch((HostArray(x), HostArray(y)), (HostArray(out),), 3000)
@@ -104,7 +105,7 @@ def engine(request):
 
     tuning.override("ELEMENTWISE", strided_ilp=request.param)
     mp.setattr(ew, "get_kernel", get_kernel)
-    mp.setattr(ew, "_drv", (raw, None, lambda: 0))
+    mp.setattr(launch, "_drv", (raw, None, lambda: 0))
     mp.setattr(ew, "_cap", 3)
     for name in ("_prepared", "_plans"):
         mp.setattr(ew, name, {})
@@ -230,7 +231,7 @@ CUresult cuGetProcAddress(const char* sym, void** pfn, int ver, u64 flags) {
 SCRIPT = r"""
 import ctypes, numpy as np
 import cupynum as cp
-from cupynum._backends.cuda import runtime, memory
+from cupynum._backends.cuda import runtime, memory, tuning
 fake = ctypes.CDLL("libcuda.so.1")
 last = (ctypes.c_uint64 * 11).in_dll(fake, "fake_last")
 count = ctypes.c_uint64.in_dll(fake, "fake_launches")
@@ -262,17 +263,30 @@ for _ in range(3):
 d = a * 2.0
 assert params(4)[::2] == [a._buf.device.ptr, d._buf.device.ptr]
 assert ctypes.c_float.from_address((ctypes.c_uint64 * 4).from_address(last[9])[1]).value == 2
-from cupynum._backends.counters import COUNTS  # every launch, copy and wait counted once
-c0, n0 = dict(COUNTS), count.value
+from cupynum._backends import counters  # every launch, copy and wait counted once
+c0, n0 = counters.snapshot(), count.value
 c = a + b
 d = a[::2] + b[1::2]  # the hot path and the strided path
 hc = c.get()
+COUNTS = counters.snapshot()
 assert COUNTS["launches"] - c0["launches"] == count.value - n0 == 2, (COUNTS, c0)
 assert COUNTS["d2h_bytes"] - c0["d2h_bytes"] == 4000, (COUNTS, c0)
 assert COUNTS["syncs"] - c0["syncs"] == 1, (COUNTS, c0)
 assert COUNTS["h2d_bytes"] == c0["h2d_bytes"], (COUNTS, c0)
 cp.asarray(hc)
-assert COUNTS["h2d_bytes"] - c0["h2d_bytes"] == 4000, (COUNTS, c0)
+assert counters.snapshot()["h2d_bytes"] - c0["h2d_bytes"] == 4000, (COUNTS, c0)
+# every kernel family launches through launch.Prepared: a reduction, a hand-written kernel
+# (the tiled transpose of kernels_util), ufunc.at's kernel; each reaches the driver with the
+# CUfunction, counted once
+m = cp.asarray(np.arange(64 * 64, dtype=np.float32).reshape(64, 64))
+for run in (lambda: a.sum(), lambda: cp.ascontiguousarray(m.T),
+            lambda: cp.add.at(m.ravel(), cp.asarray(np.arange(5)), np.float32(1))):
+    c0, n0 = counters.snapshot(), count.value
+    run()
+    assert count.value > n0 and counters.launches() - c0["launches"] == count.value - n0, (
+        counters.snapshot(), c0, count.value, n0)
+    assert last[0] & 1, hex(last[0])
+    assert last[8] == 0, list(last)
 
 def scalar_slot(fmt):  # the by-value scalar of the last launch (slot 1 of a, s, out, n)
     ptrs = (ctypes.c_uint64 * 4).from_address(last[9])
@@ -377,12 +391,16 @@ assert msize == (3 << 20) + (1 << 18) and m1._home is not None
 del m1
 m2 = pool.malloc((3 << 20) + 100)  # the same class: the cached block, no driver call
 assert m2.ptr == mptr and m2._size == msize
-big = pool.malloc(memory.CACHE_MAX + 1)  # a big block: classes BIG_STEP apart
+cache_max, big_step = tuning.MEMORY.cache_max, tuning.MEMORY.big_step
+big = pool.malloc(cache_max + 1)  # a big block: classes big_step apart
 bptr = big.ptr
-assert big._home is not None and big._size == memory.CACHE_MAX + memory.BIG_STEP
+assert big._home is not None and big._size == cache_max + big_step
 del big
-big2 = pool.malloc(memory.CACHE_MAX + memory.BIG_STEP)  # the same class: cached, reused
-assert big2.ptr == bptr and big2.nbytes == memory.CACHE_MAX + memory.BIG_STEP
+big2 = pool.malloc(cache_max + big_step)  # the same class: cached, reused
+assert big2.ptr == bptr and big2.nbytes == cache_max + big_step
+with tuning.overridden("MEMORY", big_step=4 << 20):  # the knob is read per allocation
+    big3 = pool.malloc(cache_max + 1)
+    assert big3._size == cache_max + (4 << 20), big3._size
 print("ok", runtime.LAUNCH)
 """
 

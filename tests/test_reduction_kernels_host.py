@@ -19,6 +19,7 @@ import pytest
 
 from cupynum._backends.base import ReduceOp
 from cupynum._backends.cuda import reduction as red
+from cupynum._backends.cuda import launch
 from cupynum._backends.cuda import tuning
 from shim import CXX, FIBER_SHIM, HostArray, build
 
@@ -139,7 +140,7 @@ def engine():
                                                                               min_chunk, cap)
 
     mp.setattr(red, "get_kernel", get_kernel)
-    mp.setattr(red, "_drv", (raw, None, lambda: 0))
+    mp.setattr(launch, "_drv", (raw, None, lambda: 0))
     mp.setattr(red, "_sms", 1)
     mp.setattr(red, "_split", split)
     mp.setattr(red, "_alloc", _Tmp)

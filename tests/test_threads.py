@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import cupynum as cp
-from cupynum._backends.cuda import blas, fft, memory, nvmath_bindings, runtime, solver
+from cupynum._backends.cuda import blas, fft, memory, nvmath_bindings, runtime, solver, tuning
 from cupynum._backends.cuda.view import DeviceView
 
 from helpers import assert_same
@@ -196,21 +196,44 @@ def test_a_thread_never_destroys_a_plan_another_thread_uses(fake_libraries):
     # Another thread fills a whole cache's worth of plans: under a cache shared by threads
     # it evicted (destroyed) ``mine``, which this thread goes on executing.
     _in_thread(lambda: [fft._plan("c2c", True, (16 + i,), 1, 0)
-                        for i in range(fft.PLAN_CACHE_SIZE + 1)])
+                        for i in range(tuning.FFT.plan_cache_size + 1)])
     assert mine.handle not in cf.destroyed
     assert fft._plan("c2c", True, (8,), 1, 0) is mine
     # The other thread's plans went with it.
-    assert _wait_until(lambda: len(cf.destroyed) == fft.PLAN_CACHE_SIZE + 1)
+    assert _wait_until(lambda: len(cf.destroyed) == tuning.FFT.plan_cache_size + 1)
+
+
+def test_the_library_knobs_are_read_where_they_decide(fake_libraries, monkeypatch):
+    """tuning.FFT: the cache size bounds the cache now, and a plan made under other plan
+    knobs is another plan; tuning.BLAS: a changed math mode reconfigures the handle."""
+    cf = fake_libraries.cufft
+    with tuning.overridden("FFT", plan_cache_size=2):
+        first = fft._plan("c2c", False, (4,), 1, 0)
+        fft._plan("c2c", False, (5,), 1, 0)
+        fft._plan("c2c", False, (6,), 1, 0)
+        assert cf.destroyed == [first.handle]
+    plan = fft._plan("c2c", False, (6,), 1, 0)
+    with tuning.overridden("FFT", work_area="auto"):
+        assert fft._plan("c2c", False, (6,), 1, 0) is not plan
+    fft.clear_plan_cache()
+    modes = []
+    monkeypatch.setattr(fake_libraries.cublas, "set_math_mode",
+                        lambda h, mode: modes.append(mode), raising=False)
+    blas.handle()
+    with tuning.overridden("BLAS", math_mode=3):
+        blas.handle()
+    blas.handle()
+    assert modes == [0, 3, 0]
 
 
 def test_a_thread_evicts_its_own_oldest_plan(fake_libraries):
     cf = fake_libraries.cufft
     first = fft._plan("r2c", False, (4,), 2, 0)
-    for i in range(fft.PLAN_CACHE_SIZE):
+    for i in range(tuning.FFT.plan_cache_size):
         fft._plan("r2c", False, (5 + i,), 2, 0)
     assert cf.destroyed == [first.handle]
     fft.clear_plan_cache()
-    assert len(cf.destroyed) == fft.PLAN_CACHE_SIZE + 1
+    assert len(cf.destroyed) == tuning.FFT.plan_cache_size + 1
 
 
 # --- item 11: library allocations under memory pressure ------------------------------------

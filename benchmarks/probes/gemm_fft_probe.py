@@ -3,10 +3,10 @@ times it beside CuPy, one line per variant, so one run picks the defaults.
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/gemm_fft_probe.py [gemm|fft]
 
-GEMM (8192 x 8192 float64 and float32, ``A @ B``), knobs in cupynum/_backends/cuda/blas.py:
-  api=gemm_ex|typed    cublasGemmEx (COMPUTE_64F / 32F) or cublas{D,S}gemm   (GEMM_API)
-  ws=0|32M|128M        cublasSetWorkspace with a buffer from our pool        (GEMM_WORKSPACE_BYTES)
-  algo=-1|99           CUBLAS_GEMM_DEFAULT or DEFAULT_TENSOR_OP (Ex only)    (GEMM_ALGO)
+GEMM (8192 x 8192 float64 and float32, ``A @ B``), knobs ``tuning.BLAS``:
+  api=gemm_ex|typed    cublasGemmEx (COMPUTE_64F / 32F) or cublas{D,S}gemm   (gemm_api)
+  ws=0|32M|128M        cublasSetWorkspace with a buffer from our pool        (workspace_bytes)
+  algo=-1|99           CUBLAS_GEMM_DEFAULT or DEFAULT_TENSOR_OP (Ex only)    (gemm_algo)
   math=...             cublasMath_t (TF32 / emulated FP64: info only, not NumPy-exact)
   out=                 ``matmul(a, b, out=c)``: no 512 MiB output allocation per call
   raw ...              the binding called directly on prepared pointers (no cupynum frontend),
@@ -14,10 +14,10 @@ GEMM (8192 x 8192 float64 and float32, ``A @ B``), knobs in cupynum/_backends/cu
   cublasLt #i          cublasLtMatmul with the heuristic's i-th algorithm, 32 MiB workspace
                        (probe only: no knob in blas.py yet)
 FFT (c2c 2^24 complex64, r2c 2^25 float32, plus c2c/r2c/c2r double and 2-D checks), knobs
-in cupynum/_backends/cuda/fft.py:
+``tuning.FFT``:
   plan=many64|many|xt  cufftMakePlanMany64 (today) / MakePlanMany (32-bit, as CuPy) /
-                       XtMakePlanMany + XtExec                               (PLAN_API)
-  work=auto|pool       cuFFT's own work area, or one from our pool held by the plan (WORK_AREA)
+                       XtMakePlanMany + XtExec                               (plan_api)
+  work=auto|pool       cuFFT's own work area, or one from our pool held by the plan (work_area)
   exec-only            the backend transform into a preallocated output (no frontend, no alloc)
 Times: median over rounds of CUDA-event time per call (several calls per round, after warm-up).
 The header prints the cuBLAS/cuFFT versions each library loaded: if CuPy's differ from ours,
@@ -33,10 +33,10 @@ import numpy as np
 
 import cupynum as cpn
 from cupynum._backends import get as get_backend
-from cupynum._backends.cuda import blas, fft as cfft
+from cupynum._backends.cuda import blas, fft as cfft, tuning
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _probe_util import Knobs, event_median_ms, finish, import_cupy, run_check  # noqa: E402
+from _probe_util import event_median_ms, finish, import_cupy, run_check  # noqa: E402
 
 cupy = import_cupy()
 
@@ -90,15 +90,15 @@ MIB = 1 << 20
 GEMM_N = 8192
 GEMM_VARIANTS = [  # (label, knobs)
     ("api=gemm_ex ws=0 algo=-1 (today)", {}),
-    ("api=typed   ws=0", {"GEMM_API": "typed"}),
-    ("api=gemm_ex ws=32M", {"GEMM_WORKSPACE_BYTES": 32 * MIB}),
-    ("api=typed   ws=32M", {"GEMM_API": "typed", "GEMM_WORKSPACE_BYTES": 32 * MIB}),
-    ("api=gemm_ex ws=128M", {"GEMM_WORKSPACE_BYTES": 128 * MIB}),
-    ("api=typed   ws=128M", {"GEMM_API": "typed", "GEMM_WORKSPACE_BYTES": 128 * MIB}),
-    ("api=gemm_ex algo=99 (DEFAULT_TENSOR_OP)", {"GEMM_ALGO": 99}),
-    ("api=gemm_ex math=PEDANTIC", {"MATH_MODE": "PEDANTIC_MATH"}),
+    ("api=typed   ws=0", {"gemm_api": "typed"}),
+    ("api=gemm_ex ws=32M", {"workspace_bytes": 32 * MIB}),
+    ("api=typed   ws=32M", {"gemm_api": "typed", "workspace_bytes": 32 * MIB}),
+    ("api=gemm_ex ws=128M", {"workspace_bytes": 128 * MIB}),
+    ("api=typed   ws=128M", {"gemm_api": "typed", "workspace_bytes": 128 * MIB}),
+    ("api=gemm_ex algo=99 (DEFAULT_TENSOR_OP)", {"gemm_algo": 99}),
+    ("api=gemm_ex math=PEDANTIC", {"math_mode": "PEDANTIC_MATH"}),
     ("api=gemm_ex math=DISALLOW_REDUCED_PREC_RED",
-     {"MATH_MODE": "DISALLOW_REDUCED_PRECISION_REDUCTION"}),
+     {"math_mode": "DISALLOW_REDUCED_PRECISION_REDUCTION"}),
 ]
 INFO_ONLY = {"f": ("api=gemm_ex math=TF32 [info: not float32-exact]", "TF32_TENSOR_OP_MATH"),
              "d": ("api=gemm_ex math=FP64_EMULATED [info only]", "FP64_EMULATED_FIXEDPOINT_MATH")}
@@ -112,9 +112,9 @@ def _math(name_or_value):
 
 def _knobs(values):
     vals = dict(values)
-    if "MATH_MODE" in vals:
-        vals["MATH_MODE"] = _math(vals["MATH_MODE"])
-    return Knobs(blas, **vals)
+    if "math_mode" in vals:
+        vals["math_mode"] = _math(vals["math_mode"])
+    return tuning.overridden("BLAS", **vals)
 
 
 def gemm_check(label, knobs, dt, a_h, b_h, a, b, rows):
@@ -196,7 +196,7 @@ def gemm_section():
                 with _knobs(knobs):
                     timed(label, lambda: a @ b, ref)
         info_label, info_mode = INFO_ONLY[char]  # not NumPy-exact: timed, not checked
-        with _knobs({"MATH_MODE": info_mode}):
+        with _knobs({"math_mode": info_mode}):
             timed(info_label, lambda: a @ b, ref)
         with _knobs({}):
             timed("a @ b, out=c (no output allocation)", lambda: cpn.matmul(a, b, out=c), ref)
@@ -273,7 +273,7 @@ def _raw_check(fn, c, a_h, b_h, rows, dt):
 
 # --- FFT ---------------------------------------------------------------------------------------
 
-FFT_VARIANTS = [(f"plan={p:<6s} work={w}", {"PLAN_API": p, "WORK_AREA": w})
+FFT_VARIANTS = [(f"plan={p:<6s} work={w}", {"plan_api": p, "work_area": w})
                 for w in ("auto", "pool") for p in ("many64", "many", "xt", "1d")]
 
 
@@ -298,7 +298,7 @@ def fft_checks(label, knobs):
 
     def run():
         worst = 0.0
-        with Knobs(cfft, **knobs):
+        with tuning.overridden("FFT", **knobs):
             cfft.clear_plan_cache()
             for name, f, x, tol in cases:
                 got = f(cpn)
@@ -329,7 +329,7 @@ def fft_big(name, make, np_fn, kind, tol):
     fn = cpn.fft.fft if kind == "c2c" else cpn.fft.rfft
     out = cpn.empty(exp.shape, exp.dtype)
     for label, knobs in FFT_VARIANTS:
-        with Knobs(cfft, **knobs):
+        with tuning.overridden("FFT", **knobs):
             cfft.clear_plan_cache()
 
             def run():

@@ -12,7 +12,7 @@ and measuring method can be told apart from a real difference:
 * ``event``: CUDA events around the same rounds (device time of the queue);
 * ``host``: wall time of 5 calls without the sync, per call (what the host spends).
 
-fft/rfft: also the cuFFT knobs of ``fft.py`` (PLAN_API, WORK_AREA).  solve: the pieces
+fft/rfft: also the cuFFT knobs (``tuning.FFT``: plan_api, work_area).  solve: the pieces
 (column-major copies, getrf, getrs) and the 64-bit ``cusolverDnXgetrf`` with each of its
 algorithms, beside the legacy ``Dgetrf`` that ``solver.solve`` calls.  gather: ``a[idx]``
 under each ``CU_LIMIT_MAX_L2_FETCH_GRANULARITY`` (a context-wide limit: both libraries feel
@@ -76,7 +76,7 @@ def side_by_side(name, fn_n, fn_c):
 
 
 def fft_section():
-    from cupynum._backends.cuda import fft as cfft
+    from cupynum._backends.cuda import fft as cfft, tuning
 
     rng = np.random.default_rng(0)
     n = 2**20 if QUICK else 2**24
@@ -89,12 +89,11 @@ def fft_section():
     kr = cupy.asarray(r) if cupy else None
     fc = (lambda: cupy.fft.fft(kx)) if cupy else None
     frc = (lambda: cupy.fft.rfft(kr)) if cupy else None
-    base = (cfft.PLAN_API, cfft.WORK_AREA)
+    base = (tuning.FFT.plan_api, tuning.FFT.work_area)
     for api, work in ((base[0], base[1]), ("many", "pool"), ("many64", "auto"), ("many", "auto")):
-        cfft.PLAN_API, cfft.WORK_AREA = api, work
-        side_by_side(f"fft {api}/{work}", lambda: cpn.fft.fft(x), fc)
-        side_by_side(f"rfft {api}/{work}", lambda: cpn.fft.rfft(xr), frc)
-    cfft.PLAN_API, cfft.WORK_AREA = base
+        with tuning.overridden("FFT", plan_api=api, work_area=work):
+            side_by_side(f"fft {api}/{work}", lambda: cpn.fft.fft(x), fc)
+            side_by_side(f"rfft {api}/{work}", lambda: cpn.fft.rfft(xr), frc)
     # the backend call alone (no frontend), into a preallocated result
     out = cpn.empty(n, np.complex64)
     side_by_side("fft backend only", lambda: cfft.fft(x, out, "c2c", 1, True), fc)
@@ -332,7 +331,7 @@ def gather_section():
 
 def gemm_section():
     """8192^2 GEMMs, the libraries alternating, GemmEx (the default) and the typed call."""
-    from cupynum._backends.cuda import blas
+    from cupynum._backends.cuda import tuning
 
     n = 2048 if QUICK else 8192
     rng = np.random.default_rng(4)
@@ -340,12 +339,10 @@ def gemm_section():
         h = rng.standard_normal((n, n)).astype(dt)
         a = cpn.asarray(h)
         ka = cupy.asarray(h) if cupy else None
-        base = blas.GEMM_API
         for api in ("gemm_ex", "typed"):
-            blas.GEMM_API = api
-            side_by_side(f"A@A {np.dtype(dt).name} {api}", lambda: a @ a,
-                         (lambda: ka @ ka) if cupy else None)
-        blas.GEMM_API = base
+            with tuning.overridden("BLAS", gemm_api=api):
+                side_by_side(f"A@A {np.dtype(dt).name} {api}", lambda: a @ a,
+                             (lambda: ka @ ka) if cupy else None)
 
 
 def _svd_errors(a64, u, s, v_or_vh, vh_given):

@@ -5,7 +5,7 @@
 The side-by-side benchmark's mlp row (batch 4096, 784-1024-1024-10, float32) trails CuPy;
 this times each operation of the forward pass alone (CUDA events around 5 calls, median of
 20 rounds) for cupynum and CuPy on the same inputs, then the whole forward pass under each
-``blas.GEMM_API`` (cuBLAS GemmEx or the typed sgemm), after checking the result against
+``tuning.BLAS.gemm_api`` (cuBLAS GemmEx or the typed sgemm), after checking the result against
 NumPy's.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ def ops(xp, x, w0, b0, w1, b1, w2, b2):
 
 
 def main():
-    from cupynum._backends.cuda import blas
+    from cupynum._backends.cuda import tuning
 
     host = mlp.inputs(4096)
     ref = mlp.compute(*host, np=np)
@@ -66,13 +66,11 @@ def main():
     # per call (5 calls without a sync), under each cuBLAS entry and algorithm
     h1 = cpn.maximum(cpn.maximum(ours[0] @ ours[1] + ours[2], 0) @ ours[3] + ours[4], 0)
     w2 = ours[5]
-    base_api, base_algo = blas.GEMM_API, blas.GEMM_ALGO
     for api, algo in (("gemm_ex", -1), ("typed", -1), ("gemm_ex", 99), ("gemm_ex", -1)):
-        blas.GEMM_API, blas.GEMM_ALGO = api, algo
-        t = event_median_ms(cpn, lambda: h1 @ w2, 20, warm=2, calls=5) * 1e3
-        hs = wall_median(lambda: h1 @ w2, lambda: None, 20, warm=2, calls=5) * 1e6
-        log(f"h1 @ W2, GEMM_API={api:8s} algo {algo:3d}: events {t:7.1f} us  host {hs:6.1f} us")
-    blas.GEMM_API, blas.GEMM_ALGO = base_api, base_algo
+        with tuning.overridden("BLAS", gemm_api=api, gemm_algo=algo):
+            t = event_median_ms(cpn, lambda: h1 @ w2, 20, warm=2, calls=5) * 1e3
+            hs = wall_median(lambda: h1 @ w2, lambda: None, 20, warm=2, calls=5) * 1e6
+        log(f"h1 @ W2, gemm_api={api:8s} algo {algo:3d}: events {t:7.1f} us  host {hs:6.1f} us")
     if cupy:
         kh1, kw2 = cupy.asarray(cpn.asnumpy(h1)), theirs[5]
         t = event_median_ms(cupy, lambda: kh1 @ kw2, 20, warm=2, calls=5) * 1e3
@@ -104,12 +102,10 @@ def main():
     t = event_median_ms(cpn, lambda: red.reduce(op, z, out, (1,)), 20, warm=2, calls=5) * 1e3
     log(f"z.sum(axis=1) backend call alone: events {t:.1f} us")
     del be
-    base = blas.GEMM_API
     for api in ("gemm_ex", "typed", "gemm_ex", "typed"):
-        blas.GEMM_API = api
-        t = event_median_ms(cpn, lambda: mlp.compute(*ours, np=cpn), 20, warm=2) * 1e3
-        log(f"forward, GEMM_API={api:8s} cupynum {t:9.1f} us")
-    blas.GEMM_API = base
+        with tuning.overridden("BLAS", gemm_api=api):
+            t = event_median_ms(cpn, lambda: mlp.compute(*ours, np=cpn), 20, warm=2) * 1e3
+        log(f"forward, gemm_api={api:8s} cupynum {t:9.1f} us")
     if cupy:
         t = event_median_ms(cupy, lambda: mlp.compute(*theirs, np=cupy), 20, warm=2) * 1e3
         log(f"forward, CuPy                  {t:9.1f} us")

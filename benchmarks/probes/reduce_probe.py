@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 import cupynum as cp
+from cupynum._backends.cuda import launch
 from cupynum._backends.cuda import reduction as red
 from cupynum._backends.cuda import runtime as rt
 from cupynum._backends.cuda import tuning
@@ -202,18 +203,21 @@ class Steps:
 
     def __init__(self):
         self.rec = None
-        self._launch = red.Prepared.launch
+        self._launch = launch.Prepared.launch  # (every family's; only the reduction's timed)
         self._memset = red._memset0
         steps = self
 
-        def launch(p, grid, values):
-            kind = next((k[1] for k, v in red._prepared.items() if v is p), "kernel")
-            steps._around(f"{kind} {grid[0]}x{grid[1]}", lambda: steps._launch(p, grid, values))
+        def timed_launch(p, values, grid, block, shmem=0):
+            kind = next((k[1] for k, v in red._prepared.items() if v is p), None)
+            if kind is None:
+                return steps._launch(p, values, grid, block, shmem)
+            steps._around(f"{kind} {grid[0]}x{grid[1]}",
+                          lambda: steps._launch(p, values, grid, block, shmem))
 
         def memset(ptr, n):
             steps._around(f"memset {n} B", lambda: steps._memset(ptr, n))
 
-        red.Prepared.launch = launch
+        launch.Prepared.launch = timed_launch
         red._memset0 = memset
 
     def _around(self, what, fn):
@@ -243,7 +247,7 @@ class Steps:
                 for i in range(len(per[0]))] or [("(no kernel launches)", 0.0)]
 
     def close(self):
-        red.Prepared.launch = self._launch
+        launch.Prepared.launch = self._launch
         red._memset0 = self._memset
 
 

@@ -15,7 +15,58 @@ from ..base import Backend, ElementwiseOp
 from ..buffer import Buffer
 from . import copy_fill
 from . import elementwise as ew
+from . import elementwise_source as es
 from . import memory, runtime
+
+
+class _OnFirstUse:
+    """A kernel family's or library's module until its first use: the first attribute read
+    imports it (``_load``), which also rebinds this module's global of that name to the
+    module itself.  So a process imports only the families it uses (all of them take about
+    50 ms), and every later call reads a plain global (a ``from . import`` in the method
+    would cost about 0.25 us a call)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr):
+        return getattr(_load(self._name), attr)
+
+
+def _load(name: str):
+    if name == "reduction":
+        from . import reduction as module
+    elif name == "indexing":
+        from . import indexing as module
+    elif name == "sorting":
+        from . import sorting as module
+    elif name == "matmul_kernel":
+        from . import matmul_kernel as module
+    elif name == "blas":
+        from . import blas as module
+    elif name == "solver":
+        from . import solver as module
+    elif name == "fft":
+        from . import fft as module
+    elif name == "rng":
+        from . import rng as module
+    else:
+        from . import ufunc_at as module
+    globals()[name] = module
+    return module
+
+
+reduction = _OnFirstUse("reduction")
+indexing = _OnFirstUse("indexing")
+sorting = _OnFirstUse("sorting")
+matmul_kernel = _OnFirstUse("matmul_kernel")
+blas = _OnFirstUse("blas")
+solver = _OnFirstUse("solver")
+fft = _OnFirstUse("fft")
+rng = _OnFirstUse("rng")
+ufunc_at = _OnFirstUse("ufunc_at")
 
 
 class CudaBackend(Backend):
@@ -72,9 +123,6 @@ class CudaBackend(Backend):
     def ufunc_at(self, op, a, positions, values) -> None:
         """``ufunc.at`` on C-contiguous ``a`` at flat element ``positions`` (see ufunc_at.py);
         16-byte elements have no device CAS: NumPy runs those on a host copy."""
-        from . import elementwise_source as es
-        from . import ufunc_at
-
         if not ufunc_at.supported(a.dtype):
             host = self.to_host(a)
             pos = self.to_host(positions)
@@ -88,23 +136,15 @@ class CudaBackend(Backend):
         ufunc_at.ufunc_at(op, compute, a, positions, values)
 
     def reduce(self, op, src, out, axes, initial=None) -> None:
-        from . import reduction
-
         reduction.reduce(op, src, out, axes, initial)
 
     def arg_reduce(self, kind, src, out, axes) -> None:
-        from . import reduction
-
         reduction.arg_reduce(kind, src, out, axes)
 
     def sqdev_sum(self, src, mean, out, axes) -> None:
-        from . import reduction
-
         reduction.sqdev_sum(src, mean, out, axes)
 
     def scan(self, op, src, out, axis) -> None:
-        from . import reduction
-
         reduction.scan(op, src, out, axis)
 
     def synchronize(self) -> None:
@@ -112,98 +152,62 @@ class CudaBackend(Backend):
 
     # gather, scatter, compaction, sort (docs/internals.md; cuda/indexing.py, sorting.py) ----
     def gather(self, src, indices, axis, out, check):
-        from . import indexing
-
         return indexing.gather(src, indices, axis, out, check)
 
     def gather_flat(self, src, idx, out):
-        from . import indexing
-
         self.gather_flat = indexing.gather_flat  # later calls go straight there (hot: a[idx])
         return indexing.gather_flat(src, idx, out)
 
     def scatter(self, dst, indices, axis, values, check):
-        from . import indexing
-
         return indexing.scatter(dst, indices, axis, values, check)
 
     def flatnonzero(self, mask):
-        from . import indexing
-
         raw, count = indexing.flatnonzero(mask)
         return Buffer(None, raw), count
 
     def mask_select(self, src, mask):
-        from . import indexing
-
         res = indexing.mask_select(src, mask)
         return None if res is None else (Buffer(None, res[0]), res[1])
 
     def sort(self, src, values, indices, stable=False):
-        from . import sorting
-
         sorting.sort(src, values, indices, stable)
 
     def searchsorted(self, a, v, side, out):
-        from . import sorting
-
         sorting.searchsorted(a, v, side, out)
 
     # linear algebra, FFT, random (docs/internals.md, "Libraries"): cuBLAS, cuSOLVER, cuFFT,
     # cuRAND through nvmath-python's bindings, imported on first use.
     def matmul(self, a, b, out) -> None:
-        from . import matmul_kernel
-
         if matmul_kernel.supports(out.dtype.char, out._shape[-2], out._shape[-1],
                                   a._shape[-1]):  # integer, bool, small float batches
             return matmul_kernel.matmul(a, b, out)
-        from . import blas
-
         return blas.matmul(a, b, out)
 
     def solve(self, a, b, x):
-        from . import solver
-
         return solver.solve(a, b, x)
 
     def lu_diagonal(self, a):
-        from . import solver
-
         return solver.lu_diagonal(a)  # n values per matrix come to the host
 
     def cholesky(self, a, out, upper: bool):
-        from . import solver
-
         return solver.cholesky(a, out, upper)
 
     def qr(self, a, q, r) -> None:
-        from . import solver
-
         solver.qr(a, q, r)
 
     def svd(self, a, u, s, vh):
-        from . import solver
-
         return solver.svd(a, u, s, vh)
 
     def eigh(self, a, w, v, lower: bool):
-        from . import solver
-
         return solver.eigh(a, w, v, lower)
 
     def eig(self, a, w, vr):
-        from . import solver
-
         return solver.eig(a, w, vr)
 
     def fft(self, x, out, kind: str, rank: int, forward: bool) -> None:
-        from . import fft
-
         fft.fft(x, out, kind, rank, forward)
 
     def rng_state(self, seed: int):
-        from . import rng
-
         return rng.State(seed)
 
     def rng_fill(self, state, kind: str, out, param=None) -> None:

@@ -20,7 +20,7 @@ import threading
 
 import numpy as np
 
-from . import memory, runtime, view
+from . import memory, nvmath_bindings, runtime, tuning, view
 from .copy_fill import copy, fill
 from .view import DeviceView, alias, dptr
 
@@ -38,17 +38,7 @@ _SCALAR = {"e": np.float32, "f": np.float32, "d": np.float64, "F": np.complex64,
 OP_N, OP_T, OP_C = 0, 1, 2
 _INT_MAX = 2**31 - 1
 
-# --- GEMM knobs (benchmarks/probes/gemm_fft_probe.py times each; defaults = today's path) ---
-# "gemm_ex": cublasGemmEx / GemmStridedBatchedEx for every dtype;  "typed": the typed
-# {s,d,c,z}gemm[StridedBatched] for float32/64 and complex (float16 stays on GemmEx).
-GEMM_API = "gemm_ex"
-# cublasGemmAlgo_t passed to the Ex calls: -1 CUBLAS_GEMM_DEFAULT, 99 DEFAULT_TENSOR_OP.
-GEMM_ALGO = -1
-# 0: cuBLAS's own workspace; > 0: a workspace of this many bytes from our pool, given to the
-# handle with cublasSetWorkspace (re-given after every set_stream, which resets it).
-GEMM_WORKSPACE_BYTES = 0
-# cublasMath_t for the handle: 0 DEFAULT_MATH (no TF32: float32 stays true float32).
-MATH_MODE = 0
+# The GEMM knobs are tuning.BLAS (gemm_api, gemm_algo, workspace_bytes, math_mode).
 _TYPED_GEMM = {"f": "sgemm", "d": "dgemm", "F": "cgemm", "D": "zgemm"}
 
 
@@ -56,9 +46,7 @@ def lib():
     """``nvmath.bindings.cublas`` (imported on first use)."""
     global _lib
     if _lib is None:
-        from .nvmath_bindings import load
-
-        _lib = load("cublas")
+        _lib = nvmath_bindings.load("cublas")
     return _lib
 
 
@@ -94,27 +82,30 @@ def handle() -> int:
     cb = lib()
     if t is None:
         t = _tls.state = _ThreadHandle(memory.library_alloc(cb.create, what="cublasCreate"))
-    if (t.stream != stream or t.math_mode != MATH_MODE
-            or t.ws_bytes != GEMM_WORKSPACE_BYTES):
-        _configure(cb, t, stream)
+    knobs = tuning.BLAS
+    if (t.stream != stream or t.math_mode != knobs.math_mode
+            or t.ws_bytes != knobs.workspace_bytes):
+        _configure(cb, t, stream, knobs)
     return t.handle
 
 
-def _configure(cb, t, stream) -> None:
-    """Bind the handle to ``stream`` and apply the knobs (only when one of them changed)."""
+def _configure(cb, t, stream, knobs) -> None:
+    """Bind the handle to ``stream`` and apply the knobs (``tuning.BLAS``; only when one of
+    them changed)."""
     h = t.handle
     cb.set_stream(h, stream)  # also resets a user workspace to cuBLAS's default
     t.stream = stream
-    cb.set_math_mode(h, MATH_MODE)
-    t.math_mode = MATH_MODE
-    if GEMM_WORKSPACE_BYTES:
+    cb.set_math_mode(h, knobs.math_mode)
+    t.math_mode = knobs.math_mode
+    nbytes = knobs.workspace_bytes
+    if nbytes:
         ws = t.workspace
         # One per stream: a workspace may still be in use by work queued on the old stream.
-        if ws is None or ws.nbytes < GEMM_WORKSPACE_BYTES or ws.stream != stream:
+        if ws is None or ws.nbytes < nbytes or ws.stream != stream:
             t.workspace = None
-            ws = t.workspace = memory.alloc(GEMM_WORKSPACE_BYTES, stream)
+            ws = t.workspace = memory.alloc(nbytes, stream)
         cb.set_workspace(h, ws.ptr, ws.nbytes)
-    t.ws_bytes = GEMM_WORKSPACE_BYTES
+    t.ws_bytes = nbytes
 
 
 # --- helpers shared with solver.py / fft.py ------------------------------------------------
@@ -230,7 +221,8 @@ def matmul(a, b, out) -> None:
     dt = DATA_TYPE[char]
     big = max(m, n, k, lda, ldb) > _INT_MAX or nbatch > _INT_MAX
     # column-major: C^T (n x m, ldc = n) = op(B^T) (n x k) @ op(A^T) (k x m)
-    typed = GEMM_API == "typed" and char in _TYPED_GEMM
+    knobs = tuning.BLAS
+    typed = knobs.gemm_api == "typed" and char in _TYPED_GEMM
     suffix = "_64" if big else ""
     if nbatch == 1:  # the plain GEMM: its heuristics may pick another kernel than batch 1
         if typed:
@@ -239,7 +231,7 @@ def matmul(a, b, out) -> None:
         else:
             fn = getattr(cb, "gemm_ex" + suffix)
             args = (h, opb, opa, n, m, k, alpha, dptr(b), dt, ldb, dptr(a), dt, lda, beta,
-                    dptr(out), dt, n, COMPUTE[char], GEMM_ALGO)
+                    dptr(out), dt, n, COMPUTE[char], knobs.gemm_algo)
     elif typed:
         fn = getattr(cb, _TYPED_GEMM[char] + "_strided_batched" + suffix)
         args = (h, opb, opa, n, m, k, alpha, dptr(b), ldb, sb, dptr(a), lda, sa, beta, dptr(out),
@@ -247,8 +239,8 @@ def matmul(a, b, out) -> None:
     else:
         fn = getattr(cb, "gemm_strided_batched_ex" + suffix)
         args = (h, opb, opa, n, m, k, alpha, dptr(b), dt, ldb, sb, dptr(a), dt, lda, sa, beta,
-                dptr(out), dt, n, m * n, nbatch, COMPUTE[char], GEMM_ALGO)
-    # cuBLAS's own workspace (GEMM_WORKSPACE_BYTES = 0) is allocated by cuBLAS: under memory
+                dptr(out), dt, n, m * n, nbatch, COMPUTE[char], knobs.gemm_algo)
+    # cuBLAS's own workspace (workspace_bytes = 0) is allocated by cuBLAS: under memory
     # pressure the pool gives its cached blocks back and the GEMM is retried once.
     memory.library_alloc(fn, *args, what="cuBLAS GEMM")
     del keep

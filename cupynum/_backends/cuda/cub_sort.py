@@ -25,8 +25,11 @@ widened to int64 after the last pass), or the raw value (stable float value sort
 """
 from __future__ import annotations
 
-from . import tuning
-from .kernels_util import DEV, I32, PTR, Kernel
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+from . import compiler, runtime, tuning
+from .kernels_util import DEV, I32, PTR, Kernel, program
 
 MAX_ITEMS = (1 << 28) - (1 << 16)   # one CUB "portion": 32-bit look-back words suffice
 _PLAN = 4  # ints a pass in the plan (plan_kernel)
@@ -291,9 +294,6 @@ def prepare(w: int, mode: int, vw: int) -> None:
     key = tuple(k.name for k in ks)
     if key in _LOADED:
         return
-    from . import compiler, runtime
-    from .kernels_util import program
-
     cubin = compiler.compile_cubin(program(ks), name="cupynum_cub.cu").cubin
     module = runtime.load_module(cubin)
     with DEV._lock:  # the same cache DEV.function fills (kernels_util._Device)
@@ -315,12 +315,6 @@ def kinds() -> list:
 def precompile(arch=None, jobs=None) -> int:
     """Fill the kernel cache with every kind's program (``python -m cupynum precompile``
     when ``tuning.SORT.engine == 'cub'``); returns the number of programs."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    from . import compiler
-    from .kernels_util import program
-
     sources = [program(kernels_for(*k)) for k in kinds()]
     with ThreadPoolExecutor(jobs or os.cpu_count() or 1) as ex:
         list(ex.map(lambda src: compiler.compile_cubin(src, name="cupynum_cub.cu", arch=arch),

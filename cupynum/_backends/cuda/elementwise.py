@@ -15,19 +15,20 @@ heavier functors cost more), never by compiling a whole batch on the critical pa
 """
 from __future__ import annotations
 
-import ctypes
 import functools
-import struct
+import hashlib
+import os
 import sys
 import threading
-from typing import NamedTuple
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ... import _ops
 from ..base import ElementwiseOp
-from ..counters import COUNTS
 from . import elementwise_source as es
-from . import runtime, tuning
+from . import compiler, launch, memory, runtime, tuning
 from ..buffer import Buffer
 from .view import PTR_EXPR, dptr
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
@@ -122,8 +123,6 @@ def compile_options() -> tuple:
     floating-point semantics, and these kernels are bound by memory bandwidth."""
     global _options
     if _options is None:
-        from . import compiler
-
         _options = ("--Ofast-compile=min",) if compiler.nvrtc_version() >= (12, 8) else ()
     return _options
 
@@ -133,8 +132,6 @@ COPY = (Input(0),)  # the tree of a cast, copy or fill: the output is operand 0 
 
 
 def _all_chars():
-    from ... import _ops
-
     return list(dict.fromkeys(canonical_char(c) for c in _ops.SUPPORTED_CHARS))
 
 
@@ -162,8 +159,6 @@ def _functor_rows() -> dict:
     """functor -> names of the table rows that use it, in table order."""
     global _functor_rows_cache
     if _functor_rows_cache is None:
-        from ... import _ops
-
         out: dict = {}
         for row in _ops.UFUNCS:
             out.setdefault(row.functor, []).append(row.name)
@@ -176,8 +171,6 @@ def _functor_loops(functor) -> list:
     per functor on first use: a process's first kernel needs one functor, not the table."""
     out = _functor_loops_cache.get(functor)
     if out is None:
-        from ... import _ops
-
         out = []
         for name in _functor_rows().get(functor, ()):
             for lp in _ops.type_loops(name):
@@ -269,12 +262,6 @@ def precompile(arch=None, jobs=None, groups=None) -> dict:
     """Compile the default set into the kernel cache (NVRTC only, no GPU needed), one
     program per batch, ``jobs`` programs at a time (NVRTC releases the GIL).  Raises
     ``compiler.CompileError`` naming every program that failed."""
-    import os
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
-    from . import compiler
-
     groups = list(default_groups() if groups is None else groups)
     todo = [(g, _group_source(g)) for g in groups if group_specs(g)]
     t0 = time.perf_counter()
@@ -325,8 +312,6 @@ def get_kernel(spec: KernelSpec):
     f = _funcs.get(spec)
     if f is not None:
         return f
-    from . import compiler, runtime
-
     cache = compiler.default_cache()
     group = default_group(spec)
     name = kernel_name(spec)
@@ -378,10 +363,6 @@ def _generator_fingerprint() -> str:
                   if k.isupper() and isinstance(v, (int, str)))
     knobs += tuple(sorted(vars(tuning.ELEMENTWISE).items()))  # (the kernel text's knobs)
     if _fingerprint is None or _fingerprint[0] != knobs:
-        import hashlib
-
-        from ... import _ops
-
         h = hashlib.sha256(repr((np.__version__, knobs)).encode())
         for mod in (es, sys.modules[__name__], _ops):
             with open(mod.__file__, "rb") as fh:
@@ -391,8 +372,6 @@ def _generator_fingerprint() -> str:
 
 
 def _recipe_alias(recipe) -> str:
-    from . import compiler
-
     return compiler.default_cache().alias(
         repr(recipe), _generator_fingerprint(), options=compile_options(), name=PROGRAM_NAME)
 
@@ -426,126 +405,25 @@ def _param_layout(spec: KernelSpec):
 
 
 def param_block(spec: KernelSpec):
-    """``(ParamBlock, pack)`` for the kernel of ``spec``: ``pack(pb._data, 0, *values)``
-    writes every parameter in one ``struct.pack_into`` call, laid out on the block's slot
-    offsets (pointers and sizes as 8-byte ints, scalars in NumPy's layout of their dtype,
-    complex as (real, imag), the strided ``dims`` struct as ints).  Needs no GPU."""
-    dts, fmts = _param_layout(spec)
-    pb = runtime.ParamBlock(dts)
-    parts, pos = ["<"], 0
-    for off, fmt, dt in zip(pb.offsets, fmts, pb.dtypes):
-        if off > pos:
-            parts.append(f"{off - pos}x")
-        if struct.calcsize("<" + fmt) != dt.itemsize:  # our format and NumPy's layout agree
-            raise AssertionError(f"param format {fmt!r} != {dt}")
-        parts.append(fmt)
-        pos = off + dt.itemsize
-    return pb, struct.Struct("".join(parts)).pack_into
+    """``(ParamBlock, pack)`` for the kernel of ``spec`` (``launch.packer``): pointers and
+    sizes as 8-byte ints, scalars in NumPy's layout of their dtype, complex as (real,
+    imag), the strided ``dims`` struct as ints.  Needs no GPU."""
+    return launch.packer(*_param_layout(spec))
 
 
-class Prepared:
-    """A loaded kernel and its parameter block.  The block is filled, then the launch
-    reads it (the driver copies the parameters during ``cuLaunchKernel``), so one thread
-    at a time may use it: ``token`` is a one-item list, and whoever pops the item owns the
-    block until it appends it back (``list.pop`` and ``append`` are atomic, and cost half
-    of a lock's acquire + release: 50 vs 110 ns here).  A thread that finds the list
-    empty packs into a block of its own (``launch_alone``) instead of waiting.
-    ``kit`` holds the launch arguments that never change (a ``LaunchKit``); ``kit_items``
-    is the same as a plain tuple, which the per-call path unpacks (unpacking a NamedTuple
-    costs about four times as much)."""
-
-    __slots__ = ("spec", "func", "pb", "pack", "buf", "addr", "token", "chunk", "kit",
-                 "kit_items")
-
-    def __init__(self, spec: KernelSpec):
-        self.spec = spec
-        self.func = get_kernel(spec)
-        self.pb, self.pack = param_block(spec)
-        # The block's bytes (writable, 8-byte aligned) as a memoryview: pack_into gets the
-        # buffer of a memoryview in half the time it takes for a NumPy array.
-        self.buf = memoryview(self.pb._data).cast("B")
-        self.addr = self.pb.address
-        self.token = [True]
-        v = vector_width(spec) if spec.layout == "contig" else 1
-        self.chunk = BLOCK * v  # elements per block per grid-stride step
-        self.kit = _launch_kit(self.func, self.addr)
-        self.kit_items = tuple(self.kit)
-
-    def launch(self, values, n: int) -> None:
-        try:
-            self.token.pop()
-        except IndexError:  # another thread is between its pack and its launch
-            return self.launch_alone(values, n)
-        try:
-            self.pack(self.buf, 0, *values)
-            _call(self, self.kit.params, self.addr, n)
-        finally:
-            self.token.append(True)
-
-    def launch_alone(self, values, n: int) -> None:
-        """Launch through a parameter block of this call's own (for contention: rare)."""
-        pb, pack = param_block(self.spec)
-        pack(pb._data, 0, *values)
-        _call(self, self.kit.convert(pb.address), pb.address, n)
+def _chunk(spec: KernelSpec) -> int:
+    """Elements per block per grid-stride step."""
+    return BLOCK * (vector_width(spec) if spec.layout == "contig" else 1)
 
 
-def _call(p: Prepared, params, addr: int, n: int) -> None:
-    raw, func, _, s0, extra, tup, conv = p.kit_items
-    _, slow, stream = _driver()
-    g = (n + p.chunk - 1) // p.chunk
+def _grid(spec: KernelSpec, n: int) -> int:
+    g = (n + _chunk(spec) - 1) // _chunk(spec)
     cap = _grid_cap()
-    if g > cap:
-        g = cap
-    try:
-        err = raw(func, g, 1, 1, BLOCK, 1, 1, 0, conv(stream()) if runtime.nondefault_streams
-                  else s0, params, extra)
-    except Exception:  # noqa: BLE001 - the 'v2' entry raises instead of returning
-        err = (True,) if tup else True
-    if tup:
-        err = err[0]
-    if err:  # retry (a fresh thread) or raise; runtime.launch counts it
-        slow(p.func, g, BLOCK, 0, stream(), addr)
-    else:
-        COUNTS["launches"] += 1
-
-
-class LaunchKit(NamedTuple):
-    """How launches of one kernel call the driver: ``raw(func, gx, gy, gz, bx, by, bz,
-    shmem, stream, params, extra)``; ``stream0`` is the default stream in the form ``raw``
-    takes, ``convert`` turns a stream handle (or a parameter-block address) into that form;
-    ``returns_tuple``: ``raw`` returns ``(err,)`` rather than ``err``."""
-    raw: object
-    func: object
-    params: object
-    stream0: object
-    extra: object
-    returns_tuple: bool
-    convert: object
-
-
-def _launch_kit(kernel, addr) -> LaunchKit:
-    """How launches of ``kernel`` with the parameter block at ``addr`` call the driver.
-    With the real driver: cuda.bindings with a prebuilt ``CUfunction`` and ``CUstream(0)``,
-    ctypes with ``c_void_p`` handles, or the second-generation bindings with ints
-    (``runtime.LAUNCH``).  A stand-in ``_drv`` (the CPU tests) gets the kernel, the int
-    address and int streams, as ``runtime.launch`` would."""
-    raw = _driver()[0]
-    if raw is not runtime.bindings_launch():
-        return LaunchKit(raw, kernel, addr, 0, 0, True, int)
-    if runtime.LAUNCH in ("v2", "auto") and runtime.v2_launch() is not None:  # plain ints
-        return LaunchKit(runtime.v2_launch(), runtime.kernel_function(kernel), addr, 0, 0,
-                         False, int)
-    if runtime.LAUNCH == "ctypes":
-        vp = ctypes.c_void_p
-        return LaunchKit(runtime.ctypes_launch(), vp(runtime.kernel_function(kernel)),
-                         vp(addr or None), None, None, False, vp)
-    return LaunchKit(raw, runtime.function_object(kernel), addr, runtime.DEFAULT_STREAM, 0,
-                     True, int)
+    return g if g < cap else cap
 
 
 _prepared: dict = {}
 _cap = 0
-_drv = None
 
 
 def _grid_cap() -> int:
@@ -556,22 +434,12 @@ def _grid_cap() -> int:
     return _cap
 
 
-def _driver():
-    """``(cuLaunchKernel, runtime.launch, runtime.current_stream)``: every launch goes
-    through these (one place, so that tests can run the kernels on the CPU instead).
-    ``cuLaunchKernel`` returns ``(err,)``; on an error ``runtime.launch`` launches again,
-    binding the context first in a fresh thread, and raises if that fails too."""
-    global _drv
-    if _drv is None:
-        runtime.init()
-        _drv = (runtime.bindings_launch(), runtime.launch, runtime.current_stream)
-    return _drv
-
-
-def prepared(spec: KernelSpec) -> Prepared:
+def prepared(spec: KernelSpec) -> launch.Prepared:
+    """The kernel of ``spec``, loaded, with its parameter block (``launch.Prepared``)."""
     p = _prepared.get(spec)
     if p is None:
-        p = _prepared.setdefault(spec, Prepared(spec))
+        p = _prepared.setdefault(spec, launch.Prepared(spec, get_kernel(spec),
+                                                       *_param_layout(spec)))
     return p
 
 
@@ -617,7 +485,7 @@ def run(exprs, ins, outs) -> None:
             values += (x.real, x.imag)
         else:
             values.append(x)
-    plan[1].launch(values + plan[2], n)
+    plan[1].launch(values + plan[2], plan[3], BLOCK)
 
 
 _plans: dict = {}
@@ -637,7 +505,7 @@ def layout_launcher(op: ElementwiseOp, ins, outs):
 def exprs_launcher(exprs, ins, outs):
     """``layout_launcher`` for expression trees (``run``'s first argument, e.g. COPY)."""
     n = outs[0]._size
-    _, prep, layout = _plan(exprs, (*ins, *outs), len(ins), n)
+    _, prep, layout, grid = _plan(exprs, (*ins, *outs), len(ins), n)
     arrays = tuple(hasattr(x, "_buf") for x in ins)
     # [the _prepared dict, its Prepared]: tests and probes swap the engine's dicts, and a
     # launcher kept by a caller must then take the kernel of the engine in place
@@ -645,8 +513,8 @@ def exprs_launcher(exprs, ins, outs):
 
     def launch(values, n):
         if now[0] is not _prepared:
-            now[0], now[1] = _prepared, prepared(prep.spec)
-        now[1].launch(values, n)
+            now[0], now[1] = _prepared, prepared(prep.key)
+        now[1].launch(values, grid, BLOCK)
 
     def launch_arrays(ins, outs):
         values = [dptr(x) for x in ins]
@@ -671,7 +539,7 @@ def exprs_launcher(exprs, ins, outs):
 
 
 def _plan(exprs, xs, nin, n):
-    """``(exprs, Prepared, layout values)`` for operands ``xs`` (see ``run``)."""
+    """``(exprs, Prepared, layout values, grid)`` for operands ``xs`` (see ``run``)."""
     arr = [i for i, x in enumerate(xs) if hasattr(x, "_buf")]
     shape, strides = collapse(xs[-1]._shape, [xs[i]._strides for i in arr])
     ndim = len(shape)
@@ -688,14 +556,15 @@ def _plan(exprs, xs, nin, n):
         kinds = ["s" if k == "s" else "a" for k in kinds]
     operands = tuple((k, _char(x.dtype)) for k, x in zip(kinds, xs))
     if contig:
-        return exprs, prepared(KernelSpec(tuple(exprs), operands, nin, "contig")), [n]
+        spec = KernelSpec(tuple(exprs), operands, nin, "contig")
+        return exprs, prepared(spec), [n], _grid(spec, n)
     maxd = _maxd(ndim)
     spec = KernelSpec(tuple(exprs), operands, nin, "strided", maxd, not _fits32(n, shape, strides))
     pad = [0] * (maxd - ndim)
     layout = list(shape[::-1]) + pad  # innermost first
     for st in strides:
         layout += list(st[::-1]) + pad
-    return exprs, prepared(spec), layout + [n, ndim]
+    return exprs, prepared(spec), layout + [n, ndim], _grid(spec, n)
 
 
 _op_exprs: dict = {}
@@ -718,25 +587,11 @@ def launch_elementwise(op: ElementwiseOp, ins, outs) -> None:
 
 # --- the hot path --------------------------------------------------------------------------
 
-_LAUNCH_BODY = """\
-    try:
-        take()  # the parameter block is ours (see Prepared)
-    except IndexError:
-        return alone(({values}, n), n)
-    try:
-        pack(pbuf, 0, {values}, n)
-        g = (n + {chunk_m1}) // {chunk}
-        try:
-            err = raw(func, g if g < cap else cap, 1, 1, {block}, 1, 1, 0,
-                      conv(stream()) if {streams} else s0, params, extra){index}
-        except Exception:  # noqa: BLE001 - the 'v2' entry raises instead of returning
-            err = True
-        if err:
-            slow(kernel, g if g < cap else cap, {block}, 0, stream(), addr)  # retry or raise
-        else:
-            counts["launches"] += 1
-    finally:
-        give(True)
+# The grid of n elements, then the launch (``launch.INLINE_LAUNCH``: Prepared.launch inline)
+_GRID = """\
+    g = (n + {chunk_m1}) // {chunk}
+    if g > cap:
+        g = cap
 """
 
 _FAST_TEMPLATE = """\
@@ -750,15 +605,37 @@ def values(ins, outs, n):
 """
 
 # One output, allocated here: the pool's fast path inline (memory.MemoryPool.inline_malloc)
+# and its Buffer made inline (``_inline_buffer``)
 _NEW_TEMPLATE = """\
 
 
 def launch_new({xs_in}out, n, nbytes):
-{alloc}    out._buf = Buffer(None, buf)
-    if not n:
+{alloc}{buffer}    if not n:
         return
 {body}
 """
+
+
+def _inline_buffer(target: str, device: str) -> str:
+    """Source lines that set ``target`` to ``Buffer(None, <device>)`` without running
+    ``Buffer.__init__`` (a Python frame less per result): the object made by
+    ``object.__new__`` and every slot set to what ``__init__`` leaves there.  Only where
+    ``__init__`` leaves constants (None or ints) in the other slots; else the plain call.
+    (tests/test_hot_path.py checks the two agree slot for slot.)"""
+    fresh = Buffer(None, None)
+    lines = ["    _b = new_object(Buffer)"]
+    for name in Buffer.__slots__:
+        if name == "__weakref__":
+            continue
+        if name == "device":
+            lines.append(f"    _b.device = {device}")
+            continue
+        value = getattr(fresh, name, fresh)
+        if not (value is None or type(value) is int):
+            return f"    {target} = Buffer(None, {device})\n"
+        lines.append(f"    _b.{name} = {value!r}")
+    lines.append(f"    {target} = _b")
+    return "\n".join(lines) + "\n"
 
 
 def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
@@ -767,7 +644,7 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     dtype, or Python scalars where ``launch.packs_python_scalars`` says so).  Outputs are
     arrays of the loop's output dtypes.  Per call: one ``struct.pack_into`` into the
     prepared parameter block and one ``cuLaunchKernel`` with arguments built once
-    (``_launch_kit``); the stream is read only while some thread uses a non-default one.
+    (``launch.launch_kit``); the stream is read only while some thread uses a non-default one.
 
     For one output, ``launch.new(x0, .., out, n, nbytes)`` also allocates: it sets
     ``out._buf`` to a new Buffer of ``nbytes`` (the pool's fast path inline) and launches
@@ -781,46 +658,39 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     exprs = _op_exprs.get(op)
     if exprs is None:
         exprs = _op_exprs[op] = op_exprs(op)
-    p = prepared(KernelSpec(exprs, operands, nin, "contig"))
-    k = p.kit
-    raw, func, params, s0, extra, conv = (k.raw, k.func, k.params, k.stream0, k.extra,
-                                          k.convert)
-    common = dict(chunk_m1=p.chunk - 1, chunk=p.chunk, block=BLOCK, index="[0]" if k.returns_tuple else "")
+    spec = KernelSpec(exprs, operands, nin, "contig")
+    p = prepared(spec)
+    grid = _GRID.format(chunk_m1=_chunk(spec) - 1, chunk=_chunk(spec))
+    index = "[0]" if p.kit.returns_tuple else ""
     xs_in = "".join(f"x{i}, " for i in range(nin))
     xs_out = "".join(f"x{i}, " for i in range(nin, len(operands)))
     values = ", ".join(_operand_values(operands))
+    body = grid + launch.INLINE_LAUNCH.format(values=values + ", n", block=BLOCK,
+                                              streams="rt.nondefault_streams", index=index)
     code = _FAST_TEMPLATE.format(unpack=f"    {xs_in}= ins\n    {xs_out}= outs", values=values,
-                                 body=_LAUNCH_BODY.format(values=values,
-                                                          streams="rt.nondefault_streams",
-                                                          **common))
-    from . import memory
-
-    _, slow, stream = _driver()
-    ns = {"cap": _grid_cap(), "take": p.token.pop, "give": p.token.append, "rt": runtime,
-          "alone": p.launch_alone, "pack": p.pack, "pbuf": p.buf, "raw": raw, "func": func,
-          "params": params, "s0": s0, "extra": extra, "conv": conv, "stream": stream,
-          "kernel": p.func, "addr": p.addr, "slow": slow, "counts": COUNTS,
-          "Buffer": Buffer}
+                                 body=body)
+    ns = {**launch.inline_names(p), "cap": _grid_cap(), "Buffer": Buffer,
+          "new_object": object.__new__}
     if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
         alloc, alloc_ns = memory.get_pool().inline_malloc()
         values_new = ", ".join(_operand_values(operands, out="buf.ptr"))
-        code += _NEW_TEMPLATE.format(xs_in=xs_in, alloc=alloc, body=_LAUNCH_BODY.format(
-            values=values_new, streams="nds", **common))  # (nds: read by the allocation)
+        body = grid + launch.INLINE_LAUNCH.format(values=values_new + ", n", block=BLOCK,
+                                                  streams="nds", index=index)
+        code += _NEW_TEMPLATE.format(xs_in=xs_in, alloc=alloc, body=body,  # (nds: read by
+                                     buffer=_inline_buffer("out._buf", "buf"))  # the alloc)
         ns.update(alloc_ns)
     # The file name sits inside this package, so profilers and tracebacks place the
     # launcher in the backend (tests/test_hot_path.py counts frontend calls by file).
-    fname = __file__.rsplit(".", 1)[0] + f"<launcher {kernel_name(p.spec)}>"
-    from . import compiler
-
+    fname = __file__.rsplit(".", 1)[0] + f"<launcher {kernel_name(spec)}>"
     exec(compiler.default_cache().python_code(code, fname), ns)
-    launch = ns["launch"]
-    launch.bare = functools.partial(_bare, p.spec, ns["values"])
-    launch.new = ns.get("launch_new")
+    launcher = ns["launch"]
+    launcher.bare = functools.partial(_bare, spec, ns["values"])
+    launcher.new = ns.get("launch_new")
     # Scalar slots are packed by struct.pack_into, which also takes Python scalars (the
     # frontend passes those where the bits equal NumPy's conversion, see _ufunc.py, and
     # converts through NumPy when packing raises struct.error / OverflowError).
-    launch.packs_python_scalars = True
-    return launch
+    launcher.packs_python_scalars = True
+    return launcher
 
 
 def _operand_values(operands, out=None):
@@ -842,7 +712,7 @@ def _bare(spec, values, ins, outs, n):
     its own parameter block packed once (so other launches cannot disturb it)."""
     pb, pack = param_block(spec)
     pack(pb._data, 0, *values(ins, outs, n))
-    k = _launch_kit(prepared(spec).func, pb.address)
+    k = launch.launch_kit(prepared(spec).func, pb.address)
     g = min(-(-n // (BLOCK * vector_width(spec))), _grid_cap())
     call = functools.partial(k.raw, k.func, g, 1, 1, BLOCK, 1, 1, 0, k.stream0, k.params,
                              k.extra)

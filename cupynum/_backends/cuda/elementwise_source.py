@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ... import _ops
 from ..base import ElementwiseOp
 from . import tuning
 
@@ -85,8 +86,6 @@ def _half_native(op: ElementwiseOp) -> bool:
     """True for table ops whose float16 loop takes cpn::half itself (spacing, nextafter)."""
     v = _half_native_cache.get(op.ufunc)
     if v is None:
-        from ... import _ops
-
         row = next((r for r in _ops.UFUNCS if r.name == op.ufunc), None)
         v = _half_native_cache[op.ufunc] = bool(getattr(row, "half_native", False))
     return v

@@ -14,27 +14,19 @@ import collections
 import threading
 
 
-from . import memory, runtime
+from . import memory, nvmath_bindings, runtime, tuning
 from .blas import destroy_quietly, empty
 from .copy_fill import copy
 from .view import dptr
 
 _lib = None
 _tls = threading.local()
-PLAN_CACHE_SIZE = 16  # per thread
 FORWARD, INVERSE = -1, 1
 # cufftType per (kind, real/complex double?)
 _TYPES = {("c2c", False): 0x29, ("r2c", False): 0x2A, ("c2r", False): 0x2C,
           ("c2c", True): 0x69, ("r2c", True): 0x6A, ("c2r", True): 0x6C}
 
-# --- knobs (benchmarks/probes/gemm_fft_probe.py times each; defaults = today's path) -------
-# How plans are made: "many64" cufftMakePlanMany64; "many" cufftMakePlanMany (32-bit sizes,
-# what CuPy calls; falls back to many64 when a size exceeds int32); "xt" cufftXtMakePlanMany
-# (executed with cufftXtExec); "1d" cufftMakePlan1d for one transformed axis (else "many").
-PLAN_API = "many64"
-# Work area: "auto" cuFFT allocates it at plan time (cudaMalloc, outside our pool); "pool"
-# auto-allocation off and a buffer from our pool, held with the plan (as CuPy does).
-WORK_AREA = "pool"  # H200, c2c 2^24 c64: 269 us vs 277 us with "auto" (CuPy 274)
+# The plan knobs are tuning.FFT (plan_api, work_area, plan_cache_size).
 _INT32_MAX = 2**31 - 1
 # cudaDataType_t (input, output, execution) per (kind, double) for the Xt API
 _XT_TYPES = {("c2c", False): (4, 4, 4), ("r2c", False): (0, 4, 4), ("c2r", False): (4, 0, 4),
@@ -43,7 +35,7 @@ _XT_TYPES = {("c2c", False): (4, 4, 4), ("r2c", False): (0, 4, 4), ("c2r", False
 
 class _Plan:
     """A cuFFT plan handle with what executing it needs: how it was made (Xt plans run
-    through cufftXtExec) and the work area it owns when WORK_AREA == "pool"."""
+    through cufftXtExec) and the work area it owns when ``tuning.FFT.work_area`` is "pool"."""
 
     __slots__ = ("handle", "xt", "work")
 
@@ -85,10 +77,11 @@ def _make_plan(cf, kind, double, shape, batch, stream) -> _Plan:
 
 
 def _configure_plan(cf, plan, kind, double, shape, batch, stream) -> _Plan:
-    pool_work = WORK_AREA == "pool"
+    knobs = tuning.FFT
+    pool_work = knobs.work_area == "pool"
     if pool_work:
         cf.set_auto_allocation(plan, 0)
-    api = PLAN_API
+    api = knobs.plan_api
     if api in ("many", "1d") and max(max(shape), batch, _prod(shape) * batch) > _INT32_MAX:
         api = "many64"
     n = list(shape)
@@ -122,15 +115,14 @@ def _prod(shape):
 def lib():
     global _lib
     if _lib is None:
-        from .nvmath_bindings import load
-
-        _lib = load("cufft")
+        _lib = nvmath_bindings.load("cufft")
     return _lib
 
 
 def _plan(kind, double, shape, batch, stream):
     plans = _thread_plans()
-    key = (stream, kind, double, shape, batch, PLAN_API, WORK_AREA)
+    knobs = tuning.FFT
+    key = (stream, kind, double, shape, batch, knobs.plan_api, knobs.work_area)
     plan = plans.get(key)
     if plan is not None:
         plans.move_to_end(key)
@@ -139,7 +131,7 @@ def _plan(kind, double, shape, batch, stream):
     plan = memory.library_alloc(_make_plan, cf, kind, double, shape, batch, stream,
                                 what="cufftMakePlan")
     plans[key] = plan
-    while len(plans) > PLAN_CACHE_SIZE:
+    while len(plans) > knobs.plan_cache_size:
         _, old = plans.popitem(last=False)
         cf.destroy(old.handle)  # its work area returns to the pool after queued work
     return plan

@@ -25,6 +25,7 @@ them all.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import itertools
 
@@ -36,6 +37,8 @@ from . import runtime
 from .kernels_util import DEV, I32, I64, PTR, Kernel, arr_dtype
 from . import tuning
 from . import transfers
+from .driver import check
+from .elementwise import collapse
 from .view import dptr
 
 MAXD = 8  # dims of the iteration space after collapse (more: the host does it)
@@ -299,8 +302,6 @@ def _unit(size, addrs, strides):
 
 
 def _collapse(shape, strides_lists):
-    from .elementwise import collapse
-
     return collapse(shape, strides_lists)
 
 
@@ -412,10 +413,6 @@ class _Flag:
         if not (tuning.GATHER.flag_pinned and type(DEV) is ku._Device):
             return np.zeros(3, np.int64)
         if self.pinned is None:
-            import ctypes
-
-            from .driver import check
-
             err, p = runtime._d.cuMemHostAlloc(64, 0)  # kept for the process's life
             check(err, "cuMemHostAlloc")
             self.pinned = np.ctypeslib.as_array((ctypes.c_int64 * 3).from_address(int(p)))
@@ -423,8 +420,6 @@ class _Flag:
 
     def get(self):
         if self.buf is None or self.dev is not DEV:  # (tests swap DEV)
-            import ctypes
-
             self.buf, self.dev = DEV.alloc(64), DEV
             self.host_copy, self._done, addr = None, None, 0
             mapped = getattr(DEV, "mapped_host", None)

@@ -10,12 +10,14 @@ itself, compiled by the host C++ compiler.
 """
 from __future__ import annotations
 
+import ctypes
 import struct
 import threading
 
 import numpy as np
 
-from . import memory, runtime  # (neither imports the driver bindings until first use)
+from . import compiler, launch, memory, runtime  # (none loads the driver bindings yet)
+from .driver import check
 
 PRELUDE = """\
 template <int M> struct cpn_arr { long long v[M]; };
@@ -58,14 +60,12 @@ class _Device:
 
     def __init__(self):
         self._funcs = {}
-        self._packed = {}
+        self._prepared = {}
         self._lock = threading.Lock()
 
     def function(self, kernel: Kernel):
         f = self._funcs.get(kernel.name)
         if f is None:
-            from . import compiler
-
             src = program([kernel])
             cubin = compiler.compile_cubin(src, name="cupynum_index.cu").cubin
             with self._lock:
@@ -76,21 +76,25 @@ class _Device:
         return f
 
     def launch(self, kernel: Kernel, grid, block, values, shmem=0):
-        packed = self._packed.get(kernel.name)
-        if packed is None:
-            packed = self._packed[kernel.name] = _Packed(kernel)
-        func = self.function(kernel)
-        if packed.lock.acquire(blocking=False):  # the usual case: the block is free
-            try:
-                packed.fill(values)
-                runtime.launch(func, grid, block, shmem, runtime.current_stream(),
-                               packed.pb.address)  # (the driver copies the parameters)
-            finally:
-                packed.lock.release()
-            return
-        pb = runtime.ParamBlock([dt for _, dt in kernel.params])  # another thread has it
-        pb.set_values(values)
-        runtime.launch(func, grid, block, shmem, runtime.current_stream(), pb.address)
+        """Launch ``kernel`` on the current stream through its ``launch.Prepared`` (a
+        ``cpn_arr`` slot takes a sequence of ints)."""
+        entry = self._prepared.get(kernel.name)
+        if entry is None:
+            p = launch.Prepared(kernel, self.function(kernel), [dt for _, dt in kernel.params])
+            entry = self._prepared[kernel.name] = (p, _array_slots(p))
+        p, arrays = entry
+        flat = values
+        if arrays and p.fmts is not None:
+            flat = []
+            for i, v in enumerate(values):
+                if i in arrays:
+                    flat.extend(v.tolist() if hasattr(v, "tolist") else v)
+                else:
+                    flat.append(v)
+        try:
+            p.launch(flat, grid, block, shmem)
+        except (struct.error, TypeError, OverflowError):  # e.g. a 0-d array value
+            p.launch_converted(values, grid, block, shmem)
 
     def alloc(self, nbytes):
         return memory.get_pool().malloc(max(int(nbytes), 1))
@@ -118,10 +122,6 @@ class _Device:
     def mapped_host(self, count):
         """``count`` int64 of pinned host memory that kernels can write (kept for the
         process's life), as a NumPy array, and their device address."""
-        import ctypes
-
-        from .driver import check
-
         d = runtime._d
         err, p = d.cuMemHostAlloc(8 * count, 2)  # CU_MEMHOSTALLOC_DEVICEMAP
         check(err, "cuMemHostAlloc")
@@ -134,52 +134,9 @@ class _Device:
         return runtime.multiprocessor_count()
 
 
-_STRUCT_CODE = {("i", 1): "b", ("u", 1): "B", ("b", 1): "?", ("i", 2): "h", ("u", 2): "H",
-                ("i", 4): "i", ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 4): "f",
-                ("f", 8): "d"}
-
-
-class _Packed:
-    """A kernel's reusable parameter block and one ``struct`` format that writes every
-    slot at once (numpy slot views cost ~1 us each; this is one call)."""
-
-    __slots__ = ("pb", "fill", "lock")
-
-    def __init__(self, kernel: Kernel):
-        self.pb = runtime.ParamBlock([dt for _, dt in kernel.params])
-        self.lock = threading.Lock()
-        parts, pos, arrays = ["<"], 0, []
-        for i, (off, dt) in enumerate(zip(self.pb.offsets, self.pb.dtypes)):
-            base = dt.base if dt.shape else dt
-            code = _STRUCT_CODE.get((base.kind, base.itemsize))
-            if code is None or dt.fields:  # a layout struct cannot write: the slow way
-                self.fill = self.pb.set_values
-                return
-            if off > pos:
-                parts.append(f"{off - pos}x")
-            count = int(np.prod(dt.shape)) if dt.shape else 1
-            parts.append(f"{count}{code}")
-            if dt.shape:
-                arrays.append(i)
-            pos = off + dt.itemsize
-        pack_into = struct.Struct("".join(parts)).pack_into
-        data, slow = self.pb._data, self.pb.set_values
-
-        def fill(values):
-            try:
-                if not arrays:
-                    return pack_into(data, 0, *values)
-                flat = []
-                for i, v in enumerate(values):
-                    if i in arrays:
-                        flat.extend(v.tolist() if hasattr(v, "tolist") else v)
-                    else:
-                        flat.append(v)
-                pack_into(data, 0, *flat)
-            except (struct.error, TypeError, OverflowError):  # e.g. a 0-d array value
-                slow(values)
-
-        self.fill = fill
+def _array_slots(p) -> frozenset:
+    """The slots of ``p``'s kernel that take several values (``cpn_arr`` structs)."""
+    return frozenset(i for i, dt in enumerate(p.pb.dtypes) if dt.shape)
 
 
 DEV = _Device()

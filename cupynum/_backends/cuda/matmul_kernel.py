@@ -20,13 +20,13 @@ import functools
 
 import numpy as np
 
-from . import kernels_util as ku
+from . import kernels_util as ku, tuning
+from .blas import _batch_stride
 from .copy_fill import copy
 from .kernels_util import DEV, I64, PTR, Kernel
 from .view import DeviceView, dptr
 
 BLOCK = 256
-SMALL = 16  # float products with m, n, k all at most this go to the kernel
 _UNSIGNED = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
              8: "unsigned long long"}
 _FLOAT = {"f": "float", "d": "double"}
@@ -35,7 +35,7 @@ _FLOAT = {"f": "float", "d": "double"}
 def supports(char: str, m: int, n: int, k: int) -> bool:
     """Whether ``matmul`` below serves this product (dtype char of the output)."""
     if char in _FLOAT:
-        return max(m, n, k) <= SMALL
+        return max(m, n, k) <= tuning.BLAS.kernel_max_dim
     return np.dtype(char).kind in "biu"
 
 
@@ -87,8 +87,6 @@ def all_kernels() -> list:
 
 def _element_strides(x, batch_shape, rows, cols):
     """(x or a C-contiguous copy, [batch, row, col] strides in elements)."""
-    from .blas import _batch_stride
-
     if x._c_contig:  # the usual case, without the general walk below
         return x, [rows * cols if len(x._shape) > 2 else 0, cols, 1]
     isz = x.dtype.itemsize

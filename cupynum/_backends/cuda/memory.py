@@ -5,8 +5,8 @@ Two layers:
    with ``CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`` at its maximum, so freed memory stays reserved
    and later allocations are served without going back to the OS.
 2. In front of it, Python free lists, one per (stream, size class: a power of two up to
-   ``SMALL_MAX``, eight classes per doubling up to ``CACHE_MAX``, then multiples of
-   ``BIG_STEP``): allocating an output is a dict lookup and a
+   ``SMALL_MAX``, eight classes per doubling up to ``tuning.MEMORY.cache_max``, then
+   multiples of ``tuning.MEMORY.big_step``): allocating an output is a dict lookup and a
    ``list.pop``, freeing it a ``list.append`` (atomic under the GIL, so no lock on these
    paths; the statistics are derived from the lists).  A block freed on stream S is handed
    out again directly only for an allocation on the same stream S: work queued later on S is
@@ -42,7 +42,7 @@ are set directly (no ``__init__`` frame); everything else takes ``_malloc``.
 Out of memory: return every cached block to the driver, synchronise, trim the pool, retry
 once, then raise ``OutOfMemoryError`` (a ``MemoryError``); nothing is left in a bad state.
 
-Host transfers of ``STAGING_THRESHOLD`` bytes or more follow ``CUPYNUM_H2D`` and
+Host transfers of ``tuning.MEMORY.staging_threshold`` bytes or more follow ``CUPYNUM_H2D`` and
 ``CUPYNUM_D2H`` (see ``_Staging`` and ``_registered_copy``):
 ``staging``   through pinned buffers, the CPU copies split over ``CUPYNUM_COPY_THREADS``
               threads (ctypes.memmove releases the GIL) and overlapped with the DMA;
@@ -63,24 +63,13 @@ import threading
 import numpy as np
 
 from ..counters import COUNTS
-from . import runtime
+from . import runtime, tuning
 from .driver import check
 
 SMALL_MAX = 1 << 20  # up to 1 MiB: power-of-two blocks (literal in _malloc)
 MIN_BLOCK = 512  # smallest block; sizes round up to a power of two >= this (literal in _malloc)
-# Up to CACHE_MAX: eight size classes per doubling (at most 1/8 unused), also through the
-# Python free lists: a 2-16 MiB temporary (a 512^2 float64 stencil term, a 1M-element
-# float32 array) would otherwise cost a cuMemAllocFromPoolAsync and a cuMemFreeAsync, with
-# their Python wrapping about 10 us a pair.
-CACHE_MAX = 64 << 20
-# Larger blocks: classes BIG_STEP apart (the driver pool's own granularity), kept in the
-# free lists too.  A call that waits for the device, as a[idx] does for its bounds check,
-# pays the pair on the device's clock: on the H200, a[idx] into a new 256 MiB output left
-# the GPU idle 38 us longer a call than the same gather into a given output.
-BIG_STEP = 2 << 20
-STAGING_THRESHOLD = 8 << 20  # host copies >= this follow H2D / D2H (None: never)
-STAGING_CHUNK = 16 << 20  # size of each of the two pinned staging buffers
-REGISTER_CHUNK = 64 << 20  # page-locked at a time by the 'register' strategy
+# Larger sizes: the classes of tuning.MEMORY (cache_max, big_step); host transfers: its
+# staging_threshold, staging_chunk, register_chunk.
 _MODES = ("staging", "pageable", "register")
 
 
@@ -257,11 +246,12 @@ class MemoryPool:
         if 0 < nbytes:
             if nbytes <= 1048576:  # SMALL_MAX
                 size = 512 if nbytes <= 512 else 1 << (nbytes - 1).bit_length()  # MIN_BLOCK
-            elif nbytes <= CACHE_MAX:
+            elif nbytes <= tuning.MEMORY.cache_max:
                 step = 1 << ((nbytes - 1).bit_length() - 4)
                 size = -(-nbytes // step) * step
             else:
-                size = -(-nbytes // BIG_STEP) * BIG_STEP
+                step = tuning.MEMORY.big_step
+                size = -(-nbytes // step) * step
             home = self._free.get((stream, size))
             if home is None:
                 home = self._free.setdefault((stream, size), [])
@@ -572,7 +562,8 @@ def memcpy_htod(dst_ptr: int, host: np.ndarray, stream: int | None = None) -> No
     COUNTS["h2d_bytes"] += n
     runtime.ensure_thread()
     s = _stream(stream)
-    if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD and H2D != "pageable":
+    threshold = tuning.MEMORY.staging_threshold
+    if threshold is not None and n >= threshold and H2D != "pageable":
         if H2D == "staging":
             _staging().htod(dst_ptr, host, n, s)
         else:
@@ -593,7 +584,8 @@ def memcpy_dtoh(host: np.ndarray, src_ptr: int, stream: int | None = None) -> No
     COUNTS["syncs"] += 1  # (the copy waits for the stream)
     runtime.ensure_thread()
     s = _stream(stream)
-    if STAGING_THRESHOLD is not None and n >= STAGING_THRESHOLD and D2H != "pageable":
+    threshold = tuning.MEMORY.staging_threshold
+    if threshold is not None and n >= threshold and D2H != "pageable":
         if D2H == "staging":
             _staging().dtoh(host, src_ptr, n, s)
         else:
@@ -634,18 +626,19 @@ def memset_d8(ptr: int, value: int, n: int, stream: int | None = None) -> None:
 def _registered_copy(h2d: bool, dev: int, host: np.ndarray, n: int, stream) -> None:
     """Page-lock ``host`` chunk by chunk and DMA each chunk as soon as it is locked (the
     locking of the next chunk overlaps that copy), wait, unlock.  Chunk boundaries are
-    multiples of REGISTER_CHUNK in the address space, so no page belongs to two chunks.
+    multiples of ``tuning.MEMORY.register_chunk`` in the address space, so no page belongs to two chunks.
     Memory that is already page-locked is copied as it is; a chunk the driver refuses to
     lock goes through the driver's pageable path."""
     d = runtime._d
     runtime.ensure_thread()
     base = host.ctypes.data
     end = base + n
+    step = tuning.MEMORY.register_chunk
     locked = []
     try:
         a = base
         while a < end:
-            b = min(end, (a // REGISTER_CHUNK + 1) * REGISTER_CHUNK)
+            b = min(end, (a // step + 1) * step)
             (err,) = d.cuMemHostRegister(a, b - a, 0)
             if not err:
                 locked.append(a)
@@ -676,7 +669,7 @@ class _Staging:
         runtime.init()
         d = runtime._d
         runtime.ensure_thread()
-        self.chunk = chunk or STAGING_CHUNK
+        self.chunk = chunk or tuning.MEMORY.staging_chunk
         self.threads = threads or COPY_THREADS
         self.lock = threading.Lock()
         self.ptrs, self.events = [], []

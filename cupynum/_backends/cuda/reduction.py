@@ -42,15 +42,19 @@ elementwise programs.
 """
 from __future__ import annotations
 
-import struct
+import os
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 
-from ..counters import COUNTS
+from ... import _ops
+from .copy_fill import bit_copy
+from .elementwise import collapse
 from .elementwise_source import _code, _dtype, canonical_char, ctype
-from . import tuning
+from . import compiler, elementwise, launch, memory, runtime, tuning
 from .view import DeviceView, alias, c_strides, dptr
 
 BLOCK = 256  # RED_BLOCK: threads per block (the kernels' __launch_bounds__)
@@ -212,43 +216,28 @@ def program_source(units) -> str:
 
 # --- parameter blocks ----------------------------------------------------------------------
 
-_SCALAR_FMT = {"b1": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I",
-               "i8": "q", "u8": "Q", "f4": "f", "f8": "d", "c8": "ff", "c16": "dd"}
 NDIMS = 5 * MAXD  # int64 values of cpn_red::rdims
 
 
 def _layout(unit: Unit, kind: str):
+    """(slot dtypes, struct formats) of a kernel's parameters (``launch.packer``)."""
     c = _dtype(compute_char(unit.loop))
-    cf = _SCALAR_FMT[_code(c)]
-    p, q, i = (np.dtype(np.uintp), "Q"), (np.dtype(np.int64), "q"), (np.dtype(np.int32), "i")
-    dims = (np.dtype((np.int64, NDIMS)), f"{NDIMS}q")
-    sc = (c, cf)
+    p, q, i = np.dtype(np.uintp), np.dtype(np.int64), np.dtype(np.int32)
+    dims = np.dtype((np.int64, NDIMS))
     if kind in ("rows", "rows32", "cols", "rows_part", "cols_part"):
-        items = [p, p, sc, sc, dims, q, q, i, i, q, i, i]
+        dts = [p, p, c, c, dims, q, q, i, i, q, i, i]
         if unit.family == "sqdev":
-            items.append(p)
+            dts.append(p)
     elif kind in ("scan_chain", "scan_blocks"):
-        items = [p, p, p, sc, dims, q, q, i, q, q, i]
+        dts = [p, p, p, c, dims, q, q, i, q, q, i]
     else:  # scan_cols, scan_cols_part
-        items = [p, p, sc, dims, q, q, i, i, q, i]
-    return [d for d, _ in items], [f for _, f in items]
+        dts = [p, p, c, dims, q, q, i, i, q, i]
+    return dts, launch.formats(dts)
 
 
 def param_block(unit: Unit, kind: str):
-    """``(ParamBlock, pack)`` as ``elementwise.param_block`` (one ``struct.pack_into``)."""
-    from . import runtime
-
-    dts, fmts = _layout(unit, kind)
-    pb = runtime.ParamBlock(dts)
-    parts, pos = ["<"], 0
-    for off, fmt, dt in zip(pb.offsets, fmts, pb.dtypes):
-        if off > pos:
-            parts.append(f"{off - pos}x")
-        if struct.calcsize("<" + fmt) != dt.itemsize:
-            raise AssertionError(f"param format {fmt!r} != {dt}")
-        parts.append(fmt)
-        pos = off + dt.itemsize
-    return pb, struct.Struct("".join(parts)).pack_into
+    """``(ParamBlock, pack)`` of a kernel (``launch.packer``: one ``struct.pack_into``)."""
+    return launch.packer(*_layout(unit, kind))
 
 
 # --- kernels at run time ------------------------------------------------------------------
@@ -259,8 +248,6 @@ _load_lock = threading.Lock()
 
 
 def compile_options() -> tuple:
-    from . import elementwise
-
     return elementwise.compile_options()
 
 
@@ -269,8 +256,6 @@ def get_kernel(unit: Unit, kind: str):
     f = _funcs.get(key)
     if f is not None:
         return f
-    from . import compiler, runtime
-
     src = program_source([unit])
     mod = _modules.get(src)
     if mod is None:
@@ -283,70 +268,32 @@ def get_kernel(unit: Unit, kind: str):
     return f
 
 
-class Prepared:
-    __slots__ = ("func", "pb", "pack", "buf", "addr", "lock")
-
-    def __init__(self, unit: Unit, kind: str):
-        self.func = get_kernel(unit, kind)
-        self.pb, self.pack = param_block(unit, kind)
-        self.buf = self.pb._data
-        self.addr = self.pb.address
-        self.lock = threading.Lock()
-
-    def launch(self, grid, values) -> None:
-        raw, slow, stream = _driver()
-        gx, gy = grid
-        with self.lock:
-            self.pack(self.buf, 0, *values)
-            if raw(self.func, gx, gy, 1, BLOCK, 1, 1, 0, stream(), self.addr, 0)[0]:
-                slow(self.func, (gx, gy), BLOCK, 0, stream(), self.addr)  # (counts it)
-            else:
-                COUNTS["launches"] += 1
-
-
-_prepared: dict = {}
-
-
-def prepared(unit: Unit, kind: str) -> Prepared:
+def prepared(unit: Unit, kind: str) -> launch.Prepared:
+    """A unit's kernel of ``kind``, loaded, with its parameter block (``launch.Prepared``)."""
     p = _prepared.get((unit, kind))
     if p is None:
-        p = _prepared.setdefault((unit, kind), Prepared(unit, kind))
+        p = _prepared.setdefault((unit, kind), launch.Prepared(
+            (unit, kind), get_kernel(unit, kind), *_layout(unit, kind)))
     return p
 
 
-_drv = None
+_prepared: dict = {}
 _sms = 0
-
-
-def _driver():
-    """``(cuLaunchKernel, runtime.launch, runtime.current_stream)`` (patched by the CPU tests)."""
-    global _drv
-    if _drv is None:
-        from . import elementwise
-
-        _drv = elementwise._driver()
-    return _drv
 
 
 def sm_count() -> int:
     global _sms
     if not _sms:
-        from . import runtime
-
         _sms = runtime.multiprocessor_count()
     return _sms
 
 
 def _alloc(nbytes: int):
-    from . import memory
-
     return memory.get_pool().malloc(max(nbytes, 1))
 
 
 def _memset0(ptr: int, nbytes: int) -> None:
     """Zero ``nbytes`` at ``ptr`` on the current stream (patched by the CPU tests)."""
-    from . import memory
-
     memory.memset_d8(ptr, 0, nbytes)
 
 
@@ -365,8 +312,6 @@ tuning.on_change(_drop_compiled)
 
 
 def _collapse_kept(shape, sin, sout):
-    from .elementwise import collapse
-
     if not shape:
         return (), (), ()
     sh, (si, so) = collapse(shape, [sin, sout])
@@ -378,8 +323,6 @@ def _collapse_kept(shape, sin, sout):
 def _collapse_red(shape, strides, ordered: bool):
     """Reduced dims (C order, last innermost): ``ordered`` keeps the logical C order (the
     flat index matters), merging only neighbours that are contiguous with each other."""
-    from .elementwise import collapse
-
     if not ordered:
         sh, (st,) = collapse(shape, [strides])
         return sh, st
@@ -404,8 +347,6 @@ def _dims(kshape, kin, kout, rshape, rin):
 
 def _compact(src, axes):
     """A C-ordered copy of ``src`` laid out (kept..., reduced...): shape and the new axes."""
-    from .copy_fill import bit_copy
-
     kept = [d for d in range(len(src._shape)) if d not in axes]
     order = kept + list(axes)
     shape = tuple(src._shape[d] for d in order)
@@ -500,7 +441,7 @@ def _execute(plan, src, out, initial, aux=None):
                      [initial.item()])
             for pos in init_pos:
                 vals[pos:pos + nsc] = parts
-        p.launch(grid, vals)
+        p.launch(vals, grid, BLOCK)
     # temporaries go back to the pool in stream order when ``bufs`` is dropped
 
 
@@ -718,8 +659,6 @@ def default_units() -> list:
     """What ``python -m cupynum precompile`` builds: sum/prod/min/max/any/all for every
     input dtype (with NumPy's default loop), argmin/argmax, cumsum/cumprod, and the
     squared-deviation sums of var/std."""
-    from ... import _ops
-
     units = []
     chars = list(dict.fromkeys(_cchar(c) for c in _ops.SUPPORTED_CHARS))
     for name in ("add", "multiply", "minimum", "maximum", "logical_and", "logical_or"):
@@ -742,12 +681,6 @@ def default_units() -> list:
 
 
 def precompile(arch=None, jobs=None) -> dict:
-    import os
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
-    from . import compiler
-
     units = default_units()
     t0 = time.perf_counter()
 

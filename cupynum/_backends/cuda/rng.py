@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from . import memory, runtime
+from . import memory, nvmath_bindings, runtime
 from .blas import empty
 from . import tuning
 from .kernels_util import DEV, I32, I64, PTR, Kernel
@@ -34,9 +34,7 @@ PHILOX = 161  # CURAND_RNG_PSEUDO_PHILOX4_32_10
 def lib():
     global _lib
     if _lib is None:
-        from .nvmath_bindings import load
-
-        _lib = load("curand")
+        _lib = nvmath_bindings.load("curand")
     return _lib
 
 

@@ -45,7 +45,7 @@ import threading
 
 import numpy as np
 
-from ..counters import COUNTS
+from ..counters import COUNTS, LAUNCH_TICKS
 from . import driver as _drv
 from .driver import CUDAError, check
 
@@ -430,7 +430,7 @@ def launch(func, grid, block, shmem: int, stream: int, params: int) -> None:
         by = bz = 1
     else:
         bx, by, bz = _dim3(block)
-    COUNTS["launches"] += 1
+    next(LAUNCH_TICKS)
     (err,) = _cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shmem, stream, params, 0)
     if err:
         if rebind():  # first driver call from a fresh thread (or another context current)

@@ -20,7 +20,7 @@ import threading
 
 import numpy as np
 
-from . import blas, memory, runtime
+from . import blas, memory, nvmath_bindings, runtime
 from . import tuning
 from .blas import colmajor_copy, empty
 from .copy_fill import copy, to_host
@@ -42,9 +42,7 @@ SIDE_LEFT = 0  # cublasSideMode_t
 def lib():
     global _lib
     if _lib is None:
-        from .nvmath_bindings import load
-
-        _lib = load("cusolverDn")
+        _lib = nvmath_bindings.load("cusolverDn")
     return _lib
 
 

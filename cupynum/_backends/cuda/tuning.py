@@ -147,10 +147,55 @@ class Random:
     grid_per_sm: int = 16  # grid cap in blocks per SM
 
 
+@dataclass(frozen=True)
+class Blas:
+    """blas.py and matmul_kernel.py: how products run (gemm_fft_probe times the cuBLAS
+    knobs; read when a call decides, and by the handle on its next use)."""
+    # "gemm_ex": cublasGemmEx / GemmStridedBatchedEx for every dtype; "typed": the typed
+    # {s,d,c,z}gemm[StridedBatched] for float32/64 and complex (float16 stays on GemmEx)
+    gemm_api: str = "gemm_ex"
+    gemm_algo: int = -1  # cublasGemmAlgo_t of the Ex calls: -1 DEFAULT, 99 DEFAULT_TENSOR_OP
+    # 0: cuBLAS's own workspace; > 0: a workspace of this many bytes from our pool, given to
+    # the handle with cublasSetWorkspace (given again after every stream change)
+    workspace_bytes: int = 0
+    math_mode: int = 0  # cublasMath_t: 0 DEFAULT_MATH (no TF32: float32 stays float32)
+    kernel_max_dim: int = 16  # float products with m, n, k all at most this: our own kernel
+
+
+@dataclass(frozen=True)
+class Fft:
+    """fft.py: how cuFFT plans are made and kept (gemm_fft_probe, lib_gap_probe)."""
+    # "many64" cufftMakePlanMany64; "many" cufftMakePlanMany (32-bit sizes, CuPy's call;
+    # many64 where a size exceeds int32); "xt" cufftXtMakePlanMany (run by cufftXtExec);
+    # "1d" cufftMakePlan1d for one transformed axis (else "many")
+    plan_api: str = "many64"
+    # "auto": cuFFT allocates the work area at plan time (outside our pool); "pool": auto
+    # allocation off and a buffer from our pool, held with the plan (as CuPy does)
+    work_area: str = "pool"
+    plan_cache_size: int = 16  # plans kept per thread (least recently used go first)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """memory.py: the pool's size classes and the host transfers' strategy thresholds.
+    (Blocks up to 1 MiB are powers of two from 512 bytes: literals of the pool's fast path,
+    not knobs.)"""
+    # Up to cache_max: eight size classes per doubling (at most 1/8 unused), kept in the
+    # Python free lists
+    cache_max: int = 64 << 20
+    # Larger blocks: classes big_step apart (the driver pool's own granularity), kept too
+    big_step: int = 2 << 20
+    # Host copies of this many bytes or more follow CUPYNUM_H2D / CUPYNUM_D2H (None: never)
+    staging_threshold: int | None = 8 << 20
+    staging_chunk: int = 16 << 20  # bytes of each pinned staging buffer
+    register_chunk: int = 64 << 20  # bytes page-locked at a time by the 'register' strategy
+
+
 _DEFAULTS = {
     "ELEMENTWISE": Elementwise(), "REDUCTION": Reduction(), "SCAN": Scan(),
     "GATHER": Gather(), "COMPACTION": Compaction(), "TRANSPOSE": Transpose(), "SORT": Sort(),
-    "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(),
+    "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "BLAS": Blas(),
+    "FFT": Fft(), "MEMORY": Memory(),
 }
 
 ELEMENTWISE = _DEFAULTS["ELEMENTWISE"]
@@ -163,6 +208,9 @@ SORT = _DEFAULTS["SORT"]
 CUB_SORT = _DEFAULTS["CUB_SORT"]
 SOLVER = _DEFAULTS["SOLVER"]
 RANDOM = _DEFAULTS["RANDOM"]
+BLAS = _DEFAULTS["BLAS"]
+FFT = _DEFAULTS["FFT"]
+MEMORY = _DEFAULTS["MEMORY"]
 
 FAMILIES = tuple(_DEFAULTS)
 _hooks: list = []

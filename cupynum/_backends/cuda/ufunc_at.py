@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from . import compiler, runtime
+from . import compiler, launch, runtime
 from .elementwise_source import ctype
 from .view import dptr
 
@@ -58,7 +58,6 @@ extern "C" __global__ void ufunc_at(char* a, const long long* pos{array_param},
 }}
 """
 
-_kernels: dict = {}
 _lock = threading.Lock()
 
 
@@ -99,27 +98,37 @@ def ufunc_at(op, compute, a, offsets, values) -> None:
     loop_in = ctype(op.loop[0])
     loop_v = ctype(op.loop[1]) if op.nin == 2 else ""
     key = (op.functor, op.nin, store, loop_in, loop_v, compute, scalar)
-    func = _kernels.get(key)
-    if func is None:
+    p = _prepared.get(key)
+    if p is None:
         src = _source(op.functor, op.nin, store, a.dtype.itemsize, loop_in, loop_v, compute,
                       scalar)
         compiled = compiler.compile_cubin(src, name="cupynum_ufunc_at.cu")
         func = runtime.load_module(compiled.cubin).get_function("ufunc_at")
+        slots = [np.uintp, np.uintp]
+        if op.nin == 2:
+            slots.append(np.dtype(op.loop[1]) if scalar else np.uintp)
+        slots.append(np.int64)
         with _lock:
-            _kernels[key] = func
+            p = _prepared.setdefault(key, launch.Prepared(key, func, slots))
     m = offsets._size
-    slots = [np.uintp, np.uintp]
     vals = [dptr(a), dptr(offsets)]
     if op.nin == 2:
-        if scalar:
-            slots.append(np.dtype(op.loop[1]))
-            vals.append(values)
-        else:
-            slots.append(np.uintp)
+        if not scalar:
             vals.append(dptr(values))
-    slots.append(np.int64)
+        elif values.dtype.kind == "c":
+            vals += (values.real, values.imag)
+        else:
+            vals.append(values)
     vals.append(m)
-    params = runtime.ParamBlock(slots)
-    params.set_values(vals)
-    grid = max(1, min(-(-m // 256), runtime.multiprocessor_count() * 16))
-    runtime.launch(func, grid, 256, 0, runtime.current_stream(), params.address)
+    p.launch(vals, max(1, min(-(-m // 256), _sm_count() * 16)), 256)
+
+
+def _sm_count() -> int:
+    global _sms
+    if not _sms:
+        _sms = runtime.multiprocessor_count()
+    return _sms
+
+
+_prepared: dict = {}
+_sms = 0
