@@ -334,10 +334,13 @@ def test_free_list_reuse_is_per_stream(pool):
     from cupynum import cuda
     from cupynum._backends.cuda import memory
 
+    gc.collect()  # (earlier tests' frees, parked while their user streams lived, settled
+    pool._settle()  # first, so that the block freed below is the list's last)
     b = memory.alloc(4000)
     ptr = b.ptr
     del b
-    b2 = memory.alloc(3000)  # same 4 KiB block, same stream: reused directly
+    pool._settle()
+    b2 = memory.alloc(3000)  # same 4 KiB block, same stream: reused
     assert b2.ptr == ptr
     del b2
     s = cuda.Stream()
