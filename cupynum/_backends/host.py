@@ -11,6 +11,7 @@ import numpy as np
 
 from .base import Backend, ElementwiseOp
 from .buffer import Buffer
+from .fusion import Leaf, Node
 
 _ALIGN = 64
 
@@ -119,6 +120,28 @@ class HostBackend(Backend):
             _run_ufunc(op, args, [v(o) for o in outs])
 
         return launch
+
+    def run_fused(self, nodes, outs) -> None:
+        """Each node by NumPy, as ``elementwise`` runs it (so the values are the eager
+        path's, bit for bit); intermediates nobody stores are temporaries."""
+        v = self._view
+        targets = {id(node): leaf for node, leaf in outs}
+        values = {}
+        for node in nodes:
+            args = []
+            for a in node.args:
+                t = type(a)
+                if t is Node:
+                    r = a.result
+                    args.append(values[id(a)] if r is None else v(r))
+                elif t is Leaf:
+                    args.append(v(a))
+                else:
+                    args.append(a)
+            target = targets.get(id(node))
+            res = np.empty(node._shape, node.dtype) if target is None else v(target)
+            _run_ufunc(node.op, args, [res])
+            values[id(node)] = res
 
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:
         """NumPy's own ``ufunc.at`` on the flat view of C-contiguous ``a``; ``positions``

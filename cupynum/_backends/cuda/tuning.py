@@ -147,10 +147,18 @@ class Random:
     grid_per_sm: int = 16  # grid cap in blocks per SM
 
 
+@dataclass(frozen=True)
+class Fusion:
+    """fused.py: when a fused kernel is compiled."""
+    # a structure runs op by op from the precompiled table until it is seen this many times
+    # (a compile costs ~35 ms: a graph flushed once is cheaper op by op)
+    compile_after: int = 2
+
+
 _DEFAULTS = {
     "ELEMENTWISE": Elementwise(), "REDUCTION": Reduction(), "SCAN": Scan(),
     "GATHER": Gather(), "COMPACTION": Compaction(), "TRANSPOSE": Transpose(), "SORT": Sort(),
-    "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(),
+    "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "FUSION": Fusion(),
 }
 
 ELEMENTWISE = _DEFAULTS["ELEMENTWISE"]
@@ -163,6 +171,7 @@ SORT = _DEFAULTS["SORT"]
 CUB_SORT = _DEFAULTS["CUB_SORT"]
 SOLVER = _DEFAULTS["SOLVER"]
 RANDOM = _DEFAULTS["RANDOM"]
+FUSION = _DEFAULTS["FUSION"]
 
 FAMILIES = tuple(_DEFAULTS)
 _hooks: list = []
