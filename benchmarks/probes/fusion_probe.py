@@ -3,6 +3,7 @@ and a single ``a + b``, with ``CUPYNUM_FUSION=1`` and ``0``, beside CuPy (eager,
 chain through ``cupy.fuse``).
 
     PYTHONPATH=. CUPYNUM_BACKEND=cuda python benchmarks/probes/fusion_probe.py
+    (--quick: 2^20 instead of 2^28, a dry run of the script)
 
 The setting is read at import, so each runs in a child process of its own (``--child 1``,
 ``--child 0``, ``--cupy``).  Each child first checks its results against NumPy (PASS/FAIL:
@@ -27,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _probe_util import (REPO_ROOT, bits_equal, event_median_ms, finish, import_cupy,  # noqa: E402
                          log, run_check, wall_median)
 
-BIG = 1 << 28
+BIG = 1 << 20 if "--quick" in sys.argv else 1 << 28  # --quick: a dry run of the script
 SMALL = 1000
 GRID = 1000
 FAILS: list = []
@@ -102,17 +103,18 @@ def child(lib, label, fuse=None):
 
     big = [lib.asarray(h) for h in inputs(BIG, seed=2)]
     ms = event_median_ms(lib, lambda: force(chain(lib, *big)), reps=10, warm=3)
-    rows.append(("chain 2^28 float32", ms, "ms", counters and counters(
+    big_label = f"2^{BIG.bit_length() - 1}"
+    rows.append((f"chain {big_label} float32", ms, "ms", counters and counters(
         lambda: force(chain(lib, *big)))))
     if fuse is not None:
-        rows.append(("cupy.fuse chain 2^28 float32",
+        rows.append((f"cupy.fuse chain {big_label} float32",
                      event_median_ms(lib, lambda: fuse(*big), reps=10, warm=3), "ms", None))
     x, y = big[0], big[1]
     ms = event_median_ms(lib, lambda: force((x * y).sum()), reps=10, warm=3)
-    rows.append(("(a*b).sum() 2^28 float32", ms, "ms",
+    rows.append((f"(a*b).sum() {big_label} float32", ms, "ms",
                  counters and counters(lambda: force((x * y).sum()))))
     ms = event_median_ms(lib, lambda: force(x + y), reps=10, warm=3)
-    rows.append(("a + b 2^28 float32", ms, "ms", None))
+    rows.append((f"a + b {big_label} float32", ms, "ms", None))
     for name, value, unit, launches in rows:
         extra = "" if launches is None else f"  ({launches} launches)"
         log(f"  {label:<12} {name:<38} {value:10.3f} {unit}{extra}")
@@ -135,7 +137,9 @@ def main():
     for args, env in [(["--child", "1"], {"CUPYNUM_FUSION": "1"}),
                       (["--child", "0"], {"CUPYNUM_FUSION": "0"}), (["--cupy"], {})]:
         log(f"== {' '.join(args)}")
-        p = subprocess.run([sys.executable, os.path.abspath(__file__), *args], cwd=REPO_ROOT,
+        quick = ["--quick"] if "--quick" in sys.argv else []
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), *args, *quick],
+                           cwd=REPO_ROOT,
                            env=dict(os.environ, **env, PYTHONPATH=REPO_ROOT))
         status |= p.returncode
     return status

@@ -168,13 +168,14 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def run_fused(self, nodes: Sequence, outs: Sequence) -> None:
         """Compute a pending elementwise graph (``fusion.py``) as one launch.  ``nodes``: a
-        ``fusion.Graph``, its ``Node`` objects still to compute, each after the nodes it
-        reads (with the graph's code and operands, see ``Graph``); a node's
-        argument is a ``fusion.Leaf`` (an array view to read), a ``Node`` (its value: from
-        this graph, or its ``result`` Leaf when that is set) or a scalar of the op's loop
-        dtype.  ``outs``: ``(node, leaf)`` pairs, the views (allocated, the node's shape and
-        dtype) that receive those nodes' values; the other nodes are never stored.  The
-        values are the eager path's: the same functors, loop dtypes and casts."""
+        ``fusion.Graph``, its ``Node`` objects still to compute (``_shape``, ``dtype``,
+        ``op``), each after the nodes it reads; ``nodes.code[j]`` is node j's
+        ``(op, *tokens)``: a token ``t >= 0`` is node t's value, ``t < 0`` operand ``~t``
+        of ``nodes.ins`` (a ``fusion.Leaf``, an array view to read, or a scalar of the
+        op's loop dtype).  ``outs``: ``(node, leaf)`` pairs, the views (allocated, the
+        node's shape and dtype) that receive those nodes' values; the other nodes are
+        never stored.  The values are the eager path's: the same functors, loop dtypes
+        and casts."""
 
     @abc.abstractmethod
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:

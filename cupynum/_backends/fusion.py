@@ -2,10 +2,11 @@
 
 A device backend's elementwise entry points (the hot path's ``launch.new``, the layout
 launchers, ``elementwise`` into a fresh output) call ``defer`` instead of launching: the
-output Buffer gets ``pending = Node(op, args)`` and no allocation.  An argument is a
-``Leaf`` (a view of a Buffer that holds data, with the Buffer's version), another ``Node``
-(the whole result of a pending op, read in its own layout) or a scalar of the op's loop
-dtype.  Each Leaf's Buffer keeps a weak reference to the Node in its ``readers``.
+output Buffer gets ``pending = Node(op, args)`` and no allocation.  An argument is a leaf
+(a view of a Buffer that holds data, with the Buffer's version: a tuple, made into a
+``Leaf`` per distinct view when the graph runs), another ``Node`` (the whole result of a
+pending op, read in its own layout) or a scalar of the op's loop dtype.  Each leaf's
+Buffer keeps a weak reference to the Node in its ``readers``.
 
 The expression is evaluated (``evaluate``: the backend's ``run_fused``, one kernel) when
 its data is needed:
@@ -69,6 +70,18 @@ class Leaf:
         self.version = buf.version
 
 
+def _leaf(t, node) -> Leaf:
+    """The Leaf of leaf tuple ``t`` (see ``defer``) read by ``node`` (of its shape), its
+    version checked: the readers mechanism ran every write into it after this point."""
+    buf, offset, strides, dtype, version, c_contig = t
+    if buf.version != version:
+        raise AssertionError("fusion: an input of a pending expression was written before "
+                             "the expression ran")
+    leaf = Leaf(buf, offset, node._shape, strides, dtype, node._size, c_contig)
+    leaf.version = version
+    return leaf
+
+
 class Node:
     """The pending result of one elementwise op: ``op`` (an ``ElementwiseOp`` with one
     output) over ``args``, written C- or F-ordered as ``_strides`` say into a whole new
@@ -80,11 +93,13 @@ class Node:
     is a weak reference to the Buffer it computes; ``result`` is None until evaluated, then
     the Leaf holding its value (its Buffer, or a temporary when the Buffer was gone);
     ``quick``: for a node over data alone (no other node), the hot path's own
-    ``launch.new``, which computes it as if it had never waited (``materialize``)."""
+    ``launch.new``, which computes it as if it had never waited (``materialize``);
+    ``inlined``: some other node reads it (then its computed value is protected from
+    writes: ``_done``)."""
 
     __slots__ = ("op", "args", "_shape", "_strides", "dtype", "_size", "_c_contig",
                  "_f_contig", "count", "nleaves", "backend", "stream", "out", "result",
-                 "quick", "__weakref__")
+                 "quick", "inlined", "__weakref__")
 
     def leaf(self, buf) -> Leaf:
         """A Leaf of this node's layout over ``buf`` (its output, or a temporary)."""
@@ -123,14 +138,16 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
                     and x.dtype == node.dtype and (node.stream is stream
                                                    or node.stream == stream)):
                 args.append(node)  # the whole pending result, in its own layout: inline
+                node.inlined = True
                 count += node.count
                 nleaves += node.nleaves
                 continue
             materialize(buf)  # a part of a pending result, or one from another stream
         elif buf.device is None or buf.pins is not None or buf is into:
             return False
-        args.append(Leaf(buf, x._offset, shape, st, x.dtype, out._size,
-                         x._c_contig if strides is None else False))
+        # a leaf, as a tuple (cheaper than a Leaf: _collect makes one Leaf per distinct view)
+        args.append((buf, x._offset, st, x.dtype, buf.version,
+                     x._c_contig if strides is None else False))
         bufs.append(buf)
         nleaves += 1
     n = Node()
@@ -148,6 +165,7 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
     n.stream = stream
     n.result = None
     n.quick = quick if count == 1 else None
+    n.inlined = False
     if into is None:
         b = out._buf = Buffer()
     else:
@@ -234,11 +252,7 @@ def materialize(buf) -> None:
     with _lock:
         if buf.pending is not node:
             return
-        args = node.args
-        for a in args:
-            if type(a) is Leaf and a._buf.version != a.version:
-                raise AssertionError("fusion: an input of a pending expression was "
-                                     "written before the expression ran")
+        args = [_leaf(a, node) if type(a) is tuple else a for a in node.args]
         out = node.leaf(buf)  # launch.new allocates it a Buffer of its own: moved to buf
         quick(*args, out, node._size, node._size * node.dtype.itemsize)
         buf.device = out._buf.device
@@ -309,6 +323,8 @@ def _done(node, target, buf) -> None:
     node.args = None  # its inputs are free to go
     if buf.pending is node:
         buf.pending = None
+        if not node.inlined:
+            return  # no expression reads this value through the node
         readers = buf.readers  # the nodes still reading this value: a write must wait
         ref = weakref.ref(node)
         if readers is None:
@@ -333,31 +349,28 @@ def _collect(root) -> Graph:
     ins, code, kinds = [], [], []
     g.ins, g.code, g.kinds = ins, code, kinds
     index = {}  # id(node) -> its position
-    views = {}  # id(buffer) -> [(operand index, leaf), ...]
+    views = {}  # leaf tuple -> operand index
 
-    def operand(x):
-        same = views.get(id(x._buf))
-        if same is not None:
-            for i, y in same:
-                if y._offset == x._offset and y._strides == x._strides and y.dtype is x.dtype:
-                    return ~i
-        else:
-            same = views[id(x._buf)] = []
-        i = len(ins)
-        same.append((i, x))
-        ins.append(x)
-        kinds.append(("a", x.dtype.char))
+    def operand(x):  # a Leaf (a computed node's result)
+        key = (x._buf, x._offset, x._strides, x.dtype, x.version, x._c_contig)
+        i = views.get(key)
+        if i is None:
+            i = views[key] = len(ins)
+            ins.append(x)
+            kinds.append(("a", x.dtype.char))
         return ~i
 
-    def visit(node, Leaf=Leaf, Node=Node):
+    def visit(node, Node=Node):
         tokens = [node.op]
         for a in node.args:
             t = type(a)
-            if t is Leaf:
-                if a._buf.version != a.version:
-                    raise AssertionError("fusion: an input of a pending expression was "
-                                         "written before the expression ran")
-                tokens.append(operand(a))
+            if t is tuple:  # a leaf: (buf, offset, strides, dtype, version, C-contiguous)
+                i = views.get(a)
+                if i is None:
+                    i = views[a] = len(ins)
+                    ins.append(_leaf(a, node))
+                    kinds.append(("a", a[3].char))
+                tokens.append(~i)
             elif t is Node:
                 r = a.result
                 if r is not None:

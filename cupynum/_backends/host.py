@@ -11,7 +11,6 @@ import numpy as np
 
 from .base import Backend, ElementwiseOp
 from .buffer import Buffer
-from .fusion import Leaf, Node
 
 _ALIGN = 64
 
@@ -126,22 +125,13 @@ class HostBackend(Backend):
         path's, bit for bit); intermediates nobody stores are temporaries."""
         v = self._view
         targets = {id(node): leaf for node, leaf in outs}
-        values = {}
-        for node in nodes:
-            args = []
-            for a in node.args:
-                t = type(a)
-                if t is Node:
-                    r = a.result
-                    args.append(values[id(a)] if r is None else v(r))
-                elif t is Leaf:
-                    args.append(v(a))
-                else:
-                    args.append(a)
+        ins = [v(x) if hasattr(x, "_buf") else x for x in nodes.ins]
+        values = []
+        for node, code in zip(nodes, nodes.code):
             target = targets.get(id(node))
             res = np.empty(node._shape, node.dtype) if target is None else v(target)
-            _run_ufunc(node.op, args, [res])
-            values[id(node)] = res
+            _run_ufunc(node.op, [values[t] if t >= 0 else ins[~t] for t in code[1:]], [res])
+            values.append(res)
 
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:
         """NumPy's own ``ufunc.at`` on the flat view of C-contiguous ``a``; ``positions``

@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 
 from .. import fusion
-from ..fusion import Leaf, Node
 from . import copy_fill, memory, runtime, tuning, view
 from . import elementwise as ew
 from .elementwise_source import Input, _dtype
@@ -133,25 +132,20 @@ def _contiguous(key, exprs, ins, outs) -> bool:
 _contig_kernels: dict = {}  # structure key -> Prepared contiguous kernel
 
 
-def op_by_op(nodes, outs) -> None:
+def op_by_op(graph, outs) -> None:
     """The graph as the eager path runs it: one table kernel per node, intermediates in
     temporaries of the pool."""
     targets = {id(node): target for node, target in outs}
-    values = {}
+    values = []
     pool = memory.get_pool()
-    for node in nodes:
-        args = []
-        for a in node.args:
-            if type(a) is Node:
-                r = a.result
-                args.append(values[id(a)] if r is None else r)
-            else:
-                args.append(a)
+    ins = graph.ins
+    for node, code in zip(graph, graph.code):
         target = targets.get(id(node))
         if target is None:
             target = view.empty(node._shape, node.dtype, pool.malloc)
-        ew.launch_elementwise(node.op, args, [target])
-        values[id(node)] = target
+        ew.launch_elementwise(node.op, [values[t] if t >= 0 else ins[~t] for t in code[1:]],
+                              [target])
+        values.append(target)
 
 
 def loop_scalars(op, ins):
