@@ -59,9 +59,10 @@ def _loop(stmt, xp, env):
     """``loop(count)`` running ``stmt`` with the names of ``env`` bound, and the namespace
     the statement writes ``x`` into."""
     names = sorted(env)
-    ns = {}
+    ns = {"computed": sbs.computed}  # a pending x (implicit fusion) is computed each time
     body = f"def loop(count, xp, np, {', '.join(names)}):\n" \
-           f"    x = None\n    for _ in range(count):\n        {stmt}\n    return x\n"
+           f"    x = None\n    for _ in range(count):\n        {stmt}\n        computed(x)\n" \
+           f"    return x\n"
     exec(body, ns)
     fn = ns["loop"]
     return lambda count: fn(count, xp, np, *(env[k] for k in names))

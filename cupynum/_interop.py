@@ -38,9 +38,10 @@ def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
         raise BufferError("cupynum can export its CUDA arrays only to their own device")
     if copy:
         a = a.copy()
+    capsule = _capsule(a)  # (reads the address: a pending array is computed first)
     if stream is not None and stream != -1:
         backend.synchronize()  # the consumer's stream then sees finished data
-    return _capsule(a)
+    return capsule
 
 
 # DLPack structures (dlpack.h, unversioned ABI, which every consumer accepts) ---------------

@@ -431,6 +431,7 @@ def fake_driver(tmp_path_factory):
 def test_launch_paths_against_a_fake_driver(fake_driver, mode, tmp_path_factory):
     env = dict(os.environ, LD_LIBRARY_PATH=f"{fake_driver}:{os.environ.get('LD_LIBRARY_PATH', '')}",
                CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, PYTHONPATH=str(ROOT),
+               CUPYNUM_FUSION="0",  # (each op's own launch is what this checks)
                CUPYNUM_CACHE_DIR=os.environ.get("CUPYNUM_CACHE_DIR") or
                str(tmp_path_factory.getbasetemp() / "kernel-cache"))
     p = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT)], env=env, cwd=ROOT,

@@ -12,6 +12,7 @@ return it.
 from __future__ import annotations
 
 from .. import _config
+from . import buffer, fusion
 
 _backend = None
 _host = None  # the host backend, once asked for (the process's backend when it is host)
@@ -29,7 +30,7 @@ def for_arrays(*operands):
             buf = x._buf
         except AttributeError:  # a scalar
             continue
-        if buf.device is not None:
+        if buf.device is not None or buf.pending is not None:  # (pending: computed there)
             return _backend or get()
         arrays = True
     if not arrays:
@@ -44,6 +45,27 @@ def for_writing(dst, *operands):
     backend = for_arrays(dst, *operands)
     dst._buf.will_write(backend.side)
     return backend
+
+
+def _resolve(buf, side):
+    """``Buffer.on``'s hook (``buffer.RESOLVE``): the data made valid on ``side``.  Fusion's
+    part first: a pending Buffer is computed (on the device)."""
+    if buf.pending is not None:
+        fusion.materialize(buf)
+    raw = buf.host if side == buffer.HOST else buf.device
+    if raw is None:
+        raise LookupError(f"this buffer's data is not on the {side}")
+    return raw
+
+
+def _before_write(buf, side):
+    """``Buffer.will_write``'s hook (``buffer.BEFORE_WRITE``), before a write on ``side``.
+    Fusion's part first: a pending ``buf`` is computed and the pending expressions that
+    read it run (they must see the old data)."""
+    fusion.before_write(buf)
+
+
+buffer.install(_resolve, _before_write)
 
 
 def for_new(nbytes: int):

@@ -78,7 +78,7 @@ class ReduceOp(NamedTuple):
 # memory (alloc, from_host, to_host, write_host) or wait (synchronize).  ``copy`` and
 # ``fill`` are kernels on a device, so they count.
 COMPUTE_OPS = (
-    "copy", "fill", "elementwise", "ufunc_at", "reduce", "arg_reduce", "sqdev_sum", "scan",
+    "copy", "fill", "elementwise", "run_fused", "ufunc_at", "reduce", "arg_reduce", "sqdev_sum", "scan",
     "gather", "gather_flat", "scatter", "flatnonzero", "mask_select", "sort", "searchsorted",
     "matmul", "solve", "lu_diagonal", "cholesky", "qr", "svd", "eigh", "eig", "fft",
     "rng_fill", "rng_draw",
@@ -164,6 +164,18 @@ class Backend(abc.ABC):
         layouts (arrays broadcast to the outputs' shape, scalars), reused while the layout
         repeats; None (the default): the frontend calls ``elementwise`` each time."""
         return None
+
+    @abc.abstractmethod
+    def run_fused(self, nodes: Sequence, outs: Sequence) -> None:
+        """Compute a pending elementwise graph (``fusion.py``) as one launch.  ``nodes``: a
+        ``fusion.Graph``, its ``Node`` objects still to compute (``_shape``, ``dtype``,
+        ``op``), each after the nodes it reads; ``nodes.code[j]`` is node j's
+        ``(op, *tokens)``: a token ``t >= 0`` is node t's value, ``t < 0`` operand ``~t``
+        of ``nodes.ins`` (a ``fusion.Leaf``, an array view to read, or a scalar of the
+        op's loop dtype).  ``outs``: ``(node, leaf)`` pairs, the views (allocated, the
+        node's shape and dtype) that receive those nodes' values; the other nodes are
+        never stored.  The values are the eager path's: the same functors, loop dtypes
+        and casts."""
 
     @abc.abstractmethod
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:

@@ -17,6 +17,10 @@ DEVICE = "device"
 RESOLVE = None
 BEFORE_WRITE = None
 
+# ``pins`` of a Buffer whose address was handed out (DLPack, the CUDA array interface, raw
+# kernels, ``.data``): writes may come from outside cupynum, so fusion never reads it lazily.
+EXPORTED = "exported"
+
 
 def install(resolve=None, before_write=None) -> None:
     """Install the read and write hooks (``_backends`` does, once)."""
@@ -89,8 +93,13 @@ class Buffer:
 
     def address(self) -> int:
         """The address of the data's first byte, on the device where the data lives
-        there, else on the host (for the interchange protocols and raw kernels)."""
-        if self.device is not None:
+        there, else on the host (for the interchange protocols and raw kernels).  The
+        Buffer is pinned (``EXPORTED``): no pending expression reads it lazily from now on."""
+        if self.pins is None:  # exported: may be written where no write point sees it
+            self.pins = EXPORTED
+        if self.readers is not None and BEFORE_WRITE is not None:
+            BEFORE_WRITE(self, None)  # the expressions reading it run now, as before a write
+        if self.device is not None or self.pending is not None:
             raw = self.on_device()
             ptr = getattr(raw, "ptr", None)  # (a simulated device's bytes are a NumPy array)
             return raw.ctypes.data if ptr is None else ptr

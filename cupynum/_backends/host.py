@@ -120,6 +120,19 @@ class HostBackend(Backend):
 
         return launch
 
+    def run_fused(self, nodes, outs) -> None:
+        """Each node by NumPy, as ``elementwise`` runs it (so the values are the eager
+        path's, bit for bit); intermediates nobody stores are temporaries."""
+        v = self._view
+        targets = {id(node): leaf for node, leaf in outs}
+        ins = [v(x) if hasattr(x, "_buf") else x for x in nodes.ins]
+        values = []
+        for node, code in zip(nodes, nodes.code):
+            target = targets.get(id(node))
+            res = np.empty(node._shape, node.dtype) if target is None else v(target)
+            _run_ufunc(node.op, [values[t] if t >= 0 else ins[~t] for t in code[1:]], [res])
+            values.append(res)
+
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:
         """NumPy's own ``ufunc.at`` on the flat view of C-contiguous ``a``; ``positions``
         are flat element indices (int64)."""

@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from . import counters
+from . import counters, fusion
 from .base import COMPUTE_OPS, Backend
 from .buffer import Buffer
 from .host import HostBackend, elements
@@ -68,8 +68,12 @@ class SimulatedBackend(HostBackend):
         super().write_host(a, host)
 
     def synchronize(self) -> None:
+        fusion.flush()
         _COUNTS["syncs"] += 1
 
+    # Elementwise work on device data is deferred when fusion is on (fusion.py): the entry
+    # points below make the output pending, and ``run_fused`` computes a flushed graph by
+    # the host code, node by node, counted as the one launch a fused kernel is.
     def contiguous_launcher(self, op, operand_dtypes):
         inner = super().contiguous_launcher(op, operand_dtypes)
         launch = _counted(inner)
@@ -80,12 +84,29 @@ class SimulatedBackend(HostBackend):
                 _COUNTS["launches"] += bool(args[-2])
                 new(*args)
 
-            launch.new = counted_new
+            launch.new = fusion.deferring_new(self, op, counted_new) if fusion.ENABLED \
+                else counted_new
         return launch
 
     def layout_launcher(self, op, ins, outs):
         inner = super().layout_launcher(op, ins, outs)
-        return None if inner is None else _counted(inner)
+        if inner is None:
+            return None
+        if fusion.ENABLED:
+            return fusion.deferring_layout(self, op, ins, outs, _counted(inner))
+        return _counted(inner)
+
+    def copy(self, src, dst) -> None:
+        if not (src._buf.pending is not None and fusion.sink(src, dst)):  # (setitem as sink)
+            _COUNTS["launches"] += 1
+            super().copy(src, dst)
+
+    def elementwise(self, op, ins, outs) -> None:
+        if not (fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1
+                and fusion.deferrable_into(outs[0])
+                and fusion.defer(self, op, ins, outs[0], into=outs[0]._buf)):
+            _COUNTS["launches"] += 1
+            super().elementwise(op, ins, outs)
 
 
 def _counted(method):
@@ -103,6 +124,6 @@ def _counted(method):
 # defaults, e.g. ``gather_flat`` declining, compute nothing and count nothing).
 for _name in COMPUTE_OPS:
     _impl = getattr(HostBackend, _name)
-    if _impl is not getattr(Backend, _name):
+    if _impl is not getattr(Backend, _name) and _name not in vars(SimulatedBackend):
         setattr(SimulatedBackend, _name, _counted(_impl))
 del _name, _impl

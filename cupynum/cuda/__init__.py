@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 
+from .._backends import fusion as _fusion
 from .._backends.cuda import driver as _driver
 from .._backends.cuda.driver import CUDAError
 from .._backends.cuda.memory import OutOfMemoryError
@@ -85,6 +86,7 @@ class Device:
     def synchronize(self) -> None:
         """Wait for all work on this device."""
         self._check_current()
+        _fusion.flush()
         _rt().synchronize()
 
     def __enter__(self):
@@ -173,13 +175,16 @@ class Stream:
     def __exit__(self, *exc):
         from .._backends.cuda import runtime
 
+        _fusion.flush(self.ptr)  # the block's pending work runs on its stream
         handle, owner = _stack.s.pop()
         runtime.set_current_stream(handle, owner)
         return False
 
     def synchronize(self) -> None:
-        """Wait for all work queued on this stream."""
-        _rt().synchronize_stream(self.ptr)
+        """Wait for all work queued on this stream (pending expressions made on it run)."""
+        rt = _rt()
+        _fusion.flush(self.ptr)
+        rt.synchronize_stream(self.ptr)
 
     @property
     def done(self) -> bool:
@@ -253,8 +258,11 @@ class Event:
             self._owned = False
 
     def record(self, stream: Stream | None = None) -> None:
-        """Capture the work queued so far on ``stream`` (default: the current stream)."""
-        _rt().record_event(self.ptr, None if stream is None else stream.ptr)
+        """Capture the work queued so far on ``stream`` (default: the current stream);
+        pending expressions made on it run first."""
+        rt = _rt()
+        _fusion.flush(rt.current_stream() if stream is None else stream.ptr)
+        rt.record_event(self.ptr, None if stream is None else stream.ptr)
 
     def synchronize(self) -> None:
         """Wait until the captured work has completed."""
@@ -280,8 +288,10 @@ def get_elapsed_time(start_event: Event, end_event: Event) -> float:
 
 
 def synchronize() -> None:
-    """Wait for all work on the device."""
-    _rt().synchronize()
+    """Wait for all work on the device (pending expressions run first)."""
+    rt = _rt()
+    _fusion.flush()
+    rt.synchronize()
 
 
 def get_default_memory_pool():

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import Backend, ElementwiseOp
+from .. import fusion
 from ..buffer import Buffer
-from . import copy_fill
+from . import copy_fill, fused
 from . import elementwise as ew
 from . import elementwise_source as es
 from . import memory, runtime
@@ -80,7 +81,7 @@ class CudaBackend(Backend):
         self._pool = memory.get_pool()
         # The hot paths copy through these attributes: bind the functions directly (one
         # Python frame less per call than the methods below).
-        self.copy = copy_fill.copy
+        self.copy = fused.copy if fusion.ENABLED else copy_fill.copy
         self.fill = copy_fill.fill
 
     # memory and transfer (copy_fill.py) -------------------------------------------------
@@ -99,7 +100,7 @@ class CudaBackend(Backend):
 
     def copy_bytes(self, buf, offset: int, nbytes: int) -> Buffer:
         out = self._pool.malloc(nbytes)
-        memory.memcpy_dtod(out.ptr, buf.device.ptr + offset, nbytes)
+        memory.memcpy_dtod(out.ptr, buf.on_device().ptr + offset, nbytes)
         return Buffer(None, out)
 
     def copy(self, src, dst) -> None:  # replaced per instance in __init__
@@ -111,14 +112,30 @@ class CudaBackend(Backend):
 
     # compute ----------------------------------------------------------------------------
 
+    # Elementwise work is deferred when fusion is on (``_backends/fusion.py``): these entry
+    # points make the output pending, and ``run_fused`` runs a flushed graph (fused.py).
     def elementwise(self, op: ElementwiseOp, ins, outs) -> None:
+        if fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1 and \
+                fusion.deferrable_into(outs[0]):
+            ins = fused.loop_scalars(op, ins)
+            if fusion.defer(self, op, ins, outs[0], fused.current_stream(), into=outs[0]._buf):
+                return
         ew.launch_elementwise(op, ins, outs)
 
     def contiguous_launcher(self, op: ElementwiseOp, operand_dtypes):
-        return ew.contiguous_launcher(op, operand_dtypes)
+        launch = ew.contiguous_launcher(op, operand_dtypes)
+        if fusion.ENABLED and launch.new is not None:
+            launch.new = fused.deferring_new(self, op, operand_dtypes, launch.new)
+        return launch
 
     def layout_launcher(self, op: ElementwiseOp, ins, outs):
-        return ew.layout_launcher(op, ins, outs)
+        launch = ew.layout_launcher(op, ins, outs)
+        if fusion.ENABLED:
+            return fusion.deferring_layout(self, op, ins, outs, launch, fused.current_stream)
+        return launch
+
+    def run_fused(self, nodes, outs) -> None:
+        fused.run(nodes, outs)
 
     def ufunc_at(self, op, a, positions, values) -> None:
         """``ufunc.at`` on C-contiguous ``a`` at flat element ``positions`` (see ufunc_at.py);
@@ -148,6 +165,7 @@ class CudaBackend(Backend):
         reduction.scan(op, src, out, axis)
 
     def synchronize(self) -> None:
+        fusion.flush(runtime.current_stream())
         runtime.synchronize_stream()
 
     # gather, scatter, compaction, sort (docs/internals.md; cuda/indexing.py, sorting.py) ----

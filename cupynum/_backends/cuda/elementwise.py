@@ -540,6 +540,15 @@ def exprs_launcher(exprs, ins, outs):
 
 def _plan(exprs, xs, nin, n):
     """``(exprs, Prepared, layout values, grid)`` for operands ``xs`` (see ``run``)."""
+    spec, layout = layout_spec(exprs, xs, nin, n)
+    return exprs, prepared(spec), layout, _grid(spec, n)
+
+
+def layout_spec(exprs, xs, nin, n):
+    """``(KernelSpec, layout values)`` of ``exprs`` over operands ``xs`` (inputs, then
+    outputs: arrays of the outputs' shape, NumPy scalars) of ``n`` elements: the
+    contiguous kernel when every array collapses to one dense dimension, else the strided
+    one; the layout values are the parameters after the operands' (see ``run``)."""
     arr = [i for i, x in enumerate(xs) if hasattr(x, "_buf")]
     shape, strides = collapse(xs[-1]._shape, [xs[i]._strides for i in arr])
     ndim = len(shape)
@@ -556,15 +565,14 @@ def _plan(exprs, xs, nin, n):
         kinds = ["s" if k == "s" else "a" for k in kinds]
     operands = tuple((k, _char(x.dtype)) for k, x in zip(kinds, xs))
     if contig:
-        spec = KernelSpec(tuple(exprs), operands, nin, "contig")
-        return exprs, prepared(spec), [n], _grid(spec, n)
+        return KernelSpec(tuple(exprs), operands, nin, "contig"), [n]
     maxd = _maxd(ndim)
     spec = KernelSpec(tuple(exprs), operands, nin, "strided", maxd, not _fits32(n, shape, strides))
     pad = [0] * (maxd - ndim)
     layout = list(shape[::-1]) + pad  # innermost first
     for st in strides:
         layout += list(st[::-1]) + pad
-    return exprs, prepared(spec), layout + [n, ndim], _grid(spec, n)
+    return spec, layout + [n, ndim]
 
 
 _op_exprs: dict = {}

@@ -191,11 +191,20 @@ class Memory:
     register_chunk: int = 64 << 20  # bytes page-locked at a time by the 'register' strategy
 
 
+@dataclass(frozen=True)
+class Fusion:
+    """fused.py: when a fused kernel is compiled."""
+    # a structure runs op by op from the precompiled table until it is seen this many times
+    # (a compile costs ~35 ms: a graph flushed once is cheaper op by op)
+    compile_after: int = 2
+
+
 _DEFAULTS = {
     "ELEMENTWISE": Elementwise(), "REDUCTION": Reduction(), "SCAN": Scan(),
     "GATHER": Gather(), "COMPACTION": Compaction(), "TRANSPOSE": Transpose(), "SORT": Sort(),
     "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "BLAS": Blas(),
     "FFT": Fft(), "MEMORY": Memory(),
+    "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "FUSION": Fusion(),
 }
 
 ELEMENTWISE = _DEFAULTS["ELEMENTWISE"]
@@ -211,6 +220,7 @@ RANDOM = _DEFAULTS["RANDOM"]
 BLAS = _DEFAULTS["BLAS"]
 FFT = _DEFAULTS["FFT"]
 MEMORY = _DEFAULTS["MEMORY"]
+FUSION = _DEFAULTS["FUSION"]
 
 FAMILIES = tuple(_DEFAULTS)
 _hooks: list = []

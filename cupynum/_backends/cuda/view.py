@@ -24,8 +24,12 @@ from ..buffer import Buffer
 
 def dptr(a) -> int:
     """The device address of the first element of array or view ``a``: its Buffer's device
-    allocation (valid whenever it is set) plus the byte offset."""
-    return a._buf.device.ptr + a._offset
+    allocation (valid whenever it is set; else ``Buffer.on_device()`` computes a pending
+    expression) plus the byte offset."""
+    raw = a._buf.device
+    if raw is None:
+        raw = a._buf.on_device()
+    return raw.ptr + a._offset
 
 
 def owner_of(a):
@@ -34,7 +38,8 @@ def owner_of(a):
 
 
 # ``dptr(x)`` as source text, for generated launchers ('{0}' is the operand's name).
-PTR_EXPR = "{0}._buf.device.ptr + {0}._offset"
+# (a DeviceBuffer is always true: ``or`` reaches ``on_device()`` only for a missing copy)
+PTR_EXPR = "({0}._buf.device or {0}._buf.on_device()).ptr + {0}._offset"
 
 
 def c_strides(shape, itemsize: int) -> tuple:
