@@ -105,7 +105,8 @@ def f_while(x):
 
 
 def f_math(x):
-    return math.exp(-x * x) + math.log1p(abs(x)) + math.atan2(x, 2.0) + math.floor(math.tanh(x) * 10)
+    return (math.exp(-x * x) + math.log1p(abs(x)) + math.atan2(x, 2.0)
+            + math.floor(math.tanh(x) * 10))
 
 
 def f_numpy_funcs(x):
@@ -173,6 +174,12 @@ def f_float_zero_div(x, y):
     return x / y + x // y + x % y
 
 
+def f_truth(x):
+    if x:  # bool(x): NaN is true, complex: either part
+        return x * 2
+    return x + 1
+
+
 def f_power(x, y):
     return x ** y
 
@@ -228,6 +235,9 @@ CASES = [
     ("power-i8", f_power, "ll", None, 0),
     ("power-f8", f_power, "dd", None, 0),
     ("otypes-i4", f_branch, "d", "i", 0),
+    ("truth-f2", f_truth, "e", None, 0),
+    ("truth-c16", f_truth, "D", None, 0),
+    ("truth-u2", f_truth, "H", None, 0),
 ]
 
 
@@ -305,11 +315,28 @@ def _translations():
 TRANSLATED = _translations()
 
 
+def _specs(t):
+    """The kernels a translation gets here: each operand an array or by value (not all)."""
+    import itertools
+
+    n = len(t.in_chars)
+    return [kernel.spec(t, list(m)) for m in itertools.product([False, True], repeat=n)
+            if not all(m)]
+
+
+def _extra_translations():
+    """Translations with weak arguments: fuse's Python scalars, vectorize's excluded ones."""
+    return [tr.translate(fused_expr.func, [np.dtype("f"), float], fuse=True)[0],
+            tr.translate(fused_sum.func, [np.dtype("d")], fuse=True)[0],
+            tr.translate(f_excluded, [np.dtype("d"), np.dtype("d"), int])[0]]
+
+
 def _host_program():
     from cupynum._backends.cuda import elementwise_source as es
 
-    specs = [kernel.spec(t, [False] * len(t.in_chars)) for t, _ in TRANSLATED.values()]
-    parts = [SHIM, kernel.program([t for t, _ in TRANSLATED.values()], specs)]
+    trs = [t for t, _ in TRANSLATED.values()] + _extra_translations()
+    specs = [s for t in trs for s in _specs(t)]
+    parts = [SHIM, kernel.program(trs, specs)]
     for spec in specs:
         name, params = es.kernel_name(spec), es.kernel_params(spec)
         types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(params))
@@ -332,17 +359,36 @@ def host_lib():
                                     "-fno-fast-math", "-w", "-shared", "-fPIC"])
 
 
-def run_on_host(lib, t, ins):
+def cpu_launch(lib):
+    """``kernel.launch`` with the kernel run on the CPU: its operands' ``_address()`` (or
+    NumPy arrays' data, or by-value scalars) packed in the engine's parameter block."""
     from cupynum._backends.cuda import elementwise as ew
     from cupynum._backends.cuda import elementwise_source as es
 
-    spec = kernel.spec(t, [False] * len(ins))
-    n = len(ins[0])
+    def launch(t, ins, out):
+        n = out.size
+        spec = kernel.spec(t, [not hasattr(x, "_buf") and not isinstance(x, np.ndarray)
+                               for x in ins])
+        values = []
+        for x in (*ins, out):
+            if hasattr(x, "_buf"):
+                values.append(x._address())
+            elif isinstance(x, np.ndarray):
+                values.append(x.ctypes.data)
+            elif np.iscomplexobj(x):
+                values += (x.real, x.imag)
+            else:
+                values.append(x)
+        pb, pack = ew.param_block(spec)
+        pack(memoryview(pb._data).cast("B"), 0, *values, n)
+        getattr(lib, f"host_{es.kernel_name(spec)}")(ctypes.c_void_p(pb.address), 3, es.BLOCK)
+    return launch
+
+
+def run_on_host(lib, t, ins):
     ins = [np.ascontiguousarray(a.astype(np.dtype(c))) for a, c in zip(ins, t.in_chars)]
-    out = np.zeros(n, np.dtype(t.out_char))
-    pb, pack = ew.param_block(spec)
-    pack(memoryview(pb._data).cast("B"), 0, *[a.ctypes.data for a in ins], out.ctypes.data, n)
-    getattr(lib, f"host_{es.kernel_name(spec)}")(ctypes.c_void_p(pb.address), 3, es.BLOCK)
+    out = np.zeros(len(ins[0]), np.dtype(t.out_char))
+    cpu_launch(lib)(t, ins, out)
     return out
 
 
@@ -449,8 +495,7 @@ def test_kernels_compile_with_nvrtc():
     except Exception as e:  # noqa: BLE001
         pytest.skip(f"NVRTC is not installed: {e}")
     trs = [t for t, _ in TRANSLATED.values()]
-    specs = [kernel.spec(t, [False] * len(t.in_chars)) for t in trs]
-    specs += [kernel.spec(t, [True] + [False] * (len(t.in_chars) - 1)) for t in trs]
+    specs = [s for t in trs for s in _specs(t)]
     c = compiler.compile_cubin(kernel.program(trs, specs), options=elementwise.compile_options(),
                                name="cupynum_vectorize.cu")
     for spec in specs:
@@ -556,9 +601,12 @@ def _on_device():
     return bool(_backends.for_new(0).cuda_memory)
 
 
+def f_excluded(x, y, k):
+    return x * y + k
+
+
 def test_vectorize_broadcasts_scalars_and_excluded():
-    def f(x, y, k):
-        return x * y + k
+    f = f_excluded
     x = np.arange(6.0).reshape(2, 3)
     v = cp.vectorize(f, excluded={2})
     got = v(cp.asarray(x), 2.5, 4)
@@ -662,3 +710,90 @@ def test_second_process_finds_the_cubin(tmp_path):
     second = compiler.KernelCache(tmp_path)  # (what a new process opens)
     second.compile(other, options=opts, name="cupynum_vectorize.cu")
     assert second.stats["compiles"] == 0 and second.stats["disk_hits"] == 1
+
+
+# --- the CUDA path of the public objects, its kernels run on the CPU ----------------------------
+
+@pytest.fixture
+def kernel_path(monkeypatch, host_lib):
+    """vectorize and fuse believe their arrays are in CUDA memory; ``kernel.launch`` runs the
+    kernel compiled for the CPU over the arrays' (host) addresses.  Returns the names of the
+    functors launched."""
+    if _on_device():  # (the CPU kernels would read device addresses)
+        pytest.skip("the CPU stand-in runs on the host and simulated backends only")
+    import importlib
+    import types
+
+    fz = importlib.import_module("cupynum._jit.fuse")  # (the package's names are the objects)
+    vz = importlib.import_module("cupynum._jit.vectorize")
+
+    device = types.SimpleNamespace(cuda_memory=True)
+    stand_in = types.SimpleNamespace(for_arrays=lambda *a: device, for_new=lambda n: device)
+    monkeypatch.setattr(vz, "_backends", stand_in)
+    monkeypatch.setattr(fz, "_backends", stand_in)
+    launched, cpu = [], cpu_launch(host_lib)
+
+    def launch(t, ins, out):
+        launched.append(t.name)
+        cpu(t, ins, out)
+    monkeypatch.setattr(kernel, "launch", launch)
+    return launched
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_vectorize_kernel_path(kernel_path, case):
+    cid, func, chars, otypes, ulp = case
+    t, ins = TRANSLATED[cid]
+    got = cp.vectorize(func, otypes=otypes)(*[cp.asarray(a) for a in ins])
+    assert kernel_path == [t.name]
+    assert got.dtype == np.dtype(t.out_char) and got.shape == ins[0].shape
+    assert_matches(cp.asnumpy(got), reference(func, ins, got.dtype), ulp, cid)
+
+
+def test_kernel_path_output_type_from_the_first_element(kernel_path):
+    x = edge_values("f")  # f_early_return returns a Python float or a float32
+    got = cp.vectorize(f_early_return)(cp.asarray(x))
+    assert got.dtype == np.float32 and kernel_path == [TRANSLATED["early-return-f4"][0].name]
+    assert_matches(cp.asnumpy(got), reference(f_early_return, [x], np.float32), 0, "first")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (the reference's inf * 0)
+def test_kernel_path_scalars_broadcasting_and_views(kernel_path):
+    x = edge_values("d")[:24].reshape(4, 6)
+    v = cp.vectorize(f_minmax)
+    got = v(2.5, cp.asarray(x)[:, ::2])  # a Python float by value, a strided view
+    want = np.array([f_minmax(np.float64(2.5), e) for e in x[:, ::2].ravel()]).reshape(4, 3)
+    assert_matches(cp.asnumpy(got).ravel(), list(want.ravel()), 0, "scalars")
+    row = cp.asarray(x[0])
+    got = v(cp.asarray(x[:, :1]), row)  # (4, 1) with (6,): broadcast to (4, 6)
+    want = np.array([[f_minmax(a, b) for b in x[0]] for a in x[:, 0]])
+    assert got.shape == (4, 6)
+    assert_matches(cp.asnumpy(got).ravel(), list(want.ravel()), 0, "broadcast")
+    assert len(kernel_path) == 2
+
+
+def test_kernel_path_excluded_python_scalar_is_weak(kernel_path):
+    x = np.arange(6.0, dtype=np.float64).reshape(2, 3)
+    got = cp.vectorize(f_excluded, excluded={"k"})(cp.asarray(x), 2.5, 4)
+    assert len(kernel_path) == 1 and got.dtype == np.float64
+    np.testing.assert_array_equal(cp.asnumpy(got), x * 2.5 + 4)
+
+
+def test_kernel_path_untranslatable_warns_and_runs_numpy(kernel_path):
+    x = np.array([1.0, 2.5])
+    with pytest.warns(cp.VectorizeFallbackWarning, match="a list"):
+        got = cp.vectorize(g_list)(cp.asarray(x))
+    assert kernel_path == []
+    np.testing.assert_array_equal(cp.asnumpy(got), x)
+
+
+def test_fuse_kernel_path(kernel_path):
+    x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+    got = fused_expr(cp.asarray(x), 2.0)
+    want = np.array([fused_expr.func(e, 2.0) for e in x.ravel()], np.float32).reshape(3, 4)
+    assert got.dtype == np.float32 and len(kernel_path) == 1
+    assert_matches(cp.asnumpy(got).ravel(), list(want.ravel()), 0, "fuse")
+    xd = x.astype(np.float64)
+    s = fused_sum(cp.asarray(xd))
+    assert len(kernel_path) == 2 and s.shape == (4,)
+    np.testing.assert_allclose(cp.asnumpy(s), (xd * xd).sum(axis=0), rtol=1e-15)

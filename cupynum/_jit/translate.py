@@ -312,7 +312,7 @@ class _Emitter:
                 not isinstance(v.const, bool):
             return literal(-v.const if isinstance(node.op, ast.USub) else v.const)
         if isinstance(node.op, ast.Not):
-            return Val(f"(!{self.truth(v)})", bool if _is_weak(v.t) else np.dtype("?"))
+            return Val(f"(!{self.truth(v)})", bool)  # (`not` gives a Python bool)
         return self.op(_UNOPS[type(node.op)], [v], node)
 
     def x_Compare(self, node):
@@ -600,8 +600,10 @@ def function_tree(func):
         mod = ast.parse(src)
     except SyntaxError:  # a lambda inside a larger expression: its line alone
         raise Untranslatable("a lambda whose source line does not parse alone") from None
+    params = list(func.__code__.co_varnames[:func.__code__.co_argcount])
     fn = next((n for n in ast.walk(mod) if isinstance(n, (ast.FunctionDef, ast.Lambda))
-               and (getattr(n, "name", "<lambda>") == func.__name__)), None)
+               and getattr(n, "name", "<lambda>") == func.__name__
+               and [x.arg for x in n.args.args] == params), None)  # (lambdas: by parameters)
     if fn is None:
         raise Untranslatable("a function whose source cannot be found")
     if isinstance(fn, ast.Lambda):
@@ -624,12 +626,12 @@ def environment(func) -> dict:
     return env
 
 
-def translate(func, arg_types, out_type=None, *, fuse=False, constants=None) -> tuple:
+def translate(func, arg_types, out_type=None, *, fuse=False) -> tuple:
     """``(Translation, used)`` for ``func`` called with arguments of ``arg_types`` (NumPy
     dtypes, or Python types for weak scalars, in order); ``out_type``: the output dtype
-    (``otypes``), or None for the returns' common type.  ``constants``: arguments bound to
-    fixed values (``excluded``).  ``used``: the free names the translation read, with their
-    values (the caller checks they still hold before reusing it).
+    (``otypes``), or None for the returns' common type.  ``used``: the free names the
+    translation read, with their values (the caller checks they still hold before reusing
+    it).
     Raises Untranslatable or NeedsOutputType."""
     fn, offset, filename = function_tree(func)
     a = fn.args
@@ -637,12 +639,11 @@ def translate(func, arg_types, out_type=None, *, fuse=False, constants=None) -> 
         raise Untranslatable("*args, **kwargs or keyword-only parameters", fn.lineno + offset,
                              filename)
     names = [x.arg for x in a.args]
-    if len(names) != len(arg_types) + len(constants or {}):
+    if len(names) != len(arg_types):
         raise Untranslatable(f"{len(names)} parameters for {len(arg_types)} arguments",
                              fn.lineno + offset, filename)
     env = environment(func)
-    env.update(constants or {})
-    vector_names = [n for n in names if n not in (constants or {})]
+    vector_names = names
     args = dict(zip(vector_names, arg_types))
     try:
         local_types, em = {}, None
@@ -681,7 +682,8 @@ def _assemble(fname, vector_names, args, local_types, em, in_chars, out_char, cp
     for name, c in zip(vector_names, in_chars):
         comp = _ops.compute_ctype(row, c)
         params.append(f"{comp} a_{name}")
-        head.append(f"{_ops.CPP_TYPES[c]} v_{name} = {_conv(f'a_{name}', comp, _ops.CPP_TYPES[c])};")
+        store = _ops.CPP_TYPES[c]
+        head.append(f"{store} v_{name} = {_conv(f'a_{name}', comp, store)};")
     for name, t in local_types.items():
         if name not in args:
             head.append(f"{_ctype(t)} v_{name}{{}};")

@@ -42,23 +42,21 @@ def _arg_type(a):
 
 
 class Cached:
-    """Translations of one function, per (argument types, output type, constants)."""
+    """Translations of one function, per (argument types, output type)."""
 
     def __init__(self, func, fuse=False):
         self.func, self.fuse = func, fuse
         self.entries = {}  # key -> (Translation, used names and values) or Untranslatable
 
-    def get(self, arg_types, out_type=None, constants=None):
+    def get(self, arg_types, out_type=None):
         """The Translation, or raises Untranslatable / NeedsOutputType."""
-        key = (tuple(arg_types), out_type, tuple(sorted((constants or {}).items(),
-                                                       key=lambda kv: kv[0])))
+        key = (tuple(arg_types), out_type)
         got = self.entries.get(key)
         if got is not None and not isinstance(got, Exception) and not _still(got[1], self.func):
             got = None  # a closure or global value it read has changed
         if got is None:
             try:
-                got = tr.translate(self.func, list(arg_types), out_type, fuse=self.fuse,
-                                   constants=constants)
+                got = tr.translate(self.func, list(arg_types), out_type, fuse=self.fuse)
             except tr.Untranslatable as e:
                 got = e
             self.entries[key] = got
@@ -99,61 +97,58 @@ class vectorize(np.vectorize):
         """The result computed by the translated function, or None (the host's turn)."""
         if self.signature is not None or kwargs or len(self.otypes or "x") != 1:
             return None
-        constants, vector = {}, []
         names = _param_names(self.pyfunc)
+        types = []
         for i, a in enumerate(args):
             if i in self.excluded or (names and i < len(names) and names[i] in self.excluded):
-                if type(a) not in (bool, int, float, complex) or names is None or i >= len(names):
-                    return None
-                constants[names[i]] = a
+                # passed as it is: a Python scalar stays weak (a kernel argument by value)
+                types.append(type(a) if type(a) in tr.WEAK else None)
             else:
-                vector.append(a)
-        types = [_arg_type(a) for a in vector]
-        if not vector or any(t is None for t in types):
+                types.append(_arg_type(a))
+        if not args or any(t is None for t in types):
             return None
         out_type = np.dtype(self.otypes[0]) if self.otypes else None
         if out_type is not None and out_type not in _ops.SUPPORTED_DTYPES:
             return None
         if self._translations is None:
             self._translations = Cached(self.pyfunc)
-        arrays = [a for a in vector if isinstance(a, ndarray)]
+        arrays = [a for a in args if isinstance(a, ndarray)]
         backend = _backends.for_arrays(*arrays) if arrays else _backends.for_new(0)
         try:
             try:
-                t = self._translations.get(types, out_type, constants)
+                t = self._translations.get(types, out_type)
             except tr.NeedsOutputType:
                 if not backend.cuda_memory:
                     return None
-                first = self._first_type(vector, types, constants)
+                first = self._first_type(args, types)
                 if first is None:
                     return None
-                t = self._translations.get(types, first, constants)
+                t = self._translations.get(types, first)
         except tr.Untranslatable as e:
             self._warn(e)
             return None
         if not backend.cuda_memory:
             return None
-        return _run_kernel(t, vector, types)
+        return _run_kernel(t, args, [_kernel_dtype(t_) for t_ in types])
 
-    def _first_type(self, vector, types, constants):
+    def _first_type(self, args, types):
         """The dtype of the function's result for the first element (NumPy's rule for the
         output type), or None where NumPy's vectorize should decide (empty inputs)."""
-        shape = np.broadcast_shapes(*[np.shape(a) for a in vector])
+        shape = np.broadcast_shapes(*[np.shape(a) for a, t in zip(args, types)
+                                      if isinstance(t, np.dtype)])
         if 0 in shape:
             return None
         firsts = []
-        for a, t in zip(vector, types):
-            if isinstance(a, ndarray):
-                firsts.append(t.type(a.reshape(-1)[0].item()))
+        for a, t in zip(args, types):
+            if not isinstance(t, np.dtype):
+                firsts.append(a)  # (excluded: as it is)
+            elif isinstance(a, ndarray):  # (one element read back, as NumPy's rule needs)
+                firsts.append(t.type(a[(0,) * a.ndim].item() if a.ndim else a.item()))
             else:
                 firsts.append(t.type(np.asarray(a).reshape(-1)[0]))
-        names = _param_names(self.pyfunc)
-        kw = {n: constants[n] for n in (names or []) if n in constants}
-        pos = iter(firsts)
-        call = [kw[n] if n in kw else next(pos) for n in names] if names else firsts
         with np.errstate(all="ignore"):
             try:
-                dt = np.asarray(self.pyfunc(*call)).dtype
+                dt = np.asarray(self.pyfunc(*firsts)).dtype
             except Exception:  # noqa: BLE001 - NumPy's vectorize raises it again
                 return None
         return dt if dt in _ops.SUPPORTED_DTYPES else None
@@ -175,6 +170,11 @@ def _param_names(func):
     if code is None:
         return None
     return list(code.co_varnames[:code.co_argcount])
+
+
+def _kernel_dtype(t):
+    """The kernel operand dtype of an argument type (a weak Python scalar: its default)."""
+    return t if isinstance(t, np.dtype) else np.dtype(tr.WEAK[t])
 
 
 def _run_kernel(t, vector, types):
