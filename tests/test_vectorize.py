@@ -550,13 +550,31 @@ def test_fallback_runs_numpy_vectorize_with_a_warning():
     assert got.tolist() == np.vectorize(g_call)(x).tolist()
 
 
-def test_closure_constants_are_rechecked():
+FACTOR = 2
+
+
+def f_global(x):
+    return x * FACTOR
+
+
+def test_changed_globals_and_closures_translate_again(monkeypatch):
+    import importlib
+
+    vz = importlib.import_module("cupynum._jit.vectorize")
+    cached = vz.Cached(f_global)
+    first = cached.get([np.dtype("d")])
+    assert cached.get([np.dtype("d")]) is first
+    monkeypatch.setattr(__import__(__name__), "FACTOR", 3)
+    again = cached.get([np.dtype("d")])
+    assert again is not first and "3LL" in again.source and "2LL" in first.source
+
     def make(k):
         return lambda x: x * k
-    x = np.arange(4.0)
-    assert tr.translate(make(2), [np.dtype("d")])[1]  # (reads k)
-    f = cp.vectorize(make(2))
-    np.testing.assert_array_equal(cp.asnumpy(f(cp.asarray(x))), x * 2)
+    g = make(5)
+    cached = vz.Cached(g)
+    assert "5LL" in cached.get([np.dtype("d")]).source
+    g.__closure__[0].cell_contents = 7
+    assert "7LL" in cached.get([np.dtype("d")]).source
 
 
 # --- the public objects on every backend -------------------------------------------------------
@@ -678,6 +696,10 @@ def test_gpu_one_kernel_per_call():
     f(x)
     before = device_counters()["launches"]
     f(x)
+    assert device_counters()["launches"] - before == 1
+    fused_expr(x, 2.0)
+    before = device_counters()["launches"]
+    fused_expr(x, 2.0)
     assert device_counters()["launches"] - before == 1
 
 

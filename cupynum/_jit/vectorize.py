@@ -66,9 +66,14 @@ class Cached:
 
 
 def _still(used, func) -> bool:
-    env = tr.environment(func)
+    """Whether the free names the translation read still hold the same values."""
+    code, cells = func.__code__, func.__closure__ or ()
+    free = dict(zip(code.co_freevars, cells))
     for name, value in used.items():
-        now = env.get(name, value)
+        try:
+            now = free[name].cell_contents if name in free else func.__globals__.get(name, value)
+        except ValueError:  # an empty cell
+            return False
         if now is not value and not (type(now) is type(value) and now == value):
             return False
     return True
