@@ -550,6 +550,24 @@ def test_fallback_runs_numpy_vectorize_with_a_warning():
     assert got.tolist() == np.vectorize(g_call)(x).tolist()
 
 
+def test_a_source_file_edited_after_import_is_not_translated(tmp_path):
+    """inspect reads the file as it is now: a function edited since it was loaded must not
+    translate to the new text (the kernel would compute something else)."""
+    import importlib.util
+    import os
+
+    path = tmp_path / "cpn_vectorize_edited.py"
+    path.write_text("def f(x):\n    return x + 1\n")
+    spec = importlib.util.spec_from_file_location("cpn_vectorize_edited", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert tr.translate(mod.f, [np.dtype("d")])[0].out_char == "d"
+    path.write_text("def f(x):\n    return x * 2\n")
+    os.utime(path, (os.path.getatime(path), os.path.getmtime(path) + 10))
+    with pytest.raises(tr.Untranslatable, match="changed after it was loaded"):
+        tr.translate(mod.f, [np.dtype("d")])
+
+
 FACTOR = 2
 
 

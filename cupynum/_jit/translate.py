@@ -596,6 +596,8 @@ def function_tree(func):
         src = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError) as e:
         raise Untranslatable(f"a function without source ({e})") from None
+    if not _source_matches(func):
+        raise Untranslatable("a function whose source file changed after it was loaded")
     try:
         mod = ast.parse(src)
     except SyntaxError:  # a lambda inside a larger expression: its line alone
@@ -613,6 +615,45 @@ def function_tree(func):
             if not hasattr(n, "lineno"):
                 n.lineno = fn.lineno
     return fn, func.__code__.co_firstlineno - 1, func.__code__.co_filename
+
+
+_NAMED_OPS = frozenset({"LOAD_FAST", "STORE_FAST", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD",
+                        "LOAD_DEREF", "STORE_DEREF", "LOAD_CLOSURE", "LOAD_NAME"})
+
+
+def _source_matches(func) -> bool:
+    """Whether the file still holds the function it was compiled from: inspect reads the
+    file as it is now, and a function edited since it was loaded must not translate from
+    the new text.  Each instruction's recorded source position must still show its name,
+    operator or literal."""
+    import dis
+    import linecache
+
+    code = func.__code__
+    lines = [ln.encode() for ln in linecache.getlines(code.co_filename)]
+    for ins in dis.get_instructions(code):
+        pos = getattr(ins, "positions", None)
+        if pos is None or None in (pos.lineno, pos.end_lineno, pos.col_offset,
+                                   pos.end_col_offset):
+            continue
+        if pos.end_lineno > len(lines):
+            return False
+        chunk = lines[pos.lineno - 1:pos.end_lineno]
+        chunk[-1] = chunk[-1][:pos.end_col_offset]
+        chunk[0] = chunk[0][pos.col_offset:]
+        text = b"\n".join(chunk).decode(errors="replace")
+        if ins.opname in _NAMED_OPS and str(ins.argval) not in text:
+            return False
+        if ins.opname in ("BINARY_OP", "COMPARE_OP") and ins.argrepr.rstrip("=") not in text:
+            return False
+        if ins.opname == "LOAD_CONST" and type(ins.argval) in (int, float, complex):
+            try:
+                shown = ast.literal_eval(text.strip())
+            except (ValueError, SyntaxError):
+                continue  # (a folded expression)
+            if shown != ins.argval and not (shown != shown and ins.argval != ins.argval):
+                return False
+    return True
 
 
 def environment(func) -> dict:
