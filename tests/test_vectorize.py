@@ -328,14 +328,15 @@ def _extra_translations():
     """Translations with weak arguments: fuse's Python scalars, vectorize's excluded ones."""
     return [tr.translate(fused_expr.func, [np.dtype("f"), float], fuse=True)[0],
             tr.translate(fused_sum.func, [np.dtype("d")], fuse=True)[0],
-            tr.translate(f_excluded, [np.dtype("d"), np.dtype("d"), int])[0]]
+            tr.translate(f_excluded, [np.dtype("d"), np.dtype("d"), int])[0],
+            tr.translate(f_excluded, [np.dtype("d"), np.dtype("d"), np.dtype("l")])[0]]
 
 
 def _host_program():
     from cupynum._backends.cuda import elementwise_source as es
 
     trs = [t for t, _ in TRANSLATED.values()] + _extra_translations()
-    specs = [s for t in trs for s in _specs(t)]
+    specs = list(dict.fromkeys(s for t in trs for s in _specs(t)))
     parts = [SHIM, kernel.program(trs, specs)]
     for spec in specs:
         name, params = es.kernel_name(spec), es.kernel_params(spec)
@@ -827,9 +828,14 @@ def test_kernel_path_scalars_broadcasting_and_views(kernel_path):
 
 def test_kernel_path_excluded_python_scalar_is_weak(kernel_path):
     x = np.arange(6.0, dtype=np.float64).reshape(2, 3)
-    got = cp.vectorize(f_excluded, excluded={"k"})(cp.asarray(x), 2.5, 4)
+    got = cp.vectorize(f_excluded, excluded={2})(cp.asarray(x), 2.5, 4)
     assert len(kernel_path) == 1 and got.dtype == np.float64
     np.testing.assert_array_equal(cp.asnumpy(got), x * 2.5 + 4)
+    # NumPy excludes by name only keyword arguments: a positional 4 is vectorized (int64)
+    got = cp.vectorize(f_excluded, excluded={"k"})(cp.asarray(x), 2.5, 4)
+    assert len(kernel_path) == 2  # (the same functor: x * y + k is float64 either way)
+    np.testing.assert_array_equal(cp.asnumpy(got),
+                                  np.vectorize(f_excluded, excluded={"k"})(x, 2.5, 4))
 
 
 def test_kernel_path_untranslatable_warns_and_runs_numpy(kernel_path):

@@ -102,10 +102,9 @@ class vectorize(np.vectorize):
         """The result computed by the translated function, or None (the host's turn)."""
         if self.signature is not None or kwargs or len(self.otypes or "x") != 1:
             return None
-        names = _param_names(self.pyfunc)
         types = []
         for i, a in enumerate(args):
-            if i in self.excluded or (names and i < len(names) and names[i] in self.excluded):
+            if i in self.excluded:  # (NumPy excludes by name only keyword arguments)
                 # passed as it is: a Python scalar stays weak (a kernel argument by value)
                 types.append(type(a) if type(a) in tr.WEAK else None)
             else:
@@ -168,13 +167,6 @@ class vectorize(np.vectorize):
         warnings.warn(f"cupynum.vectorize: {name} runs as numpy.vectorize on the host: "
                       f"{e.construct} ({where}) does not translate to a kernel",
                       VectorizeFallbackWarning, stacklevel=4)
-
-
-def _param_names(func):
-    code = getattr(func, "__code__", None)
-    if code is None:
-        return None
-    return list(code.co_varnames[:code.co_argcount])
 
 
 def _kernel_dtype(t):
