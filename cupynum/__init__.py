@@ -24,6 +24,7 @@ from ._fallback import FallbackWarning
 from ._ufunc import UFUNCS as _UFUNCS
 from ._ufunc import ufunc
 from ._user_kernels import ElementwiseKernel, RawKernel
+from ._jit import VectorizeFallbackWarning, fuse, vectorize
 
 globals().update(_UFUNCS)
 

@@ -1,0 +1,88 @@
+"""cupynum.vectorize on the GPU against copy bandwidth and against numpy.vectorize (issue 23).
+
+    CUPYNUM_BACKEND=cuda python benchmarks/probes/vectorize_probe.py [--log2n 28]
+
+Prints, for a vectorized function with a branch and a ``math`` call over 2^28 float32
+(``--log2n``):
+  * the kernel's device time (CUDA events, median), its bandwidth (read + write bytes over
+    time) and that bandwidth as a share of a device-to-device copy of the same bytes
+    (``a.copy()`` of the input, which moves as many bytes: the target is >= 90%);
+  * the first call's wall time (translation + NVRTC compile or cache load);
+  * numpy.vectorize on the host over 2^20 elements against cupynum.vectorize over the same
+    2^20 (wall time closed by a sync: the target is >= 100x);
+  * a check of the values against NumPy's float32 scalar evaluation on a sample.
+Times nothing in CI (tests/ never import it).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import event_median_ms, finish, log, run_check, wall_median  # noqa: E402
+
+
+def soft_exp(x):
+    """A branch and a math call: the issue's benchmark function."""
+    if x > 0.0:
+        return x * math.exp(-x)
+    return x * 0.5
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--log2n", type=int, default=28)
+    p.add_argument("--reps", type=int, default=20)
+    args = p.parse_args()
+    os.environ.setdefault("CUPYNUM_BACKEND", "cuda")
+    import cupynum as cp
+
+    start, fails = time.perf_counter(), []
+    n = 1 << args.log2n
+    host = np.random.default_rng(0).uniform(-4, 4, n).astype(np.float32)
+    x = cp.asarray(host)
+    f = cp.vectorize(soft_exp, otypes=[np.float32])
+
+    t0 = time.perf_counter()
+    y = f(x)
+    cp.cuda.Device().synchronize()
+    log(f"first call (translate + compile or cache load + run): "
+        f"{(time.perf_counter() - t0) * 1e3:.1f} ms")
+
+    ms = event_median_ms(cp, lambda: f(x), args.reps)
+    copy_ms = event_median_ms(cp, lambda: x.copy(), args.reps)
+    nbytes = 2 * n * 4
+    log(f"vectorize 2^{args.log2n} float32: {ms * 1e3:.1f} us, "
+        f"{nbytes / ms / 1e9:.3f} TB/s; copy {copy_ms * 1e3:.1f} us, "
+        f"{nbytes / copy_ms / 1e9:.3f} TB/s; vectorize/copy bandwidth {copy_ms / ms:.3f} "
+        f"(target >= 0.90)")
+
+    def check_values():
+        idx = np.random.default_rng(1).integers(0, n, 4096)
+        got = cp.asnumpy(y)[idx]
+        with np.errstate(all="ignore"):
+            want = np.array([soft_exp(v) for v in host[idx]], np.float32)
+        ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
+        assert ulps.max() <= 4, f"max {ulps.max()} ulp"
+    run_check("values against NumPy float32 scalars (<= 4 ulp: exp)", check_values, fails)
+
+    m = 1 << 20
+    small_host = host[:m]
+    small = cp.asarray(small_host)
+    t0 = time.perf_counter()
+    np.vectorize(soft_exp, otypes=[np.float32])(small_host)
+    np_s = time.perf_counter() - t0
+    sync = cp.cuda.Device().synchronize
+    ours_s = wall_median(lambda: f(small), sync, args.reps)
+    log(f"2^20 elements: numpy.vectorize {np_s * 1e3:.1f} ms, cupynum.vectorize "
+        f"{ours_s * 1e3:.3f} ms (wall, with the launch): {np_s / ours_s:.0f}x (target >= 100x)")
+    return finish(fails, start)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
