@@ -25,6 +25,8 @@ from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
+from ._host_path import host_view, wrap_host
+from ._backends import placement as _placement
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
 from ._fallback import call_on_host
@@ -58,7 +60,7 @@ def _launch_new(entry, args, x):
     for dt in out_dtypes:
         out = object.__new__(ndarray)
         nbytes = x._size * dt.itemsize
-        out._buf = _backends.for_new(nbytes).alloc(nbytes)
+        out._buf = _backends.for_side("device").alloc(nbytes)  # (the launchers' side)
         out._offset = 0
         out._shape = x._shape
         out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
@@ -85,10 +87,19 @@ def _hot_binary(uf, fallback):
     by_arrays, by_array_scalar, by_scalar_array = uf._hot
     record = uf._hot_record
     scalar_types = _SCALAR_TYPES
+    npf = uf._np
+    wrap = wrap_host if uf.nout == 1 else _wrap_all
+    big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
 
     def binary(a, b):
         if type(a) is ndarray:
             tb = type(b)
+            if a._buf.host is not None and (a._size <= big or stays(a)):  # the host path
+                if tb is ndarray:
+                    if b._buf.host is not None:
+                        return wrap(npf(host_view(a), host_view(b)))
+                elif tb in scalar_types:
+                    return wrap(npf(host_view(a), b))
             if tb is ndarray:
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
@@ -99,6 +110,8 @@ def _hot_binary(uf, fallback):
                 return fallback(a, b)
             x = a
         elif type(b) is ndarray and type(a) in scalar_types and b._c_contig:
+            if b._buf.host is not None:
+                return wrap(npf(a, host_view(b)))
             k0, k1, index = b.dtype, type(a), by_scalar_array
             x = b
         else:
@@ -141,6 +154,11 @@ def _hot_binary(uf, fallback):
     return binary
 
 
+def _wrap_all(results):
+    """The host path's results of a ufunc with several outputs, as arrays."""
+    return tuple(wrap_host(r) for r in results)
+
+
 def _key(index, hot, k0, k1):
     """The ``ufunc._fast`` key of ``index[k0][k1]`` (see ``_hot_binary``)."""
     return (k1, k0, 1) if index is hot[2] else (k0, k1, 0)
@@ -154,7 +172,12 @@ def _hot_one(uf):
     fast = uf._fast
     call = uf._call
 
+    npf = uf._np
+    wrap = wrap_host if uf.nout == 1 else _wrap_all
+
     def unary(x):
+        if type(x) is ndarray and x._buf.host is not None:  # the host path
+            return wrap(npf(host_view(x)))
         if type(x) is ndarray and x._c_contig:
             rec = index.get(x.dtype)
             if rec is None:
@@ -183,13 +206,15 @@ def _hot_one(uf):
 def _allocating(launch, nin=2):
     """``run(a, b, out, n, nbytes)`` or ``run(x, out, n, nbytes)`` (as ``launch.new``) for
     a backend launcher without ``new``."""
+    backend = _backends.for_side("device")  # (the launchers' side)
+
     def run2(a, b, out, n, nbytes):
-        out._buf = _backends.for_new(nbytes).alloc(nbytes)
+        out._buf = backend.alloc(nbytes)
         if n:
             launch((a, b), (out,), n)
 
     def run1(x, out, n, nbytes):
-        out._buf = _backends.for_new(nbytes).alloc(nbytes)
+        out._buf = backend.alloc(nbytes)
         if n:
             launch((x,), (out,), n)
 
@@ -286,9 +311,9 @@ class ufunc:
         chars = tuple(normalize(d).char for d in loop)
         op = self._op(chars)
         operand_dtypes = tuple(t if isinstance(t, np.dtype) else None for t in arg_types)
-        # The hot path's launchers allocate their outputs: the backend of new arrays
-        # (one per process today; the placement work keys this cache by side as well).
-        launch = _backends.for_new(0).contiguous_launcher(op, operand_dtypes)
+        # The hot path's launchers are the device side's (host arrays take the host path,
+        # NumPy on their kept views, before any launcher): they allocate their outputs there.
+        launch = _backends.for_side("device").contiguous_launcher(op, operand_dtypes)
         conv = None
         raw_ok = False
         if any(d is None for d in operand_dtypes):
@@ -569,10 +594,11 @@ class ufunc:
                                                    for a in arrays) else o)
         if _prod(out_shape):
             backend = _backends.for_arrays(*operands, *results)
-            for r, o in zip(results, outs):
-                if r is o:  # computed into the caller's out= array
-                    o._buf.will_write(backend.side)
+            mirrored = [o for r, o in zip(results, outs)  # computed into the caller's out=
+                        if r is o and o._buf.will_write(backend.side, o._size * o.dtype.itemsize)]
             backend.elementwise(self._op(tuple(d.char for d in loop)), operands, results)
+            for o in mirrored:  # small writes into data on both sides update both
+                _backends.mirror(o, backend.side)
         final = []
         for r, o in zip(results, outs):
             if o is None:
@@ -846,11 +872,31 @@ def _hot_inplace(uf, general):
     record = uf._hot_record
     fast = uf._fast
     scalar_types = _SCALAR_TYPES
+    npf = uf._np
+    big, stays = _placement.THRESHOLD, _backends.stays_on_host
 
     def inplace(self, other):
-        if type(self) is not ndarray or not self._c_contig:
+        if type(self) is not ndarray:
             return general(self, other)
         t = type(other)
+        buf = self._buf
+        if buf.host is not None and (t in scalar_types or t is ndarray
+                                     and other._buf.host is not None) and (
+                self._size <= big or stays(self)):
+            # the host path: NumPy in place on the kept NumPy view
+            if buf.device is not None or buf.readers is not None:
+                if buf.will_write("host", self._size * self.dtype.itemsize):
+                    hv = host_view(self)
+                    npf(hv, host_view(other) if t is ndarray else other, out=hv)
+                    _backends.mirror(self, "host")
+                    return self
+            else:
+                buf.version += 1  # Buffer.will_write(), its plain case inline
+            hv = host_view(self)
+            npf(hv, host_view(other) if t is ndarray else other, out=hv)
+            return self
+        if not self._c_contig or buf.pins is not None:
+            return general(self, other)
         if t is ndarray:
             if not other._c_contig or other._shape != self._shape or (
                     other._buf is self._buf and other._offset != self._offset):
@@ -873,16 +919,17 @@ def _hot_inplace(uf, general):
             b = conv[1](b)
         n = self._size
         if n:
-            buf = self._buf
-            if buf.readers is None and buf.pending is None and (buf.host is None
-                                                                or buf.device is None):
+            mirrored = False
+            if buf.readers is None and buf.pending is None and buf.host is None:
                 buf.version += 1  # Buffer.will_write(), its plain case inline
-            else:
-                buf.will_write()
+            else:  # (the host copy goes, or a small write updates both)
+                mirrored = buf.will_write("device", n * self.dtype.itemsize)
             try:
                 fast[_key(index, hot, k0, k1)][1]((self, b), (self,), n)
             except _PACK_ERRORS:  # a Python scalar out of the slot's range: NumPy's rules
                 return general(self, other)
+            if mirrored:
+                _backends.mirror(self, "device")
         return self
 
     return inplace

@@ -315,6 +315,7 @@ assert (type(buf), buf.nbytes, buf.stream, buf.stream_owner, buf._pool, buf._siz
 big = cp.empty(1 << 20, np.float32)
 e = big + big
 from cupynum._backends.cuda import elementwise as ew
+
 assert last[1] == min(256, ew._grid_cap()) and params(4)[3] == 1 << 20  # 2^20 / (256 * 4)
 s1 = cp.cuda.Stream()
 with s1:
@@ -412,7 +413,7 @@ def fake_driver(tmp_path_factory):
 @pytest.mark.parametrize("mode", ["bindings", "ctypes", "v2", "auto"])
 def test_launch_paths_against_a_fake_driver(fake_driver, mode, tmp_path_factory):
     env = dict(os.environ, LD_LIBRARY_PATH=f"{fake_driver}:{os.environ.get('LD_LIBRARY_PATH', '')}",
-               CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, PYTHONPATH=str(ROOT),
+               CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, CUPYNUM_PLACEMENT="device", PYTHONPATH=str(ROOT),
                CUPYNUM_CACHE_DIR=os.environ.get("CUPYNUM_CACHE_DIR") or
                str(tmp_path_factory.getbasetemp() / "kernel-cache"))
     p = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT)], env=env, cwd=ROOT,

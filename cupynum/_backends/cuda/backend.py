@@ -48,7 +48,7 @@ class CudaBackend(Backend):
 
     def copy_bytes(self, buf, offset: int, nbytes: int) -> Buffer:
         out = self._pool.malloc(nbytes)
-        memory.memcpy_dtod(out.ptr, buf.device.ptr + offset, nbytes)
+        memory.memcpy_dtod(out.ptr, buf.on_device().ptr + offset, nbytes)
         return Buffer(None, out)
 
     def copy(self, src, dst) -> None:  # replaced per instance in __init__

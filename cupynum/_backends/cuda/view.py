@@ -24,8 +24,10 @@ from ..buffer import Buffer
 
 def dptr(a) -> int:
     """The device address of the first element of array or view ``a``: its Buffer's device
-    allocation (valid whenever it is set) plus the byte offset."""
-    return a._buf.device.ptr + a._offset
+    allocation (valid whenever it is set; else made valid by ``on_device``: a host-only
+    buffer copied over, a pending one computed) plus the byte offset."""
+    raw = a._buf.device
+    return (a._buf.on_device() if raw is None else raw).ptr + a._offset
 
 
 def owner_of(a):
@@ -34,7 +36,8 @@ def owner_of(a):
 
 
 # ``dptr(x)`` as source text, for generated launchers ('{0}' is the operand's name).
-PTR_EXPR = "{0}._buf.device.ptr + {0}._offset"
+PTR_EXPR = ("({0}._buf.device if {0}._buf.device is not None else {0}._buf.on_device()).ptr"
+            " + {0}._offset")
 
 
 def c_strides(shape, itemsize: int) -> tuple:
