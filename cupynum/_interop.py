@@ -139,7 +139,7 @@ class _ForeignBuffer:
 def from_dlpack(x, *, device=None, copy=None):
     if isinstance(x, ndarray):
         return x.copy() if copy else x
-    backend = _backends.for_new(0)
+    backend = _backends.for_side("device")
     if not backend.cuda_memory:
         host = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
         return from_host(np.array(host, copy=True))

@@ -253,7 +253,7 @@ def test_array_protocol():
     d = cp.arange(4.0)
     assert np.asarray(d).tolist() == [0.0, 1.0, 2.0, 3.0]
     assert np.asarray(d, dtype=np.float32).dtype == np.float32
-    if cp.placement(d) == "host":  # a zero-copy view of host data (docs/guide/placement.md)
+    if cp.placement(d) != "device":  # a zero-copy view of host data (guide/placement.md)
         view = np.asarray(d, copy=False)
         view[1] = 7.0
         assert d.tolist() == [0.0, 7.0, 2.0, 3.0]

@@ -252,6 +252,8 @@ def test_for_arrays_on_this_process():
     is the process's; under ``auto`` a small array's ops run on the host backend."""
     from cupynum._backends import placement
 
+    if placement.MODE == "random":
+        pytest.skip("operands move at random between ops")
     a = _arange()
     expected = _backends.get()
     if expected.side == "device" and placement.MODE != "device":
