@@ -466,9 +466,12 @@ class ndarray:
                 if self._buf.host is not None:  # the host path: NumPy's scalar
                     return host_view(self)[key]
                 return _element(self, offset)
-        elif type(key) is int and len(self._shape) == 1:  # a[i], and iteration
+        elif type(key) is int and self._shape:  # a[i], and iteration; A[i]: a row view
             n = self._shape[0]
             if -n <= key < n:
+                if len(self._shape) > 1:
+                    return self._slices((key,) + (_ALL,) * (len(self._shape) - 1),
+                                        self if self._base is None else self._base)
                 if self._buf.host is not None:
                     return host_view(self)[key]
                 return _element(self, self._offset + (key + n if key < 0 else key)
@@ -517,17 +520,23 @@ class ndarray:
         return a
 
     def _slices(self, key, base):
-        """``self[key]`` for a tuple of one slice per axis (stencils: ``u[1:-1, 2:]``), or
-        None when some item is not a slice."""
+        """``self[key]`` for a tuple of one slice or in-bounds Python int per axis, at least
+        one a slice (stencils: ``u[1:-1, 2:]``, rows and columns: ``A[i, 1:-1]``), or None
+        for any other key (the general path then decides)."""
         offset = self._offset
         shape, strides = [], []
         for k, n, s in zip(key, self._shape, self._strides):
-            if type(k) is not slice:
+            if type(k) is slice:
+                moved, length, stride = slice_axis(k, n, s)
+                offset += moved
+                shape.append(length)
+                strides.append(stride)
+            elif type(k) is int and -n <= k < n:
+                offset += (k + n if k < 0 else k) * s
+            else:
                 return None
-            moved, length, stride = slice_axis(k, n, s)
-            offset += moved
-            shape.append(length)
-            strides.append(stride)
+        if not shape:
+            return None  # an int for every axis: an element, not a view
         return _make(self._buf, offset, tuple(shape), tuple(strides), self.dtype, base)
 
     def __setitem__(self, key, value):
@@ -595,6 +604,7 @@ def _cai_stream():
 
 
 # ------------------------------------------------------------------------------------------
+_ALL = slice(None)
 # The host path's setitem: keys of ints and slices, values that are numbers or host arrays.
 _BASIC_ITEMS = frozenset({int, slice})
 _BASIC_KEYS = frozenset({int, slice, tuple})

@@ -36,7 +36,7 @@ def wrap_host(r):
     fl = r.flags
     c, f = fl.c_contiguous, fl.f_contiguous
     if c:  # (a view, not np.frombuffer: an array made over a buffer export costs 1 us more)
-        raw = r.reshape(-1).view(_U8)
+        raw = r.view(_U8) if len(r.shape) == 1 else r.reshape(-1).view(_U8)
     elif f:
         raw = r.T.reshape(-1).view(_U8)
     else:
@@ -76,8 +76,15 @@ def scalar_results(func, out_position: int):
     own code calls the functions unwrapped, so it always gets arrays.  ``out_position``:
     where ``out`` comes among the positional arguments (an ``out=`` array is returned as is)."""
 
+    method = getattr(np.ndarray, {"amax": "max", "amin": "min"}.get(func.__name__,
+                                                                      func.__name__))
+
     @functools.wraps(func)
     def public(*args, **kwargs):
+        if len(args) == 1 and not kwargs:  # ``a.sum()``: NumPy's own method on the view
+            a = args[0]
+            if type(a) is ndarray and a._buf.host is not None:
+                return wrap_result(method(host_view(a)))
         r = func(*args, **kwargs)
         if type(r) is ndarray and not r._shape and r._buf.host is not None:
             out = kwargs.get("out", args[out_position] if len(args) > out_position else None)

@@ -18,6 +18,8 @@ Every number here is data to calibrate on the H200 machine, never a timer.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _config
 from .buffer import DEVICE, HOST, Buffer
 
@@ -76,7 +78,7 @@ def unallocated(buf) -> bool:
 
 def nbytes_of(buf) -> int:
     raw = buf.host if buf.host is not None else buf.device
-    return buf.nbytes if raw is None else raw.nbytes
+    return getattr(buf, "nbytes", 0) if raw is None else raw.nbytes
 
 
 def side_of_new(nbytes: int) -> str:
@@ -96,7 +98,7 @@ def where(buf) -> str:
 
 
 # the Buffer hooks ---------------------------------------------------------------------------
-_backends_of = None  # side -> backend, set by _backends.install (it imports this module)
+_backends_of = None  # side -> backend: set by _backends.get() (it imports this module)
 
 
 def resolve(buf, side: str):
@@ -139,10 +141,9 @@ class _Bytes:
                  "_f_contig")
 
     def __init__(self, buf, nbytes):
-        import numpy as np
-
         self._buf, self._offset, self._shape, self._strides = buf, 0, (nbytes,), (1,)
-        self.dtype, self._size, self._c_contig, self._f_contig = np.dtype(np.uint8), nbytes, True, True
+        self.dtype, self._size = np.dtype(np.uint8), nbytes
+        self._c_contig = self._f_contig = True
 
 
 def before_write(buf, side, nbytes=None) -> bool:
@@ -188,8 +189,8 @@ class Ledger:
 def record(buf, side: str, elements: int) -> bool:
     """Record an op on ``side`` touching ``elements`` of ``buf``'s elements; True when the
     ledger says ``buf`` should now move to the other side (the caller moves it)."""
-    if buf.host is not None and buf.device is not None:
-        return False  # valid on both sides: ops read either copy at no extra cost
+    if buf.host is not None and buf.device is not None or buf.pending is not None:
+        return False  # valid on both sides (ops read either copy at no extra cost); pending
     led = buf.ledger
     if led is None:
         led = buf.ledger = Ledger()
