@@ -58,6 +58,11 @@ def wrap_host(r):
     return a
 
 
+def wrap_all(results):
+    """The host path's results of a ufunc with several outputs, as arrays."""
+    return tuple(wrap_host(r) for r in results)
+
+
 def wrap_result(r):
     """``wrap_host`` for an array result; NumPy's scalar as it is (a full reduction, a 1-d
     product of host arrays: NumPy's scalars, as NumPy gives)."""

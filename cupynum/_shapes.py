@@ -99,3 +99,18 @@ def _f_strides(shape, itemsize):
         strides.append(acc)
         acc *= max(n, 1)
     return tuple(strides)
+
+
+_BROADCAST_CACHE_SIZE = 256
+_broadcast_cache = {}
+
+
+def _broadcast_shapes(shapes):
+    """``numpy.broadcast_shapes(*shapes)``, remembered for the last few distinct shapes."""
+    shape = _broadcast_cache.get(shapes)
+    if shape is None:
+        shape = np.broadcast_shapes(*shapes)  # raises NumPy's error (not cached)
+        if len(_broadcast_cache) >= _BROADCAST_CACHE_SIZE:
+            _broadcast_cache.clear()
+        _broadcast_cache[shapes] = shape
+    return shape

@@ -25,13 +25,14 @@ from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
-from ._host_path import host_view, wrap_host
+from ._host_path import host_view, wrap_all, wrap_host
 from ._backends import placement as _placement
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
 from ._fallback import call_on_host
 from ._ops import type_loops
 from ._ops import UFUNCS as TABLE
+from ._shapes import _broadcast_shapes
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
@@ -49,8 +50,6 @@ _PACK_ERRORS = (struct.error, OverflowError)  # the packer refused a Python scal
 # exact, or OverflowError (never a float overflow to inf that errstate would silence).
 _PLAIN_CONVERSIONS = {float: "dD", complex: "D", int: _INT_CHARS + "d",
                       bool: "?" + _INT_CHARS + "efdFD"}
-_BROADCAST_CACHE_SIZE = 256
-_broadcast_cache = {}
 
 
 def _launch_new(entry, args, x):
@@ -88,7 +87,7 @@ def _hot_binary(uf, fallback):
     record = uf._hot_record
     scalar_types = _SCALAR_TYPES
     npf = uf._np
-    wrap = wrap_host if uf.nout == 1 else _wrap_all
+    wrap = wrap_host if uf.nout == 1 else wrap_all
     big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
 
     def binary(a, b):
@@ -96,7 +95,8 @@ def _hot_binary(uf, fallback):
             tb = type(b)
             if a._buf.host is not None and (a._size <= big or stays(a)):  # the host path
                 if tb is ndarray:
-                    if b._buf.host is not None:
+                    if b._buf.host is not None and (b._shape == a._shape
+                                                    or _host_sized(a, b, big)):
                         return wrap(npf(host_view(a), host_view(b)))
                 elif tb in scalar_types:
                     return wrap(npf(host_view(a), b))
@@ -154,9 +154,15 @@ def _hot_binary(uf, fallback):
     return binary
 
 
-def _wrap_all(results):
-    """The host path's results of a ufunc with several outputs, as arrays."""
-    return tuple(wrap_host(r) for r in results)
+def _host_sized(a, b, big) -> bool:
+    """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
+    most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer
+    product by broadcasting) is the placement rules' to place (``_backends.for_arrays``)."""
+    try:
+        shape = _broadcast_shapes((a._shape, b._shape))
+    except ValueError:
+        return True
+    return _prod(shape) <= big
 
 
 def _key(index, hot, k0, k1):
@@ -173,7 +179,7 @@ def _hot_one(uf):
     call = uf._call
 
     npf = uf._np
-    wrap = wrap_host if uf.nout == 1 else _wrap_all
+    wrap = wrap_host if uf.nout == 1 else wrap_all
 
     def unary(x):
         if type(x) is ndarray and x._buf.host is not None:  # the host path
@@ -456,13 +462,16 @@ class ufunc:
                     except OverflowError:
                         return None
                 args.append(x)
+        # the op's backend (placement: where the operands are, and the result's size)
+        backend = _backends.for_result(_prod(shape) * dt.itemsize, *ins)
         if same_shapes:
-            lkey = (key, shape, *[x._strides for x in ins if type(x) is ndarray])
+            lkey = (key, shape, backend, *[x._strides for x in ins if type(x) is ndarray])
         else:
-            lkey = (key, shape, *[(x._shape, x._strides) for x in ins if type(x) is ndarray])
+            lkey = (key, shape, backend,
+                    *[(x._shape, x._strides) for x in ins if type(x) is ndarray])
         entry = self._layouts.get(lkey)
         if entry is None:
-            entry = self._layout_entry(lkey, args, shape, dt, op)
+            entry = self._layout_entry(lkey, args, shape, dt, op, backend)
         if entry is False:
             return None
         launch, dt, strides, c_contig, f_contig, n = entry
@@ -470,7 +479,7 @@ class ufunc:
         launch(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
         return out
 
-    def _layout_entry(self, lkey, args, shape, dt, op):
+    def _layout_entry(self, lkey, args, shape, dt, op, backend):
         """``_layouts[lkey]``: the backend's launcher for this layout of operands (arrays
         broadcast to ``shape``) and the result's strides and flags (C order, or F when
         every array operand is F-contiguous and not C, as the general code decides), or
@@ -481,7 +490,7 @@ class ufunc:
         entry = False
         if res._size:
             views = [broadcast_view(x, shape) if type(x) is ndarray else x for x in args]
-            launch = _backends.for_arrays(*args).layout_launcher(op, views, (res,))
+            launch = backend.layout_launcher(op, views, (res,))
             if launch is not None:
                 entry = (launch, dt, res._strides, res._c_contig, res._f_contig, res._size)
         if len(self._layouts) >= 1024:
@@ -690,17 +699,6 @@ def _check_integer_exponent(b):
         negative = b < 0
     if negative:
         raise ValueError("Integers to negative integer powers are not allowed.")
-
-
-def _broadcast_shapes(shapes):
-    """``numpy.broadcast_shapes(*shapes)``, remembered for the last few distinct shapes."""
-    shape = _broadcast_cache.get(shapes)
-    if shape is None:
-        shape = np.broadcast_shapes(*shapes)  # raises NumPy's error (not cached)
-        if len(_broadcast_cache) >= _BROADCAST_CACHE_SIZE:
-            _broadcast_cache.clear()
-        _broadcast_cache[shapes] = shape
-    return shape
 
 
 def _broadcast_error(operands):

@@ -242,9 +242,13 @@ def test_for_arrays_picks_where_the_data_lives(monkeypatch):
     assert _backends.for_new(64) is host  # small new arrays start on the host...
     assert _backends.for_new(placement.THRESHOLD_BYTES + 8) is device  # ...large ones not
     fresh = _arange(4)
-    fresh._buf = placement.Unallocated(10**9)  # a new result: where the op runs
+    fresh._buf = placement.Unallocated(64)  # a new result: where the op runs
     assert _backends.for_arrays(h, fresh) is host and _backends.for_arrays(d, fresh) is device
-    assert _backends.for_arrays(fresh) is device  # alone: where a new array of its size goes
+    large = _arange(4)
+    large._buf = placement.Unallocated(10**9)
+    assert _backends.for_arrays(large) is device  # alone: where a new array of its size goes
+    # a large new result of small host operands: the device (the cost table says cheaper)
+    assert _backends.for_arrays(h, large) is device
 
 
 def test_for_arrays_on_this_process():

@@ -119,6 +119,20 @@ def test_reads_of_device_data_move_only_the_view():
 
 
 @auto_only
+def test_a_large_result_of_small_host_operands_is_made_on_the_device():
+    u = np.linspace(0, 1, 600)
+    v = np.arange(500.0)
+    a, b = cp.asarray(u), cp.asarray(v)
+    assert cp.placement(a) == cp.placement(b) == "host"
+    for got, want in [(a[:, None] * b[None, :], u[:, None] * v[None, :]),
+                      (cp.outer(a, b), np.outer(u, v)), (cp.tile(a, 200), np.tile(u, 200))]:
+        assert cp.placement(got) == "device"  # 300,000 and 120,000 elements
+        np.testing.assert_array_equal(got.get(), want)
+    small = a[:10, None] * b[None, :10]  # a small broadcast result stays on the host
+    assert cp.placement(small) == "host"
+
+
+@auto_only
 def test_a_loop_of_small_statements_over_a_small_array_moves_nothing():
     reset_device_counters()
     a = cp.zeros((20, 20))

@@ -36,6 +36,23 @@ class _One:
         self._buf = buf
 
 
+class _Result:
+    """A new result of ``nbytes`` bytes, as an operand of ``for_arrays`` (not allocated)."""
+
+    __slots__ = ("_buf",)
+    _size = 0
+
+    def __init__(self, nbytes):
+        self._buf = placement.Unallocated(nbytes)
+
+
+def for_result(nbytes: int, *operands):
+    """``for_arrays(*operands)`` for an op that makes a new result of ``nbytes`` bytes."""
+    if _single is not None:
+        return _single
+    return for_arrays(_Result(nbytes), *operands)
+
+
 def for_element(a):
     """``for_arrays(a)`` for an op that touches one element of ``a`` (its ledger records
     one element, not the array's size)."""
@@ -73,6 +90,9 @@ def for_arrays(*operands):
         bufs.append((buf, x._size))
     if not bufs:
         return _host if max(fresh, 0) <= placement.THRESHOLD_BYTES else _backend
+    if not device and fresh > placement.THRESHOLD_BYTES and placement.result_on_device(
+            fresh, bufs):
+        return _backend  # a large result of small host operands (an outer product, tile)
     if pinned:
         return _host  # (device-only operands are copied to the host and kept there too)
     if _chaos is not None:

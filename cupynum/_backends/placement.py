@@ -172,6 +172,17 @@ def before_write(buf, side, nbytes=None) -> bool:
     return False
 
 
+def result_on_device(result_nbytes: int, bufs) -> bool:
+    """Whether an op of host operands (``bufs``: (Buffer, elements touched)) making a new
+    result of ``result_nbytes`` bytes is cheaper on the device, its operands copied there
+    (and kept), than on the host (the cost table; elements of 8 bytes)."""
+    if any(buf.pins is not None for buf, _ in bufs):
+        return False
+    n = result_nbytes // 8
+    moved = sum(nbytes_of(buf) for buf, _ in bufs if buf.device is None)
+    return op_cost(DEVICE, n) + migration_cost(moved) < op_cost(HOST, n)
+
+
 # the ledger ---------------------------------------------------------------------------------
 class Ledger:
     """A base Buffer's record of its ops since its last move: ``regret`` (microseconds the
