@@ -115,6 +115,21 @@ _FUNCTION_METHODS = (
 )
 
 
+def _scalar_reductions():
+    """Full reductions of host arrays return NumPy scalars (``_host_path.scalar_results``):
+    the public functions, and so the methods, are wrapped; ``out``'s position per name."""
+    from ._host_path import scalar_results
+
+    namespace = globals()
+    for name, out_position in {"sum": 3, "prod": 3, "mean": 3, "std": 3, "var": 3, "max": 2,
+                               "min": 2, "amax": 2, "amin": 2, "any": 2, "all": 2,
+                               "argmax": 2, "argmin": 2}.items():
+        namespace[name] = scalar_results(namespace[name], out_position)
+
+
+_scalar_reductions()
+
+
 def _install_methods():
     namespace = globals()
 

@@ -32,7 +32,7 @@ def info() -> int:
     lines.append(("backend", _backends.name()))
     lines.append(("cuda driver", "found" if driver.available() else
                   f"not available ({driver.reason()})"))
-    if _backends.for_new(0).cuda_memory:
+    if _backends.for_side("device").cuda_memory:
         from cupynum._backends.cuda import memory, runtime
 
         free, total = runtime.mem_info()

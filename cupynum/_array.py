@@ -15,43 +15,8 @@ from ._device import current_device
 from ._dtypes import normalize, normalize_for_view
 from ._indexing import (AdvancedIndex, basic_view, int_axis, normalize_axis, slice_axis,
                         zero_d_axis)
-from ._shapes import _fill_reshape, _prod, _shape_str, _shape_tuple
-
-
-def _contiguity(shape, strides, itemsize):
-    """(C-contiguous, F-contiguous) as NumPy defines them (size-1 axes are ignored)."""
-    c = f = True
-    expected = itemsize
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True, True
-        if n != 1:
-            if s != expected:
-                c = False
-            expected *= n
-    expected = itemsize
-    for n, s in zip(shape, strides):
-        if n != 1:
-            if s != expected:
-                f = False
-            expected *= n
-    return c, f
-
-
-def _c_strides(shape, itemsize):
-    strides, acc = [], itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _f_strides(shape, itemsize):
-    strides, acc = [], itemsize
-    for n in shape:
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(strides)
+from ._shapes import (_c_strides, _contiguity, _f_strides, _fill_reshape, _prod, _shape_str,
+                      _shape_tuple)
 
 
 class _Flags:
@@ -89,8 +54,10 @@ class _Data:
 class ndarray:
     """An N-dimensional array in device memory (host memory on the host backend)."""
 
+    # _hv, _hraw: the NumPy view of the elements on the host and the host allocation it was
+    # built over (``host_view``), kept for the host path; unset until first asked for.
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
-                 "_f_contig", "_base", "__weakref__")
+                 "_f_contig", "_base", "_hv", "_hraw", "__weakref__")
     __array_priority__ = 100
 
     # construction ---------------------------------------------------------------------
@@ -123,6 +90,7 @@ class ndarray:
                                  "to make a copy with the desired shape.")
         self._shape, self._strides = new._shape, new._strides
         self._c_contig, self._f_contig = new._c_contig, new._f_contig
+        self._hraw = None  # the layout changed: the kept NumPy view is no longer it
 
     @property
     def strides(self):
@@ -222,7 +190,10 @@ class ndarray:
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:
-            raise ValueError("a cupynum array cannot be converted to a NumPy array without a copy")
+            if self._buf.host is None or (dtype is not None and np.dtype(dtype) != self.dtype):
+                raise ValueError("a cupynum array whose data is on the device cannot be "
+                                 "converted to a NumPy array without a copy")
+            return _backends.export_host(self)
         host = self._host()
         return host if dtype is None else host.astype(dtype, copy=False)
 
@@ -453,6 +424,7 @@ class ndarray:
         self._buf, self._offset, self._shape, self._strides = (
             out._buf, 0, out._shape, out._strides)
         self._size, self._c_contig, self._f_contig = out._size, out._c_contig, out._f_contig
+        self._hraw = None
 
     @property
     def flat(self):
@@ -491,10 +463,17 @@ class ndarray:
                 return view
             offset = self._element_offset(key)  # x = A[i, j]: an int per axis
             if offset is not None:
+                if self._buf.host is not None:  # the host path: NumPy's scalar
+                    return host_view(self)[key]
                 return _element(self, offset)
-        elif type(key) is int and len(self._shape) == 1:  # a[i], and iteration
+        elif type(key) is int and self._shape:  # a[i], and iteration; A[i]: a row view
             n = self._shape[0]
             if -n <= key < n:
+                if len(self._shape) > 1:
+                    return self._slices((key,) + (_ALL,) * (len(self._shape) - 1),
+                                        self if self._base is None else self._base)
+                if self._buf.host is not None:
+                    return host_view(self)[key]
                 return _element(self, self._offset + (key + n if key < 0 else key)
                                 * self._strides[0])
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
@@ -541,20 +520,44 @@ class ndarray:
         return a
 
     def _slices(self, key, base):
-        """``self[key]`` for a tuple of one slice per axis (stencils: ``u[1:-1, 2:]``), or
-        None when some item is not a slice."""
+        """``self[key]`` for a tuple of one slice or in-bounds Python int per axis, at least
+        one a slice (stencils: ``u[1:-1, 2:]``, rows and columns: ``A[i, 1:-1]``), or None
+        for any other key (the general path then decides)."""
         offset = self._offset
         shape, strides = [], []
         for k, n, s in zip(key, self._shape, self._strides):
-            if type(k) is not slice:
+            if type(k) is slice:
+                moved, length, stride = slice_axis(k, n, s)
+                offset += moved
+                shape.append(length)
+                strides.append(stride)
+            elif type(k) is int and -n <= k < n:
+                offset += (k + n if k < 0 else k) * s
+            else:
                 return None
-            moved, length, stride = slice_axis(k, n, s)
-            offset += moved
-            shape.append(length)
-            strides.append(stride)
+        if not shape:
+            return None  # an int for every axis: an element, not a view
         return _make(self._buf, offset, tuple(shape), tuple(strides), self.dtype, base)
 
     def __setitem__(self, key, value):
+        buf = self._buf
+        if buf.host is not None and buf.device is None and buf.readers is None and (
+                type(key) in _BASIC_KEYS) and (type(value) in _HOST_VALUES or type(
+                value) is ndarray and value._buf.host is not None):
+            # the host path: NumPy's setitem on the kept view (data on the host only)
+            if type(key) is tuple:
+                for k in key:
+                    if type(k) not in _BASIC_ITEMS:
+                        break
+                else:
+                    buf.version += 1  # Buffer.will_write(), its plain case inline
+                    host_view(self)[key] = (host_view(value) if type(value) is ndarray
+                                            else value)
+                    return
+            else:
+                buf.version += 1
+                host_view(self)[key] = host_view(value) if type(value) is ndarray else value
+                return
         if type(key) is slice and self._shape:
             target = self._slice0(key, self)
             if type(value) is ndarray and value._shape == target._shape and (
@@ -582,8 +585,9 @@ class ndarray:
 
     @property
     def __cuda_array_interface__(self):
-        if not _backends.for_arrays(self).cuda_memory:
+        if not _backends.for_side("device").cuda_memory:
             raise AttributeError("__cuda_array_interface__ exists only on the CUDA backend")
+        _backends.pin_device(self)  # the consumer may read or write it there at any time
         ptr = self._address() if self._size else 0
         return {"shape": self._shape, "typestr": self.dtype.str, "data": (ptr, False),
                 "version": 3, "strides": None if self._c_contig else self._strides,
@@ -600,6 +604,14 @@ def _cai_stream():
 
 
 # ------------------------------------------------------------------------------------------
+_ALL = slice(None)
+# The host path's setitem: keys of ints and slices, values that are numbers or host arrays.
+_BASIC_ITEMS = frozenset({int, slice})
+_BASIC_KEYS = frozenset({int, slice, tuple})
+_HOST_VALUES = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
+                          np.int32, np.bool_, np.complex128})
+
+
 def _advanced_indexing_missing(*args):
     raise RuntimeError("advanced indexing is installed by cupynum._api.indexing")
 
@@ -619,13 +631,17 @@ def _has_ellipsis(key):
 
 
 def _element(a, offset):
-    """A new 0-d array holding a copy of ``a``'s element at byte ``offset``.
+    """``a``'s element at byte ``offset`` as an independent value: a NumPy scalar where the
+    data is on the host (as NumPy gives), else a new 0-d array holding a copy of it.
 
     Selecting one element (an integer for every axis) gives an independent value, as
     NumPy's scalars are: ``a[0], a[1] = a[1], a[0]`` swaps, and ``x = a[0]; x += 1``
     leaves ``a`` alone.  One element-sized copy, no view kept."""
+    raw = a._buf.host
+    if raw is not None and a._shape:  # an element of a host array: NumPy's scalar
+        return np.ndarray((), a.dtype, raw, offset)[()]
     out = _new(ndarray)
-    out._buf = _backends.for_arrays(a).copy_bytes(a._buf, offset, a.dtype.itemsize)
+    out._buf = _backends.for_element(a).copy_bytes(a._buf, offset, a.dtype.itemsize)
     out._offset = 0
     out._shape = out._strides = ()
     out.dtype = a.dtype
@@ -633,6 +649,22 @@ def _element(a, offset):
     out._c_contig = out._f_contig = True
     out._base = None
     return out
+
+
+def host_view(a) -> np.ndarray:
+    """The NumPy view of the elements of ``a``, whose data is valid on the host (the host
+    path's operand): built once per array and kept, rebuilt only if the host allocation
+    changed (the data moved away and back)."""
+    raw = a._buf.host
+    try:
+        if a._hraw is raw:
+            return a._hv
+    except AttributeError:  # (not built yet)
+        pass
+    hv = np.ndarray(a._shape, a.dtype, raw, a._offset, a._strides) if a._size else np.empty(
+        a._shape, a.dtype)
+    a._hv, a._hraw = hv, raw
+    return hv
 
 
 def _make(buf, offset, shape, strides, dtype, base):
@@ -685,8 +717,7 @@ def fresh_array(shape, strides, dtype, size, c_contig, f_contig):
     """A new array over a new buffer of ``size`` elements, its slots set directly (no
     ``__init__`` frame): the layout and flags come from the caller."""
     a = _new(ndarray)
-    nbytes = size * dtype.itemsize
-    a._buf = _backends.for_new(nbytes).alloc(nbytes)
+    a._buf = _backends.new_buffer(size * dtype.itemsize)
     a._offset = 0
     a._shape = shape
     a._strides = strides

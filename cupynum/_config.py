@@ -23,3 +23,32 @@ PROFILE = os.environ.get("CUPYNUM_PROFILE", "").strip().lower() not in ("", "0",
 # CUPYNUM_FUSION=0: run every elementwise op on device data at once, one kernel per op, instead
 # of deferring chains of them into one generated kernel (docs/guide/fusion.md).  On by default.
 FUSION = os.environ.get("CUPYNUM_FUSION", "1").strip().lower() not in ("0", "false", "no", "off")
+
+# Where new arrays start and ops run (docs/guide/placement.md).  ``auto``: arrays of at most
+# PLACEMENT_THRESHOLD elements start on the host (NumPy), larger ones on the device, and the
+# cost ledger moves them; ``device``: every array on the device backend (no host placement);
+# ``random``: a test mode (simulated device only) that is ``auto`` plus seeded random
+# migrations of operands between ops, so every coherence path runs.
+_PLACEMENTS = ("auto", "device", "random")
+PLACEMENT = _choice("CUPYNUM_PLACEMENT", _PLACEMENTS)
+# Provisional until calibrated on the H200 machine (with fusion on): the element count up to
+# which a new array starts on the host.
+DEFAULT_PLACEMENT_THRESHOLD = 65536
+
+
+def _int_setting(var: str, default: int) -> int:
+    value = os.environ.get(var, "").strip()
+    if not value:
+        return default
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"{var}={value!r}: expected a number of elements") from None
+    if n < 0:
+        raise ValueError(f"{var}={value!r}: expected a number of elements >= 0")
+    return n
+
+
+PLACEMENT_THRESHOLD = _int_setting("CUPYNUM_PLACEMENT_THRESHOLD", DEFAULT_PLACEMENT_THRESHOLD)
+# CUPYNUM_PLACEMENT=random: the seed of its migrations (a failing run repeats with it).
+PLACEMENT_SEED = _int_setting("CUPYNUM_PLACEMENT_SEED", 0)

@@ -19,7 +19,7 @@ _HOST = _HostDevice()
 
 
 def current_device():
-    if _backends.for_new(0).cuda_memory:
+    if _backends.for_side("device").cuda_memory:
         from .cuda import Device
 
         return Device()

@@ -22,14 +22,17 @@ _DL_CODES = {"b": 6, "i": 0, "u": 1, "f": 2, "c": 5}
 
 
 def dlpack_device(a):
-    if _backends.for_arrays(a).cuda_memory:
+    # CUDA whenever the device backend is CUDA, whatever the array's placement: exporting
+    # moves host data there (docs/guide/placement.md)
+    if _backends.for_side("device").cuda_memory:
         return (_KDL_CUDA, 0)  # cupynum runs on device 0's primary context
     return (_KDL_CPU, 0)
 
 
 def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
-    backend = _backends.for_arrays(a)
+    backend = _backends.for_side("device")
     if not backend.cuda_memory:
+        backend = _backends.for_arrays(a)
         # (a device backend's bytes are not NumPy's: it exports a host copy)
         host = view(a) if backend.host_memory and not copy else a._host()
         return host.__dlpack__(stream=stream) if max_version is None else host.__dlpack__(
@@ -71,9 +74,16 @@ _CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _alive: dict[int, tuple] = {}  # manager_ctx -> what the exported tensor keeps alive
 
 
+def _release(key) -> None:
+    """The exported tensor ``key`` is done with: drop what it kept alive and its pin."""
+    held = _alive.pop(key, None)
+    if held is not None:
+        _backends.unpin_device(held[3], reason=key)
+
+
 @_Deleter
 def _delete(managed):
-    _alive.pop(managed.contents.manager_ctx or 0, None)
+    _release(managed.contents.manager_ctx or 0)
 
 
 _api = ctypes.pythonapi
@@ -92,7 +102,7 @@ def _capsule_destructor(capsule_ptr):
     if _api.PyCapsule_IsValid(capsule, b"dltensor"):
         ptr = _api.PyCapsule_GetPointer(capsule, b"dltensor")
         managed = ctypes.cast(ptr, ctypes.POINTER(_DLManagedTensor))
-        _alive.pop(managed.contents.manager_ctx or 0, None)
+        _release(managed.contents.manager_ctx or 0)
 
 
 def _capsule(a):
@@ -101,6 +111,8 @@ def _capsule(a):
     shape = (ctypes.c_int64 * max(nd, 1))(*a.shape)
     strides = (ctypes.c_int64 * max(nd, 1))(*(s // itemsize for s in a.strides))
     managed = _DLManagedTensor()
+    key = ctypes.addressof(managed)
+    _backends.pin_device(a, reason=key)  # moved there until the consumer's deleter runs
     t = managed.dl_tensor
     t.data = a._address() if a.size else a._buf.address()
     t.device = _DLDevice(*dlpack_device(a))
@@ -109,7 +121,6 @@ def _capsule(a):
     t.shape = shape
     t.strides = strides
     t.byte_offset = 0
-    key = ctypes.addressof(managed)
     managed.manager_ctx = key
     managed.deleter = _delete
     _alive[key] = (managed, shape, strides, a)
@@ -129,7 +140,7 @@ class _ForeignBuffer:
 def from_dlpack(x, *, device=None, copy=None):
     if isinstance(x, ndarray):
         return x.copy() if copy else x
-    backend = _backends.for_new(0)
+    backend = _backends.for_side("device")
     if not backend.cuda_memory:
         host = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
         return from_host(np.array(host, copy=True))

@@ -72,7 +72,7 @@ class Profile:
 
         self._where = _where()
         # CUDA events time real GPU work only (the simulated device has none to time)
-        self._events = self._gpu_times and _backends.for_new(0).cuda_memory
+        self._events = self._gpu_times and _backends.for_side("device").cuda_memory
         self._install()
         self._t0 = time.perf_counter()
         return self
@@ -262,7 +262,7 @@ def profile(gpu_times=True, nvtx=True) -> Profile:
 def _where() -> str:
     from cupynum import _backends
 
-    return "host" if _backends.for_new(0).host_memory else "gpu"
+    return "host" if _backends.for_side("device").host_memory else "gpu"
 
 
 def _kernel_stats():

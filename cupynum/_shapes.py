@@ -63,3 +63,54 @@ def _fill_reshape(shape, size):
 
 def _shape_str(shape):
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _contiguity(shape, strides, itemsize):
+    """(C-contiguous, F-contiguous) as NumPy defines them (size-1 axes are ignored)."""
+    c = f = True
+    expected = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True, True
+        if n != 1:
+            if s != expected:
+                c = False
+            expected *= n
+    expected = itemsize
+    for n, s in zip(shape, strides):
+        if n != 1:
+            if s != expected:
+                f = False
+            expected *= n
+    return c, f
+
+
+def _c_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _f_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in shape:
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(strides)
+
+
+_BROADCAST_CACHE_SIZE = 256
+_broadcast_cache = {}
+
+
+def _broadcast_shapes(shapes):
+    """``numpy.broadcast_shapes(*shapes)``, remembered for the last few distinct shapes."""
+    shape = _broadcast_cache.get(shapes)
+    if shape is None:
+        shape = np.broadcast_shapes(*shapes)  # raises NumPy's error (not cached)
+        if len(_broadcast_cache) >= _BROADCAST_CACHE_SIZE:
+            _broadcast_cache.clear()
+        _broadcast_cache[shapes] = shape
+    return shape

@@ -25,11 +25,14 @@ from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
+from ._host_path import host_view, wrap_all, wrap_host
+from ._backends import placement as _placement
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
 from ._fallback import call_on_host
 from ._ops import type_loops
 from ._ops import UFUNCS as TABLE
+from ._shapes import _broadcast_shapes
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
@@ -47,8 +50,6 @@ _PACK_ERRORS = (struct.error, OverflowError)  # the packer refused a Python scal
 # exact, or OverflowError (never a float overflow to inf that errstate would silence).
 _PLAIN_CONVERSIONS = {float: "dD", complex: "D", int: _INT_CHARS + "d",
                       bool: "?" + _INT_CHARS + "efdFD"}
-_BROADCAST_CACHE_SIZE = 256
-_broadcast_cache = {}
 
 
 def _launch_new(entry, args, x):
@@ -58,7 +59,7 @@ def _launch_new(entry, args, x):
     for dt in out_dtypes:
         out = object.__new__(ndarray)
         nbytes = x._size * dt.itemsize
-        out._buf = _backends.for_new(nbytes).alloc(nbytes)
+        out._buf = _backends.for_side("device").alloc(nbytes)  # (the launchers' side)
         out._offset = 0
         out._shape = x._shape
         out._strides = x._strides if dt.itemsize == x.dtype.itemsize else _c_strides(
@@ -85,10 +86,20 @@ def _hot_binary(uf, fallback):
     by_arrays, by_array_scalar, by_scalar_array = uf._hot
     record = uf._hot_record
     scalar_types = _SCALAR_TYPES
+    npf = uf._np
+    wrap = wrap_host if uf.nout == 1 else wrap_all
+    big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
 
     def binary(a, b):
         if type(a) is ndarray:
             tb = type(b)
+            if a._buf.host is not None and (a._size <= big or stays(a)):  # the host path
+                if tb is ndarray:
+                    if b._buf.host is not None and (b._shape == a._shape
+                                                    or _host_sized(a, b, big)):
+                        return wrap(npf(host_view(a), host_view(b)))
+                elif tb in scalar_types:
+                    return wrap(npf(host_view(a), b))
             if tb is ndarray:
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
@@ -99,6 +110,8 @@ def _hot_binary(uf, fallback):
                 return fallback(a, b)
             x = a
         elif type(b) is ndarray and type(a) in scalar_types and b._c_contig:
+            if b._buf.host is not None:
+                return wrap(npf(a, host_view(b)))
             k0, k1, index = b.dtype, type(a), by_scalar_array
             x = b
         else:
@@ -141,6 +154,17 @@ def _hot_binary(uf, fallback):
     return binary
 
 
+def _host_sized(a, b, big) -> bool:
+    """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
+    most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer
+    product by broadcasting) is the placement rules' to place (``_backends.for_arrays``)."""
+    try:
+        shape = _broadcast_shapes((a._shape, b._shape))
+    except ValueError:
+        return True
+    return _prod(shape) <= big
+
+
 def _key(index, hot, k0, k1):
     """The ``ufunc._fast`` key of ``index[k0][k1]`` (see ``_hot_binary``)."""
     return (k1, k0, 1) if index is hot[2] else (k0, k1, 0)
@@ -154,7 +178,12 @@ def _hot_one(uf):
     fast = uf._fast
     call = uf._call
 
+    npf = uf._np
+    wrap = wrap_host if uf.nout == 1 else wrap_all
+
     def unary(x):
+        if type(x) is ndarray and x._buf.host is not None:  # the host path
+            return wrap(npf(host_view(x)))
         if type(x) is ndarray and x._c_contig:
             rec = index.get(x.dtype)
             if rec is None:
@@ -183,13 +212,15 @@ def _hot_one(uf):
 def _allocating(launch, nin=2):
     """``run(a, b, out, n, nbytes)`` or ``run(x, out, n, nbytes)`` (as ``launch.new``) for
     a backend launcher without ``new``."""
+    backend = _backends.for_side("device")  # (the launchers' side)
+
     def run2(a, b, out, n, nbytes):
-        out._buf = _backends.for_new(nbytes).alloc(nbytes)
+        out._buf = backend.alloc(nbytes)
         if n:
             launch((a, b), (out,), n)
 
     def run1(x, out, n, nbytes):
-        out._buf = _backends.for_new(nbytes).alloc(nbytes)
+        out._buf = backend.alloc(nbytes)
         if n:
             launch((x,), (out,), n)
 
@@ -286,9 +317,9 @@ class ufunc:
         chars = tuple(normalize(d).char for d in loop)
         op = self._op(chars)
         operand_dtypes = tuple(t if isinstance(t, np.dtype) else None for t in arg_types)
-        # The hot path's launchers allocate their outputs: the backend of new arrays
-        # (one per process today; the placement work keys this cache by side as well).
-        launch = _backends.for_new(0).contiguous_launcher(op, operand_dtypes)
+        # The hot path's launchers are the device side's (host arrays take the host path,
+        # NumPy on their kept views, before any launcher): they allocate their outputs there.
+        launch = _backends.for_side("device").contiguous_launcher(op, operand_dtypes)
         conv = None
         raw_ok = False
         if any(d is None for d in operand_dtypes):
@@ -431,13 +462,16 @@ class ufunc:
                     except OverflowError:
                         return None
                 args.append(x)
+        # the op's backend (placement: where the operands are, and the result's size)
+        backend = _backends.for_result(_prod(shape) * dt.itemsize, *ins)
         if same_shapes:
-            lkey = (key, shape, *[x._strides for x in ins if type(x) is ndarray])
+            lkey = (key, shape, backend, *[x._strides for x in ins if type(x) is ndarray])
         else:
-            lkey = (key, shape, *[(x._shape, x._strides) for x in ins if type(x) is ndarray])
+            lkey = (key, shape, backend,
+                    *[(x._shape, x._strides) for x in ins if type(x) is ndarray])
         entry = self._layouts.get(lkey)
         if entry is None:
-            entry = self._layout_entry(lkey, args, shape, dt, op)
+            entry = self._layout_entry(lkey, args, shape, dt, op, backend)
         if entry is False:
             return None
         launch, dt, strides, c_contig, f_contig, n = entry
@@ -445,7 +479,7 @@ class ufunc:
         launch(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
         return out
 
-    def _layout_entry(self, lkey, args, shape, dt, op):
+    def _layout_entry(self, lkey, args, shape, dt, op, backend):
         """``_layouts[lkey]``: the backend's launcher for this layout of operands (arrays
         broadcast to ``shape``) and the result's strides and flags (C order, or F when
         every array operand is F-contiguous and not C, as the general code decides), or
@@ -456,7 +490,7 @@ class ufunc:
         entry = False
         if res._size:
             views = [broadcast_view(x, shape) if type(x) is ndarray else x for x in args]
-            launch = _backends.for_arrays(*args).layout_launcher(op, views, (res,))
+            launch = backend.layout_launcher(op, views, (res,))
             if launch is not None:
                 entry = (launch, dt, res._strides, res._c_contig, res._f_contig, res._size)
         if len(self._layouts) >= 1024:
@@ -569,10 +603,11 @@ class ufunc:
                                                    for a in arrays) else o)
         if _prod(out_shape):
             backend = _backends.for_arrays(*operands, *results)
-            for r, o in zip(results, outs):
-                if r is o:  # computed into the caller's out= array
-                    o._buf.will_write(backend.side)
+            mirrored = [o for r, o in zip(results, outs)  # computed into the caller's out=
+                        if r is o and o._buf.will_write(backend.side, o._size * o.dtype.itemsize)]
             backend.elementwise(self._op(tuple(d.char for d in loop)), operands, results)
+            for o in mirrored:  # small writes into data on both sides update both
+                _backends.mirror(o, backend.side)
         final = []
         for r, o in zip(results, outs):
             if o is None:
@@ -664,17 +699,6 @@ def _check_integer_exponent(b):
         negative = b < 0
     if negative:
         raise ValueError("Integers to negative integer powers are not allowed.")
-
-
-def _broadcast_shapes(shapes):
-    """``numpy.broadcast_shapes(*shapes)``, remembered for the last few distinct shapes."""
-    shape = _broadcast_cache.get(shapes)
-    if shape is None:
-        shape = np.broadcast_shapes(*shapes)  # raises NumPy's error (not cached)
-        if len(_broadcast_cache) >= _BROADCAST_CACHE_SIZE:
-            _broadcast_cache.clear()
-        _broadcast_cache[shapes] = shape
-    return shape
 
 
 def _broadcast_error(operands):
@@ -846,11 +870,31 @@ def _hot_inplace(uf, general):
     record = uf._hot_record
     fast = uf._fast
     scalar_types = _SCALAR_TYPES
+    npf = uf._np
+    big, stays = _placement.THRESHOLD, _backends.stays_on_host
 
     def inplace(self, other):
-        if type(self) is not ndarray or not self._c_contig:
+        if type(self) is not ndarray:
             return general(self, other)
         t = type(other)
+        buf = self._buf
+        if buf.host is not None and (t in scalar_types or t is ndarray
+                                     and other._buf.host is not None) and (
+                self._size <= big or stays(self)):
+            # the host path: NumPy in place on the kept NumPy view
+            if buf.device is not None or buf.readers is not None:
+                if buf.will_write("host", self._size * self.dtype.itemsize):
+                    hv = host_view(self)
+                    npf(hv, host_view(other) if t is ndarray else other, out=hv)
+                    _backends.mirror(self, "host")
+                    return self
+            else:
+                buf.version += 1  # Buffer.will_write(), its plain case inline
+            hv = host_view(self)
+            npf(hv, host_view(other) if t is ndarray else other, out=hv)
+            return self
+        if not self._c_contig or buf.pins is not None:
+            return general(self, other)
         if t is ndarray:
             if not other._c_contig or other._shape != self._shape or (
                     other._buf is self._buf and other._offset != self._offset):
@@ -873,16 +917,17 @@ def _hot_inplace(uf, general):
             b = conv[1](b)
         n = self._size
         if n:
-            buf = self._buf
-            if buf.readers is None and buf.pending is None and (buf.host is None
-                                                                or buf.device is None):
+            mirrored = False
+            if buf.readers is None and buf.pending is None and buf.host is None:
                 buf.version += 1  # Buffer.will_write(), its plain case inline
-            else:
-                buf.will_write()
+            else:  # (the host copy goes, or a small write updates both)
+                mirrored = buf.will_write("device", n * self.dtype.itemsize)
             try:
                 fast[_key(index, hot, k0, k1)][1]((self, b), (self,), n)
             except _PACK_ERRORS:  # a Python scalar out of the slot's range: NumPy's rules
                 return general(self, other)
+            if mirrored:
+                _backends.mirror(self, "device")
         return self
 
     return inplace

@@ -23,7 +23,7 @@ _PY_DEFAULT = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.com
 
 
 def _require_cuda(what):
-    if not _backends.for_new(0).cuda_memory:
+    if not _backends.for_side("device").cuda_memory:
         raise RuntimeError(f"{what} runs CUDA code and needs the CUDA backend "
                            "(CUPYNUM_BACKEND=cuda on a machine with an NVIDIA GPU)")
 
@@ -67,6 +67,9 @@ class RawKernel:
         from ._backends.cuda import runtime
 
         func = self.kernel
+        for a in args:  # a raw kernel may write any array it is given: its data is made
+            if isinstance(a, ndarray):  # valid on the device only, before the addresses
+                a._buf.will_write("device")
         slots = [_arg_slot(a) for a in args]
         params = runtime.ParamBlock([dt for dt, _ in slots])
         params.set_values([v for _, v in slots])
@@ -75,9 +78,6 @@ class RawKernel:
         else:  # the pool fences blocks freed while work on this stream may still use them
             handle = int(getattr(stream, "ptr", stream))
             runtime.note_stream(handle)
-        for a in args:  # a raw kernel may write any array it is given
-            if isinstance(a, ndarray):
-                a._buf.will_write("device")
         runtime.launch(func, grid, block, shared_mem, handle, params.address)
 
 

@@ -28,3 +28,16 @@ def _no_fallback_noise():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cupynum.FallbackWarning)
         yield
+
+
+@pytest.fixture
+def device_placement():
+    """New arrays and ops on the device backend, as under ``CUPYNUM_PLACEMENT=device``: for
+    tests of device paths whose arrays are small enough to start on the host under ``auto``
+    (docs/guide/placement.md).  Nothing changes on the host backend."""
+    saved = _backends._single
+    _backends._single = _backends.get()
+    try:
+        yield
+    finally:
+        _backends._single = saved

@@ -182,10 +182,15 @@ def host_memory(nbytes: int) -> HostMemory:
 def alias_host_allocations(monkeypatch) -> None:
     """Make the host backend's new Buffers hold one host allocation as both copies: the host
     backend reads it through ``host``, CUDA backend code run on the CPU through ``device``."""
+    from cupynum import _host_path
     from cupynum._backends import host
 
     monkeypatch.setattr(host, "_alloc", lambda nbytes: host_memory(nbytes)[:nbytes])
     monkeypatch.setattr(host.HostBackend, "_wrap", staticmethod(lambda raw: Buffer(raw, raw)))
+    # the host path's results: NumPy's own allocation, read through ``device`` as well
+    monkeypatch.setattr(_host_path, "_buffer_of",
+                        lambda raw: Buffer(raw, raw.view(HostMemory) if raw.size else
+                                           host_memory(1)[:0]))
 
 
 class HostArray:

@@ -15,6 +15,21 @@ import cupynum as cp
 from cupynum import _backends as _b
 
 
+@pytest.fixture(autouse=True)
+def _arrays_on_the_device(monkeypatch):
+    """Fusion is for device data: under placement, new arrays start on the device whatever
+    their size here, and neither the cost ledger nor CUPYNUM_PLACEMENT=random's migrations
+    move them (tiny arrays swept by a few ops would move to the host, where nothing
+    defers)."""
+    from cupynum import _backends as backends
+    from cupynum._backends import placement
+
+    backends.get()
+    monkeypatch.setattr(placement, "THRESHOLD_BYTES", -1)
+    monkeypatch.setattr(backends, "_chaos", None)
+    monkeypatch.setattr(placement, "record", lambda buf, side, elements: False)
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _fused_kernels_at_once():
     """On the GPU, compile each fused structure the first time it is seen (the default

@@ -57,11 +57,110 @@ def check(calls, max_python, launches=1):
     return python
 
 
+DEVICE_BACKEND = __import__("cupynum._backends", fromlist=["get"]).get().side == "device"
+
+
 @pytest.fixture
-def arrays():
+def arrays(request):
+    """Two device arrays (the device path: every array on the device, as under
+    CUPYNUM_PLACEMENT=device); skipped without a device backend, where every array is on
+    the host and takes the host path (the tests below ``host_arrays``)."""
+    if not DEVICE_BACKEND:
+        pytest.skip("the device path needs a device backend")
+    request.getfixturevalue("device_placement")
     a = cp.asarray(np.arange(1000, dtype=np.float32))
     b = cp.asarray(np.ones(1000, dtype=np.float32))
     return a, b
+
+
+@pytest.fixture
+def host_arrays():
+    """Two arrays whose data is on the host (skipped under CUPYNUM_PLACEMENT=device)."""
+    a = cp.asarray(np.arange(1000, dtype=np.float32))
+    b = cp.asarray(np.ones(1000, dtype=np.float32))
+    from cupynum._backends import placement
+
+    if cp.placement(a) != "host" or placement.MODE == "random":
+        pytest.skip("no host placement (CUPYNUM_PLACEMENT=device), or operands moved at random")
+    return a, b
+
+
+def host_path(calls):
+    """The Python frames of a host-path call (the caller's lambda left out), checking that
+    it made no backend call: NumPy on the kept views, one result object."""
+    assert not [c for c in calls if c[0] == "backend" and c[1] != "__init__"], calls
+    return [c[1] for c in calls if c[0] not in ("C", "backend") and not c[0].endswith(
+        "test_hot_path.py")]
+
+
+def numpy_calls(calls):
+    return [c[1] for c in calls if c[0] == "C" and c[1] not in (
+        "list.append", "object.__new__", "len")]
+
+
+def test_host_path_binary_operator(host_arrays):
+    a, b = host_arrays
+    a + b
+    keep = []
+    calls = profile(lambda: keep.append(a + b))
+    # the operator, both kept NumPy views (built once: no NumPy call), the result object
+    assert host_path(calls) == ["binary", "host_view", "host_view", "wrap_host"]
+    # NumPy's own ufunc call is a C call of the ufunc, not listed; the result's byte view
+    assert numpy_calls(calls) == ["ndarray.view"]
+    calls = profile(lambda: keep.append(a * 2.0))
+    assert host_path(calls) == ["binary", "host_view", "wrap_host"]
+    np.testing.assert_array_equal(keep[0].get(), np.arange(1000, dtype=np.float32) + 1)
+
+
+def test_host_path_unary_and_inplace(host_arrays):
+    a, b = host_arrays
+    x = a.copy()
+    -a
+    x += b
+    keep = []
+    assert host_path(profile(lambda: keep.append(-a))) == ["unary", "host_view", "wrap_host"]
+    version = x._buf.version
+    assert host_path(profile(lambda: x.__iadd__(b))) == ["inplace", "host_view", "host_view"]
+    assert x._buf.version == version + 1
+    np.testing.assert_array_equal(x.get(), np.arange(1000, dtype=np.float32) + 2)
+
+
+def test_host_path_sum_and_matmul(host_arrays):
+    a, b = host_arrays
+    keep = []
+    a.sum()
+    a @ b
+    frames = host_path(profile(lambda: keep.append(a.sum())))
+    # the public function: NumPy's own method on the kept view, its scalar as it is
+    # (NumPy's ``ndarray.sum`` runs a Python function of NumPy's own, ``_sum``)
+    assert frames[:2] == ["public", "host_view"] and frames[-1] == "wrap_result"
+    assert len(frames) <= 4, frames
+    assert type(keep[0]) is np.float32 and keep[0] == np.arange(1000.0).sum()
+    frames = host_path(profile(lambda: keep.append(a.sum(axis=0))))  # keywords: the function
+    assert frames == ["public", "sum", "_kd", "_red", "ufunc_reduce", "on_host", "host_view",
+                      "wrap_host", "host_view"], frames  # (then NumPy's scalar from the 0-d)
+    frames = host_path(profile(lambda: keep.append(a @ b)))
+    assert frames == ["_matmul_operator", "matmul", "on_host", "on_host", "host_view",
+                      "host_view", "wrap_host"]
+    assert float(keep[1]) == np.arange(1000, dtype=np.float32) @ np.ones(1000, np.float32)
+
+
+def test_host_path_element_and_slice(host_arrays):
+    a, _ = host_arrays
+    m = a.reshape(20, 50)
+    m[3, 4]
+    keep = []
+    frames = host_path(profile(lambda: keep.append(m[3, 4])))
+    assert frames == ["__getitem__", "_slices", "_element_offset", "host_view"]
+    assert type(keep[0]) is np.float32 and keep[0] == 154
+    m[3, 4] = 1.0
+    version = m._buf.version
+    calls = profile(lambda: m.__setitem__((3, 4), 2.0))
+    assert host_path(calls) == ["__setitem__", "host_view"] and m._buf.version == version + 1
+    assert m[3, 4] == 2.0 and a[154] == 2.0
+    calls = profile(lambda: keep.append(a[1:-1]))
+    assert host_path(calls) == ["__getitem__", "_slice0"] and numpy_calls(calls) == [
+        "slice.indices"]
 
 
 def test_add(arrays):

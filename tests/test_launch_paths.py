@@ -329,6 +329,7 @@ assert (type(buf), buf.nbytes, buf.stream, buf.stream_owner, buf._pool, buf._siz
 big = cp.empty(1 << 20, np.float32)
 e = big + big
 from cupynum._backends.cuda import elementwise as ew
+
 assert last[1] == min(256, ew._grid_cap()) and params(4)[3] == 1 << 20  # 2^20 / (256 * 4)
 s1 = cp.cuda.Stream()
 with s1:
@@ -430,7 +431,8 @@ def fake_driver(tmp_path_factory):
 @pytest.mark.parametrize("mode", ["bindings", "ctypes", "v2", "auto"])
 def test_launch_paths_against_a_fake_driver(fake_driver, mode, tmp_path_factory):
     env = dict(os.environ, LD_LIBRARY_PATH=f"{fake_driver}:{os.environ.get('LD_LIBRARY_PATH', '')}",
-               CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, PYTHONPATH=str(ROOT),
+               CUPYNUM_BACKEND="cuda", CUPYNUM_LAUNCH=mode, CUPYNUM_PLACEMENT="device",
+               PYTHONPATH=str(ROOT),
                CUPYNUM_FUSION="0",  # (each op's own launch is what this checks)
                CUPYNUM_CACHE_DIR=os.environ.get("CUPYNUM_CACHE_DIR") or
                str(tmp_path_factory.getbasetemp() / "kernel-cache"))
@@ -438,3 +440,48 @@ def test_launch_paths_against_a_fake_driver(fake_driver, mode, tmp_path_factory)
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, (p.stdout + p.stderr)[-4000:]
     assert p.stdout.split()[-2:] == ["ok", mode]
+
+
+PLACEMENT_SCRIPT = r"""
+import ctypes, numpy as np
+import cupynum as cp
+from cupynum.testing import place
+fake = ctypes.CDLL("libcuda.so.1")
+last = (ctypes.c_uint64 * 11).in_dll(fake, "fake_last")
+
+def params(k):
+    ptrs = (ctypes.c_uint64 * k).from_address(last[9])
+    return [ctypes.c_uint64.from_address(p).value for p in ptrs]
+
+h = np.arange(1000, dtype=np.float32)
+a = cp.asarray(h)
+assert cp.placement(a) == "host" and a._buf.device is None
+place(a, "device")  # one host-to-device copy (the fake's memcpy), the host copy dropped
+assert cp.placement(a) == "device"
+b = cp.asarray(np.ones(1000, np.float32))
+assert cp.placement(b) == "host"
+c = a + b  # the device hot path: b's device copy made by PTR_EXPR's on_device, and kept
+assert cp.placement(b) == "both" and cp.placement(c) == "device"
+assert params(4) == [a._buf.device.ptr, b._buf.device.ptr, c._buf.device.ptr, 1000], params(4)
+d = a[::2] + b[1::2]  # the strided path reads b's kept copy through dptr
+assert cp.placement(b) == "both"
+place(a, "host")  # the whole buffer read back (the fake's memcpy)
+assert cp.placement(a) == "host" and np.array_equal(a.get(), h)
+place(a, "device")
+x = a[7]  # an element of device data: copy_bytes reads the device copy
+assert type(x) is cp.ndarray and float(x) == 7.0
+print("ok placement")
+"""
+
+
+def test_placement_paths_against_a_fake_driver(fake_driver, tmp_path_factory):
+    """The CUDA backend reads a host-only Buffer through ``on_device`` (dptr, PTR_EXPR,
+    copy_bytes) and moves whole buffers both ways, under CUPYNUM_PLACEMENT=auto."""
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{fake_driver}:{os.environ.get('LD_LIBRARY_PATH', '')}",
+               CUPYNUM_BACKEND="cuda", CUPYNUM_PLACEMENT="auto", PYTHONPATH=str(ROOT),
+               CUPYNUM_CACHE_DIR=os.environ.get("CUPYNUM_CACHE_DIR") or
+               str(tmp_path_factory.getbasetemp() / "kernel-cache"))
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(PLACEMENT_SCRIPT)], env=env,
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, (p.stdout + p.stderr)[-4000:]
+    assert p.stdout.split()[-2:] == ["ok", "placement"]

@@ -9,6 +9,9 @@ from cupynum import _backends
 from cupynum.linalg import _linalg
 from test_linalg import rand
 
+# device paths: every array on the device, as under CUPYNUM_PLACEMENT=device
+pytestmark = pytest.mark.usefixtures("device_placement")
+
 SINGLE = [np.float32, np.complex64]
 
 

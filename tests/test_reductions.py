@@ -284,12 +284,26 @@ def test_large_float_sum_accuracy():
     assert abs(got - exact) <= 1e-5 * exact
 
 
-def test_reductions_return_0d_arrays():
+@pytest.mark.parametrize("where", ["host", "device"])
+def test_full_reductions_are_0d_arrays_on_the_device_and_scalars_on_the_host(where):
+    from cupynum._backends import placement
+    from cupynum.testing import place
+
+    if placement.MODE == "random":
+        pytest.skip("operands move at random between ops")
     a = cp.asarray(np.arange(10.0))
+    place(a, where)  # (no effect on the host backend: every array is on the host)
     s = a.sum()
-    assert isinstance(s, cp.ndarray) and s.shape == ()
+    if cp.placement(a) == "host":  # NumPy's scalar, as NumPy gives (docs/guide/placement.md)
+        assert type(s) is np.float64 and type(a.argmax()) is np.intp
+        assert type(cp.max(a)) is np.float64 and type(a.mean()) is np.float64
+        out = cp.zeros(())
+        assert cp.sum(a, out=out) is out and a.sum(None, None, out) is out
+    else:
+        assert isinstance(s, cp.ndarray) and s.shape == ()
     assert float(s) == 45.0 and f"{s:.1f}" == "45.0" and s == 45
     assert int(a.argmax()) == 9 and bool(a.any())
+    assert isinstance(a.sum(axis=0, keepdims=True), cp.ndarray)
 
 
 def test_differences_and_comparisons():
@@ -318,11 +332,14 @@ def test_differences_and_comparisons():
 
 
 def test_ndarray_methods_are_native():
+    import inspect
+
     import cupynum._api.reductions as r
 
     for name in ("sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "cumsum",
                  "cumprod", "ptp"):
-        assert getattr(cp, name) is getattr(r, name)
+        # (the public ones return NumPy scalars for host arrays: unwrapped, the same)
+        assert inspect.unwrap(getattr(cp, name)) is getattr(r, name)
     assert not getattr(cp.mean, "__cupynum_fallback__", False)
 
 

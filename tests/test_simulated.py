@@ -9,6 +9,9 @@ from cupynum import _backends
 from cupynum._backends.simulated import device_view
 from cupynum.testing import device_counters, reset_device_counters
 
+# device paths: every array on the device, as under CUPYNUM_PLACEMENT=device
+pytestmark = pytest.mark.usefixtures("device_placement")
+
 on_simulated = pytest.mark.skipif(_backends.name() != "simulated",
                                   reason="needs CUPYNUM_BACKEND=simulated")
 

@@ -9,13 +9,23 @@ from numpy import iterable  # noqa: F401 - asks only iter(y): a 0-d cupynum arra
 from numpy import (geterr, geterrcall, getbufsize, seterr, seterrcall,  # noqa: F401
                    setbufsize)
 
+from .. import _backends
 from .._array import may_overlap, ndarray
 from .._indexing import normalize_axis
 
 __all__ = ["shape", "ndim", "size", "result_type", "may_share_memory", "shares_memory",
            "can_cast", "min_scalar_type", "isscalar", "iscomplexobj", "isrealobj", "iterable",
            "geterr", "seterr", "geterrcall", "seterrcall", "getbufsize", "setbufsize",
-           "einsum_path"]
+           "einsum_path", "placement"]
+
+
+def placement(x) -> str:
+    """Where the data of cupynum array ``x`` is now: ``"host"``, ``"device"`` or ``"both"``
+    (a cache state; ``x.device`` is the array's CUDA device whatever it is; see
+    docs/guide/placement.md)."""
+    if not isinstance(x, ndarray):
+        raise TypeError(f"placement() takes a cupynum array, not {type(x).__name__}")
+    return _backends.placement_of(x._buf)
 
 
 def _stand_in(x):

@@ -16,6 +16,7 @@ from .. import _backends
 from .._array import _make, broadcast_view, empty_array, may_overlap, ndarray
 from .._dtypes import normalize
 from .._fallback import fallback_for
+from .._host_path import host_view, on_host, wrap_host
 from .._indexing import normalize_axis
 from .._ufunc import uf
 from . import creation, manipulation, reductions
@@ -129,6 +130,10 @@ def _matmul_moved(x1, x2, axes, out, **kw):
 
 def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True,
            signature=None, axes=None, axis=None):
+    if (type(x1) is ndarray and type(x2) is ndarray and on_host(x1) and on_host(x2)
+            and out is None and dtype is None
+            and casting == "same_kind" and axes is None and axis is None and signature is None):
+        return wrap_host(np.matmul(host_view(x1), host_view(x2)))  # the host path
     if (type(x1) is ndarray and type(x2) is ndarray and out is None and dtype is None
             and casting == "same_kind" and axes is None and axis is None
             and signature is None):
@@ -197,6 +202,9 @@ def _result_dtype(*arrays):
 
 
 def dot(a, b, out=None):
+    if (type(a) is ndarray and type(b) is ndarray and out is None and on_host(a)
+            and on_host(b)):
+        return wrap_host(np.dot(host_view(a), host_view(b)))  # the host path
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
         return uf.multiply(a, b, out=out)

@@ -22,6 +22,7 @@ from .._array import _fill, _make, assign, broadcast_view, empty_array, may_over
 from .._backends.base import ReduceOp
 from .._dtypes import normalize
 from .._fallback import call_on_host
+from .._host_path import host_view, on_host, wrap_host
 from .._indexing import normalize_axis, zero_d_axis
 from .._ops import BY_NAME, neutral_element
 from .._ufunc import UFUNCS, uf, ufunc
@@ -159,6 +160,11 @@ def _out_arg(out):
 def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NoValue,
                  where=True):
     """``uf.reduce`` (NumPy's semantics; see the module docstring)."""
+    if (type(a) is ndarray and on_host(a) and out is None and where is True and dtype is None
+            and initial is _NoValue and (axis is None or type(axis) is int)
+            and type(keepdims) is bool):  # the host path: NumPy's reduce
+        return wrap_host(uf._np.reduce(host_view(a), axis=axis, dtype=dtype,
+                                       keepdims=keepdims))
     # ``a.sum()``, ``x.max(axis=1, keepdims=True)``: a lookup, an allocation, the backend's
     # launch (axis None or an int: 1.0 would find 1's entry, and NumPy refuses it)
     plain = (dtype is None and out is None and initial is _NoValue and where is True and

@@ -333,13 +333,13 @@ def _quantile(a, q, axis, method, keepdims, res_dt):
     gamma = np.where(above | below, 0, gamma)
     rest = srt._shape[1:]
     out_rows = []
-    last = srt[n - 1]
+    last = srt[n - 1, ...]
     for i in range(vi.size):
         p, nx, g = int(prev.flat[i]), int(nxt.flat[i]), gamma.flat[i]
-        lo = srt[p].astype(res_dt)
-        hi = srt[nx].astype(res_dt)
+        lo = srt[p, ...].astype(res_dt)
+        hi = srt[nx, ...].astype(res_dt)
         # NumPy's _lerp takes b - a in the data's dtype, then works in the result's
-        d = uf.subtract(srt[nx], srt[p]).astype(res_dt)
+        d = uf.subtract(srt[nx, ...], srt[p, ...]).astype(res_dt)
         gv = res_dt.type(g)
         r = uf.add(lo, uf.multiply(d, gv))
         if g >= 0.5:
@@ -355,10 +355,10 @@ def _pick(a, srt, n, vi, q, axis, keepdims, res_dt):
     """NumPy's ``take`` branch of ``_quantile``: the order statistics ``vi`` (integer
     virtual indices) of the sorted ``srt``; a slice holding a NaN (sorted last) gives NaN."""
     rest = srt._shape[1:]
-    last = srt[n - 1]
+    last = srt[n - 1, ...]
     rows = []
     for i in range(vi.size):
-        r = srt[int(vi.flat[i])].astype(res_dt)
+        r = srt[int(vi.flat[i]), ...].astype(res_dt)
         if a.dtype.kind in "fc":
             r = _where(uf.isnan(last), last.astype(res_dt), r)
         rows.append(r.reshape((1,) + rest))
@@ -600,7 +600,7 @@ def _weighted_inverted_cdf(a, qh, axis, w, nan):
     idx = _r._concat(rows, 0) if rows else creation.zeros((0, R), np.intp)
     r = _gather_rows(srt, idx)
     if floats:  # NaN rows: NaN (the last sorted value; all-NaN rows of the nan-variants)
-        tail = srt[n - 1].reshape(1, R)
+        tail = srt[n - 1, ...].reshape(1, R)
         r = _where(uf.isnan(tail) if not nan else allnan.reshape(1, R), tail, r)
     return r.reshape(qh.shape + rest)
 
@@ -768,12 +768,12 @@ def _median(a, axis, keepdims, res_dt):
     ((lo + hi) / 2, as ``numpy.mean`` computes it); NaN where a slice holds a NaN."""
     srt, n = _sorted_along(a, axis)
     if n % 2:
-        res = srt[n // 2].astype(res_dt)
+        res = srt[n // 2, ...].astype(res_dt)
     else:
-        res = uf.true_divide(uf.add(srt[n // 2 - 1].astype(res_dt),
-                                            srt[n // 2].astype(res_dt)), res_dt.type(2))
+        res = uf.true_divide(uf.add(srt[n // 2 - 1, ...].astype(res_dt),
+                                            srt[n // 2, ...].astype(res_dt)), res_dt.type(2))
     if a.dtype.kind in "fc":
-        last = srt[n - 1]
+        last = srt[n - 1, ...]
         res = _where(uf.isnan(last), last.astype(res_dt), res)
     if keepdims:
         if axis is None:

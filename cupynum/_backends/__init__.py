@@ -6,91 +6,365 @@ process's device backend, created on first use.  ``CUPYNUM_BACKEND=auto`` (the d
 picks CUDA only when a driver and a GPU are present; the probe runs once and never raises
 (see ``cuda/driver.py``).  ``host`` is NumPy over host memory; ``simulated`` is a device
 backend without a GPU (simulated.py).  What a backend does is stated in base.py, the
-contract every backend implements.  Today a process has one backend, so both choices
-return it.
+contract every backend implements.  With a device backend, placement (placement.py and
+docs/guide/placement.md) decides per op which of it and the host backend runs it.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _config
-from . import buffer, fusion
+from . import buffer, fusion, placement
+from .buffer import DEVICE, HOST
+
+_chaos = None  # CUPYNUM_PLACEMENT=random: moves operands at random before each op
+_placing = False  # whether placement's Buffer hooks run (a device backend exists)
 
 _backend = None
 _host = None  # the host backend, once asked for (the process's backend when it is host)
+# The backend of every op when placement does not apply (the host backend as the process's
+# backend, or CUPYNUM_PLACEMENT=device): set by ``get()``; None while placement decides.
+_single = None
+
+
+class _One:
+    """An operand of one element of ``a``'s Buffer (what an element read touches)."""
+
+    __slots__ = ("_buf",)
+    _size = 1
+
+    def __init__(self, buf):
+        self._buf = buf
+
+
+class _Result:
+    """A new result of ``nbytes`` bytes, as an operand of ``for_arrays`` (not allocated)."""
+
+    __slots__ = ("_buf",)
+    _size = 0
+
+    def __init__(self, nbytes):
+        self._buf = placement.Unallocated(nbytes)
+
+
+def for_result(nbytes: int, *operands):
+    """``for_arrays(*operands)`` for an op that makes a new result of ``nbytes`` bytes."""
+    if _single is not None:
+        return _single
+    return for_arrays(_Result(nbytes), *operands)
+
+
+def for_element(a):
+    """``for_arrays(a)`` for an op that touches one element of ``a`` (its ledger records
+    one element, not the array's size)."""
+    return for_arrays(_One(a._buf))
 
 
 def for_arrays(*operands):
-    """The backend where the operands' data lives: the device backend when some array
-    operand's Buffer holds a device copy, else the host backend.  Non-array operands
-    (scalars) are skipped; with no array operand, the backend of new arrays."""
-    if _backend is _host and _host is not None:  # no device backend: all data is on the host
-        return _host
-    arrays = False
+    """The backend where the operands' data lives (docs/guide/placement.md): the host
+    backend when every array operand's data is valid on the host, the device backend when
+    some operand's is only on the device (or pending).  Non-array operands (scalars) and
+    arrays not allocated yet (a new result: it is allocated where the op runs) are
+    skipped; with no other array operand, the backend of new arrays of the largest size.
+    Each base Buffer's cost ledger records the op and may move the data first."""
+    if _single is not None:
+        return _single
+    if _backend is None:
+        get()
+        if _single is not None:
+            return _single
+    device = pinned = False
+    fresh = -1
+    bufs = []
     for x in operands:
         try:
             buf = x._buf
         except AttributeError:  # a scalar
             continue
-        if buf.device is not None or buf.pending is not None:  # (pending: computed there)
-            return _backend or get()
-        arrays = True
-    if not arrays:
-        return _backend or get()
-    return _host or host_backend()
+        if buf.host is None:
+            if buf.device is None and buf.pending is None:  # not allocated yet
+                fresh = max(fresh, buf.nbytes)
+                continue
+            device = True
+        elif buf.pins is not None and HOST in buf.pins:  # a live NumPy export: on the host
+            pinned = True
+        bufs.append((buf, x._size))
+    if not bufs:
+        return _host if max(fresh, 0) <= placement.THRESHOLD_BYTES else _backend
+    if not device and fresh > placement.THRESHOLD_BYTES and placement.result_on_device(
+            fresh, bufs):
+        return _backend  # a large result of small host operands (an outer product, tile)
+    if pinned:
+        return _host  # (device-only operands are copied to the host and kept there too)
+    if _chaos is not None:
+        _chaos(bufs)
+        return _backend if any(b.host is None for b, _ in bufs) else _host
+    side = DEVICE if device else HOST
+    for buf, n in bufs:
+        if placement.record(buf, side, n):
+            placement.move(buf, HOST if side == DEVICE else DEVICE)
+            device = any(b.host is None for b, _ in bufs)
+            break
+    if device and _to_host_is_cheaper(bufs):
+        for buf, _ in bufs:
+            if buf.host is None:
+                placement.move(buf, HOST)
+        return _host
+    return _backend if device else _host
+
+
+def stays_on_host(a) -> bool:
+    """The host path's ledger entry for a large array ``a`` valid on the host: records the
+    op, and False where the ledger moved the data to the device (the op then runs there)."""
+    buf = a._buf
+    if _single is not None or buf.device is not None or buf.pins is not None:
+        return True
+    if placement.record(buf, HOST, a._size):
+        placement.move(buf, DEVICE)
+        return False
+    return True
+
+
+def _to_host_is_cheaper(bufs) -> bool:
+    """Whether an op with device-only operands should rather bring them to the host: the
+    data only on the host is larger than the threshold and than the data only on the
+    device (which is neither pending nor pinned there), so copying the latter moves less."""
+    host_only = device_only = 0
+    for buf, _ in bufs:
+        if buf.device is None:
+            host_only += placement.nbytes_of(buf)
+        elif buf.host is None:
+            if buf.pending is not None or buf.pins is not None:
+                return False
+            device_only += placement.nbytes_of(buf)
+    return host_only > placement.THRESHOLD_BYTES and host_only > device_only
 
 
 def for_writing(dst, *operands):
     """``for_arrays(dst, *operands)`` for an op that writes into ``dst``, with ``dst``'s
     Buffer told before the write lands (``Buffer.will_write``: pending readers evaluated,
-    the other side's copy dropped, the version bumped)."""
+    the other side's copy dropped, the version bumped).  A write of at most
+    ``placement.SMALL_WRITE`` bytes into a Buffer valid on both sides keeps both: the
+    backend returned then copies the written elements to the other side after the op."""
     backend = for_arrays(dst, *operands)
-    dst._buf.will_write(backend.side)
+    if dst._buf.will_write(backend.side, dst._size * dst.dtype.itemsize):
+        return _Mirrored(backend, dst)
     return backend
 
 
 def _resolve(buf, side):
     """``Buffer.on``'s hook (``buffer.RESOLVE``): the data made valid on ``side``.  Fusion's
-    part first: a pending Buffer is computed (on the device)."""
+    part first (a pending Buffer is computed, on the device), then placement's (a copy from
+    the other side, kept)."""
     if buf.pending is not None:
         fusion.materialize(buf)
-    raw = buf.host if side == buffer.HOST else buf.device
+        raw = buf.host if side == HOST else buf.device
+        if raw is not None:
+            return raw
+    if _placing:
+        return placement.resolve(buf, side)
+    raw = buf.host if side == HOST else buf.device
     if raw is None:
         raise LookupError(f"this buffer's data is not on the {side}")
     return raw
 
 
-def _before_write(buf, side):
+def _before_write(buf, side, nbytes=None) -> bool:
     """``Buffer.will_write``'s hook (``buffer.BEFORE_WRITE``), before a write on ``side``.
-    Fusion's part first: a pending ``buf`` is computed and the pending expressions that
-    read it run (they must see the old data)."""
+    Fusion's part first (a pending ``buf`` is computed and the pending expressions that read
+    it run: they must see the old data), then placement's (the other side's copy dropped, or
+    both kept for a small write: True)."""
     fusion.before_write(buf)
+    if _placing:
+        return placement.before_write(buf, side, nbytes)
+    return False
 
 
 buffer.install(_resolve, _before_write)
 
 
+class _Mirrored:
+    """A backend whose every call is followed by a copy of ``dst``'s elements to the
+    other side of its Buffer (a small write into data valid on both sides)."""
+
+    def __init__(self, backend, dst):
+        self._backend, self._dst, self.side = backend, dst, backend.side
+
+    def __getattr__(self, name):
+        method = getattr(self._backend, name)
+        if not callable(method):
+            return method
+
+        def call(*args, **kwargs):
+            result = method(*args, **kwargs)
+            mirror(self._dst, self.side)
+            return result
+
+        return call
+
+
+def mirror(dst, side) -> None:
+    """Copy the elements of ``dst`` (just written on ``side``) to its Buffer's other copy."""
+    if not dst._size:
+        return
+    from .host import view
+
+    if side == DEVICE:
+        view(dst)[...] = _backend.to_host(dst)
+    else:
+        _backend.write_host(dst, np.ascontiguousarray(view(dst)))
+
+
+def pin_device(a, reason="cuda_array_interface") -> None:
+    """Keep ``a``'s data on the device (moved there now) for ``reason``: an export through
+    which the consumer may read or write it there at any time.  A ``__cuda_array_interface__``
+    export pins it for good; a DLPack export until its deleter runs (``unpin_device``)."""
+    if _single is None and get().side == DEVICE:
+        placement.pin(a._buf, DEVICE, reason)
+
+
+def unpin_device(a, reason) -> None:
+    if _single is None and get().side == DEVICE:
+        placement.unpin(a._buf, DEVICE, reason)
+
+
+class _HostExport:
+    """The owner of a zero-copy NumPy export of host data: NumPy keeps it as the base of
+    the exported array and of every view of it (it stops its base chain at an object that
+    is not an array), so its finalizer runs when the last of them goes."""
+
+    __slots__ = ("__array_interface__", "raw", "__weakref__")
+
+    def __init__(self, a, raw):
+        self.raw = raw  # (keeps the allocation alive while exported)
+        self.__array_interface__ = {
+            "data": (raw.ctypes.data + a._offset, False), "shape": a._shape,
+            "typestr": a.dtype.str, "strides": a._strides, "version": 3}
+
+
+def export_host(a):
+    """A NumPy array sharing the host data of ``a`` (valid on the host), with the data
+    pinned to the host while that array or any view of it lives."""
+    import weakref
+
+    buf = a._buf
+    if not a._size:
+        return np.empty(a._shape, a.dtype)
+    holder = _HostExport(a, buf.host)
+    out = np.asarray(holder)
+    if _single is None and get().side == DEVICE:
+        reason = object()
+        placement.pin(buf, HOST, reason)
+        weakref.finalize(holder, placement.unpin, buf, HOST, reason)
+    return out
+
+
+def for_device_writing(dst):
+    """The device backend (the host's without one), for a write into ``dst`` that must run
+    there whatever ``dst``'s placement (random numbers: one stream of values wherever they
+    land); ``dst``'s Buffer is told first, as ``for_writing`` does.  ``settle(dst)`` after
+    the write puts the data back where its size says."""
+    backend = for_side(DEVICE)
+    if dst._buf.will_write(backend.side):  # (no nbytes: never a mirrored small write)
+        raise AssertionError("unreachable: a write of unknown size drops the other copy")
+    return backend
+
+
+def settle(a) -> None:
+    """Place the data of ``a``, just written on the device, where a new array of its size
+    starts (the host for at most the threshold under ``auto``)."""
+    buf = a._buf
+    if _single is None and buf.host is None and buf.device is not None and not buf.pins and (
+            placement.nbytes_of(buf) <= placement.THRESHOLD_BYTES):
+        placement.move(buf, HOST)
+
+
+def placement_of(buf) -> str:
+    """``cupynum.placement``: "host", "device" or "both" for a Buffer."""
+    if _backend is None:
+        get()
+    if _backend is _host:
+        return HOST
+    return placement.where(buf)
+
+
+def place(a, where: str) -> None:
+    """Move the data of array ``a`` to ``where`` ("host", "device" or "both"; a test and
+    debugging aid, ``cupynum.testing.place``); nothing to do without placement (the host
+    backend, or CUPYNUM_PLACEMENT=device)."""
+    if where not in (HOST, DEVICE, "both"):
+        raise ValueError(f"place: where must be 'host', 'device' or 'both', not {where!r}")
+    if _backend is None:
+        get()
+    if _single is not None:  # (no placement: one backend)
+        return
+    buf = a._buf
+    if where == "both":
+        for side in (HOST, DEVICE):
+            buf.on(side)
+    else:
+        placement.move(buf, where)
+
+
 def for_new(nbytes: int):
-    """The backend that allocates a new array of ``nbytes`` bytes: the process's backend
-    (the placement rules will decide by size here)."""
-    return _backend or get()
+    """The backend that allocates a new array of ``nbytes`` bytes: under placement
+    ``auto``, the host backend for at most ``placement.THRESHOLD`` elements' bytes, else
+    the device backend."""
+    if _single is not None:
+        return _single
+    if _backend is None:
+        get()
+        if _single is not None:
+            return _single
+    return _host if nbytes <= placement.THRESHOLD_BYTES else _backend
+
+
+def for_side(side: str):
+    """The backend of ``side`` ("host" or "device")."""
+    if _backend is None:
+        get()
+    return _host if side == HOST or _backend is _host else _backend
+
+
+def new_buffer(nbytes: int):
+    """The Buffer of a new array of ``nbytes`` bytes whose first op decides its side:
+    under placement, not allocated until a backend reads or writes it (then on that
+    backend's side, with no copy); else allocated now by the process's backend."""
+    if _single is not None:
+        return _single.alloc(nbytes)
+    if _backend is None:
+        get()
+        if _single is not None:
+            return _single.alloc(nbytes)
+    return placement.Unallocated(nbytes)
 
 
 def host_backend():
     """The host backend (the process's backend itself when that is the host one)."""
-    global _host
-    if _host is None:
-        from .host import HostBackend
-
-        backend = get()
-        _host = backend if isinstance(backend, HostBackend) else HostBackend()
+    if _backend is None:
+        get()
     return _host
 
 
 def get():
     """The process's backend (created on first call); the frontend asks ``for_arrays`` or
     ``for_new`` instead."""
-    global _backend
+    global _backend, _single, _host, _chaos, _placing
     if _backend is None:
-        _backend = _select(_config.BACKEND)
+        backend = _select(_config.BACKEND)
+        if backend.side == HOST:
+            _host = _single = backend
+        else:
+            from .host import HostBackend
+
+            _host = HostBackend()
+            if placement.MODE == "device":
+                _single = backend
+            elif placement.MODE == "random":
+                _chaos = placement.Chaos(_config.PLACEMENT_SEED)
+            placement._backends_of = for_side
+            _placing = True
+        _backend = backend
     return _backend
 
 

@@ -12,8 +12,9 @@ DEVICE = "device"
 #   RESOLVE(buf, side) -> raw   the data made valid on ``side``: a pending buffer evaluated
 #                               (fusion), a copy from the other side (placement); raises
 #                               LookupError where it cannot be.
-#   BEFORE_WRITE(buf, side)     run by ``will_write`` ahead of a write: pending readers
-#                               evaluated, the other side's copy dropped.
+#   BEFORE_WRITE(buf, side, nbytes) -> bool   run by ``will_write`` ahead of a write:
+#                               pending readers evaluated, the other side's copy dropped
+#                               (True: both kept, for a small write the caller mirrors).
 RESOLVE = None
 BEFORE_WRITE = None
 
@@ -80,27 +81,34 @@ class Buffer:
         """``on("device")``: the device allocation holding the current data."""
         return self.on(DEVICE)
 
-    def will_write(self, side: str | None = None) -> None:
+    def will_write(self, side: str | None = None, nbytes: int | None = None) -> bool:
         """Called before a write to the data lands (on ``side``; None: the side where the
-        data is): readers still pending are evaluated first and the other side's copy is
-        dropped (the ``BEFORE_WRITE`` hook), and the version is bumped.  Hot paths inline
-        the plain case: ``readers``, ``pending`` and a second copy all absent."""
+        data is; ``nbytes``: how many bytes it writes, where known): readers still pending
+        are evaluated first, the data is made valid on ``side`` and the other side's copy
+        is dropped (the ``BEFORE_WRITE`` hook), and the version is bumped.  True where the hook kept both copies of a
+        small write: the caller then writes both.  Hot paths inline the plain case:
+        ``readers``, ``pending`` and a second copy all absent."""
+        both = False
         if BEFORE_WRITE is not None and (self.readers is not None or self.pending is not None
-                                         or (self.host is not None
-                                             and self.device is not None)):
-            BEFORE_WRITE(self, side)
+                                         or (self.host if side == DEVICE
+                                             else self.device) is not None):
+            both = BEFORE_WRITE(self, side, nbytes)
         self.version += 1
+        return both
 
     def address(self) -> int:
         """The address of the data's first byte, on the device where the data lives
         there, else on the host (for the interchange protocols and raw kernels).  The
-        Buffer is pinned (``EXPORTED``): no pending expression reads it lazily from now on."""
-        if self.pins is None:  # exported: may be written where no write point sees it
-            self.pins = EXPORTED
+        device address pins the data there for good (``pins[DEVICE]`` holds ``EXPORTED``):
+        it may be written where no write point sees it, so no pending expression reads it
+        lazily and placement never moves it from now on."""
         if self.readers is not None and BEFORE_WRITE is not None:
             BEFORE_WRITE(self, None)  # the expressions reading it run now, as before a write
         if self.device is not None or self.pending is not None:
             raw = self.on_device()
+            if self.pins is None:
+                self.pins = {}
+            self.pins.setdefault(DEVICE, set()).add(EXPORTED)
             ptr = getattr(raw, "ptr", None)  # (a simulated device's bytes are a NumPy array)
             return raw.ctypes.data if ptr is None else ptr
         return self.on_host().ctypes.data

@@ -29,7 +29,7 @@ def device_view(a) -> np.ndarray:
     """The NumPy view of array ``a``'s elements in simulated device memory (no copy): the
     simulated backend's one read of an array's allocation (its Buffer's device copy)."""
     raw = a._buf.device
-    if raw is None and a._size:
+    if raw is None and a._size:  # host-only (copied over and kept), pending, or new
         raw = a._buf.on_device()
     return elements(a, raw)
 

@@ -159,17 +159,21 @@ class Philox:
 
     def _backend_state(self):
         if self._state is None:
-            self._state = _backends.for_new(0).rng_state(self._seed)
+            # Random numbers are drawn on the device backend whatever their placement, so a
+            # seed gives the same values wherever they land (docs/guide/placement.md).
+            self._state = _backends.for_side("device").rng_state(self._seed)
         return self._state
 
     def fill(self, kind, out, param=None):
         if out._size:
-            _backends.for_writing(out).rng_fill(self._backend_state(), kind, out, param)
+            _backends.for_device_writing(out).rng_fill(self._backend_state(), kind, out, param)
+            _backends.settle(out)
         return out
 
     def draw(self, kind, out, params):
         if out._size:
-            _backends.for_writing(out).rng_draw(self._backend_state(), kind, out, params)
+            _backends.for_device_writing(out).rng_draw(self._backend_state(), kind, out, params)
+            _backends.settle(out)
         return out
 
 

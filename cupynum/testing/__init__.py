@@ -23,3 +23,13 @@ def reset_device_counters() -> None:
     from .._backends import counters
 
     counters.reset()
+
+
+def place(x, where: str) -> None:
+    """Move the data of cupynum array ``x`` (its whole base buffer, so every view of it) to
+    ``where``: ``"host"``, ``"device"`` or ``"both"`` (docs/guide/placement.md).  For tests
+    and experiments; the placement rules move data by themselves.  Does nothing without
+    placement (``CUPYNUM_BACKEND=host``, ``CUPYNUM_PLACEMENT=device``)."""
+    from .._backends import place as _place
+
+    _place(x, where)

@@ -24,12 +24,10 @@ from ..buffer import Buffer
 
 def dptr(a) -> int:
     """The device address of the first element of array or view ``a``: its Buffer's device
-    allocation (valid whenever it is set; else ``Buffer.on_device()`` computes a pending
-    expression) plus the byte offset."""
+    allocation (valid whenever it is set; else made valid by ``on_device``: a host-only
+    buffer copied over, a pending one computed) plus the byte offset."""
     raw = a._buf.device
-    if raw is None:
-        raw = a._buf.on_device()
-    return raw.ptr + a._offset
+    return (a._buf.on_device() if raw is None else raw).ptr + a._offset
 
 
 def owner_of(a):
@@ -38,8 +36,8 @@ def owner_of(a):
 
 
 # ``dptr(x)`` as source text, for generated launchers ('{0}' is the operand's name).
-# (a DeviceBuffer is always true: ``or`` reaches ``on_device()`` only for a missing copy)
-PTR_EXPR = "({0}._buf.device or {0}._buf.on_device()).ptr + {0}._offset"
+PTR_EXPR = ("({0}._buf.device if {0}._buf.device is not None else {0}._buf.on_device()).ptr"
+            " + {0}._offset")
 
 
 def c_strides(shape, itemsize: int) -> tuple:

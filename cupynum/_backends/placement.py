@@ -1,0 +1,274 @@
+"""Placement: which side holds an array's bytes, and when they move (docs/guide/placement.md).
+
+A Buffer is a cache over two sides (docs/internals.md, "Placement and fusion"): its ``host``
+copy, its ``device`` copy, or both, each valid whenever it is set.  This module holds the
+placement rules and the two Buffer hooks they need:
+
+* ``resolve(buf, side)`` (``buffer.RESOLVE``): the data made valid on ``side``.  A Buffer
+  not allocated yet (``Unallocated``: a new array that no backend has touched) is allocated
+  there, with nothing to copy; data on the other side is copied over and both copies kept.
+* ``before_write(buf, side, nbytes)`` (``buffer.BEFORE_WRITE``): the copy on the other
+  side is dropped (a write makes it stale), unless the write is small and both copies are
+  valid, in which case the caller updates both (``for_writing``'s mirror).
+
+and the cost ledger: each base Buffer on a placement-managed side keeps the regret of its
+ops (what they cost on its side minus what they would have cost on the other, priced from
+``COSTS``), and moves when that regret reaches one migration's cost (the ski-rental rule).
+Every number here is data to calibrate on the H200 machine, never a timer.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _config
+from .buffer import DEVICE, HOST, Buffer
+
+MODE = _config.PLACEMENT  # "auto", "device" or "random"
+# New arrays of at most THRESHOLD elements (of 8 bytes: the test is on bytes) start on the
+# host under ``auto``.
+THRESHOLD = _config.PLACEMENT_THRESHOLD
+THRESHOLD_BYTES = THRESHOLD * 8
+# A write of at most SMALL_WRITE bytes into a Buffer valid on both sides updates both
+# copies instead of dropping one (one scalar store must not throw away a large copy).
+SMALL_WRITE = 4096
+# The ledger never moves a Buffer larger than HOST_CAP bytes to the host, and never moves
+# a Buffer back within MIN_OPS_BETWEEN_MOVES ops of its last move.
+HOST_CAP = 1 << 30
+MIN_OPS_BETWEEN_MOVES = 16
+
+# The cost table (microseconds; provisional until calibrated on the H200 machine with
+# fusion on): an op touching n elements costs ``op + per_element * n`` on a side; a
+# migration of b bytes costs ``transfer + per_byte * b``.
+COSTS = {
+    HOST: {"op": 1.0, "per_element": 0.0005},
+    DEVICE: {"op": 8.0, "per_element": 0.000005},
+    "transfer": 10.0,
+    "per_byte": 0.00005,
+}
+
+
+def op_cost(side: str, elements: int) -> float:
+    row = COSTS[side]
+    return row["op"] + row["per_element"] * elements
+
+
+def migration_cost(nbytes: int) -> float:
+    return COSTS["transfer"] + COSTS["per_byte"] * nbytes
+
+
+def other(side: str) -> str:
+    return DEVICE if side == HOST else HOST
+
+
+class Unallocated(Buffer):
+    """A new array's Buffer before any backend has touched it: ``host`` and ``device``
+    both None, ``pending`` None.  The first side that reads or writes it allocates it
+    there (``resolve``), so a result lands where its op runs, with no transfer."""
+
+    __slots__ = ("nbytes",)
+
+    def __init__(self, nbytes: int):
+        Buffer.__init__(self)
+        self.nbytes = nbytes
+
+
+def unallocated(buf) -> bool:
+    return buf.host is None and buf.device is None and buf.pending is None
+
+
+def nbytes_of(buf) -> int:
+    raw = buf.host if buf.host is not None else buf.device
+    return getattr(buf, "nbytes", 0) if raw is None else raw.nbytes
+
+
+def side_of_new(nbytes: int) -> str:
+    """Where a new array of ``nbytes`` bytes starts under ``auto``."""
+    return HOST if nbytes <= THRESHOLD_BYTES else DEVICE
+
+
+def where(buf) -> str:
+    """``cupynum.placement``'s answer for a Buffer: "host", "device" or "both"."""
+    if buf.pending is not None:
+        return DEVICE
+    if buf.host is not None:
+        return "both" if buf.device is not None else HOST
+    if buf.device is not None:
+        return DEVICE
+    return side_of_new(buf.nbytes) if isinstance(buf, Unallocated) else DEVICE
+
+
+# the Buffer hooks ---------------------------------------------------------------------------
+_backends_of = None  # side -> backend: set by _backends.get() (it imports this module)
+
+
+def resolve(buf, side: str):
+    """``buffer.RESOLVE``: the data of ``buf`` made valid on ``side`` (see module doc)."""
+    backend = _backends_of(side)
+    if buf.host is None and buf.device is None:
+        if buf.pending is not None:  # fusion's case: evaluated where it is computed
+            raise LookupError("a pending buffer is evaluated by the fusion hook")
+        raw = _raw(backend.alloc(buf.nbytes), side)
+    elif side == DEVICE:
+        raw = _raw(backend.from_host(buf.host), DEVICE)
+    else:
+        raw = read_back(buf)
+    if buf.pins is not None and other(side) in buf.pins:
+        return raw  # pinned to the other side by an export that may write it: a read copy
+    setattr(buf, side, raw)
+    return raw
+
+
+def read_back(buf):
+    """A new host allocation holding the device copy's bytes (one device-to-host copy)."""
+    raw = buf.device
+    whole = _Bytes(buf, raw.nbytes)
+    host = _backends_of(DEVICE).to_host(whole) if raw.nbytes else None
+    out = _raw(_backends_of(HOST).alloc(raw.nbytes), HOST)
+    if raw.nbytes:
+        out[:] = host.reshape(-1)
+    return out
+
+
+def _raw(new: Buffer, side: str):
+    return new.host if side == HOST else new.device
+
+
+class _Bytes:
+    """A Buffer's whole allocation seen as a C-contiguous uint8 array (the fields a backend
+    reads), for moving all of it."""
+
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
+                 "_f_contig")
+
+    def __init__(self, buf, nbytes):
+        self._buf, self._offset, self._shape, self._strides = buf, 0, (nbytes,), (1,)
+        self.dtype, self._size = np.dtype(np.uint8), nbytes
+        self._c_contig = self._f_contig = True
+
+
+def before_write(buf, side, nbytes=None) -> bool:
+    """``buffer.BEFORE_WRITE``: the data made valid on ``side`` (None: where it is, the
+    host where both) and the other side's copy dropped.  Returns True, dropping nothing,
+    where both copies are valid and the write is of at most SMALL_WRITE bytes: the caller
+    then writes both (``_backends.mirror``)."""
+    if buf.pending is not None:
+        return False  # (fusion's hook evaluates pending data)
+    if side is None:
+        side = HOST if buf.host is not None else DEVICE
+    if buf.host is None and buf.device is None:
+        return False  # not allocated yet: allocated where the write lands
+    if (buf.host if side == HOST else buf.device) is None:
+        if buf.pins and other(side) in buf.pins:
+            raise RuntimeError(f"this array's data is pinned to the {other(side)} by an "
+                               "export; it cannot be written from the other side")
+        move(buf, side)
+        return False
+    drop = other(side)
+    if (buf.host if drop == HOST else buf.device) is None:
+        return False
+    if nbytes is not None and nbytes <= SMALL_WRITE:
+        return True
+    setattr(buf, drop, None)
+    return False
+
+
+def result_on_device(result_nbytes: int, bufs) -> bool:
+    """Whether an op of host operands (``bufs``: (Buffer, elements touched)) making a new
+    result of ``result_nbytes`` bytes is cheaper on the device, its operands copied there
+    (and kept), than on the host (the cost table; elements of 8 bytes)."""
+    if any(buf.pins is not None for buf, _ in bufs):
+        return False
+    n = result_nbytes // 8
+    moved = sum(nbytes_of(buf) for buf, _ in bufs if buf.device is None)
+    return op_cost(DEVICE, n) + migration_cost(moved) < op_cost(HOST, n)
+
+
+# the ledger ---------------------------------------------------------------------------------
+class Ledger:
+    """A base Buffer's record of its ops since its last move: ``regret`` (microseconds the
+    ops would have saved on the other side, never below 0), ``ops`` (counted since the last
+    move) and ``moves``."""
+
+    __slots__ = ("regret", "ops", "moves")
+
+    def __init__(self):
+        self.regret = 0.0
+        self.ops = 0
+        self.moves = 0
+
+
+def record(buf, side: str, elements: int) -> bool:
+    """Record an op on ``side`` touching ``elements`` of ``buf``'s elements; True when the
+    ledger says ``buf`` should now move to the other side (the caller moves it)."""
+    if buf.host is not None and buf.device is not None or buf.pending is not None:
+        return False  # valid on both sides (ops read either copy at no extra cost); pending
+    led = buf.ledger
+    if led is None:
+        led = buf.ledger = Ledger()
+    led.ops += 1
+    regret = led.regret + op_cost(side, elements) - op_cost(other(side), elements)
+    led.regret = regret if regret > 0.0 else 0.0
+    if led.regret < migration_cost(nbytes_of(buf)) or (
+            led.moves and led.ops < MIN_OPS_BETWEEN_MOVES):
+        return False
+    if side == DEVICE and nbytes_of(buf) > HOST_CAP:
+        return False
+    return not (buf.pins and other(side) not in buf.pins)
+
+
+def move(buf, to: str) -> None:
+    """Move ``buf``'s data to side ``to`` (one copy), dropping the other side's copy."""
+    if (buf.host if to == HOST else buf.device) is None:
+        buf.on(to)  # (through the Buffer's hook: a pending buffer is computed first)
+    setattr(buf, other(to), None)
+    led = buf.ledger
+    if led is not None:
+        led.regret, led.ops = 0.0, 0
+        led.moves += 1
+
+
+def pin(buf, side: str, reason) -> None:
+    """Keep ``buf``'s data on ``side`` only, for ``reason`` (an export through which it may
+    be written at any time, so no copy on the other side could be trusted): moved there
+    now; until unpinned, reads from the other side get copies that are not kept."""
+    move(buf, side)
+    if buf.pins is None:
+        buf.pins = {}
+    buf.pins.setdefault(side, set()).add(reason)
+
+
+def unpin(buf, side: str, reason) -> None:
+    reasons = (buf.pins or {}).get(side)
+    if reasons:
+        reasons.discard(reason)
+        if not reasons:
+            del buf.pins[side]
+        if not buf.pins:
+            buf.pins = None
+
+
+
+class Chaos:
+    """``CUPYNUM_PLACEMENT=random`` (a test mode): before each op, each operand's data is
+    moved at random (seeded, so a failing run repeats): to the host, to the device, or
+    copied so that it is valid on both; pinned data stays where its pins hold it."""
+
+    def __init__(self, seed: int):
+        import random
+
+        self._random = random.Random(seed)
+
+    def __call__(self, bufs) -> None:
+        for buf, _ in bufs:
+            choice = self._random.randrange(4)
+            if choice == 0 or buf.pending is not None:
+                continue
+            if choice == 3:
+                for side in (HOST, DEVICE):
+                    if (buf.host if side == HOST else buf.device) is None:
+                        resolve(buf, side)
+                continue
+            to = HOST if choice == 1 else DEVICE
+            if buf.pins and other(to) in buf.pins:
+                continue
+            move(buf, to)

@@ -1,0 +1,100 @@
+"""The host path: NumPy called on a NumPy view of an array whose data is on the host.
+
+An op whose array operands are all valid on the host (docs/guide/placement.md) is NumPy's
+own call on their NumPy views: ``host_view`` builds an array's view once and keeps it on
+the array (``_hv``, with the host allocation it was built over in ``_hraw``; an ndarray's
+layout never changes after creation, so the view stays right while that allocation is the
+Buffer's host copy), and ``wrap_host`` makes the one result object over NumPy's result,
+with no copy.  So a host op costs the NumPy call plus two attribute checks and one object
+(the budget is issue 18's: about 1 us over NumPy; ``tests/test_hot_path.py`` counts it).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ._array import host_view, ndarray  # noqa: F401 (host_view: the host path's too)
+from ._backends.buffer import Buffer
+from ._dtypes import normalize
+
+_new = object.__new__
+_U8 = np.dtype(np.uint8)
+_buffer_of = Buffer  # the Buffer of a result's host bytes (tests/shim.py aliases a device copy)
+
+
+def wrap_host(r):
+    """A new array over the host data of ``r`` (a NumPy array or scalar fresh from a NumPy
+    call on host views: the host path's result, nobody else's memory), with no copy where
+    ``r`` is contiguous; ``r`` is kept as its NumPy view."""
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    dt = r.dtype
+    if dt.char in "qQ" or not dt.isnative:
+        dt = normalize(dt)
+        r = r.astype(dt, copy=False) if r.dtype != dt else r.view(dt)
+    fl = r.flags
+    c, f = fl.c_contiguous, fl.f_contiguous
+    if c:  # (a view, not np.frombuffer: an array made over a buffer export costs 1 us more)
+        raw = r.view(_U8) if len(r.shape) == 1 else r.reshape(-1).view(_U8)
+    elif f:
+        raw = r.T.reshape(-1).view(_U8)
+    else:
+        r = np.ascontiguousarray(r)
+        c, f = True, r.flags.f_contiguous
+        raw = r.reshape(-1).view(_U8)
+    a = _new(ndarray)
+    a._buf = _buffer_of(raw)
+    a._offset = 0
+    a._shape = r.shape
+    a._strides = r.strides
+    a.dtype = dt
+    a._size = r.size
+    a._c_contig = c
+    a._f_contig = f
+    a._base = None
+    a._hv = r
+    a._hraw = raw
+    return a
+
+
+def wrap_all(results):
+    """The host path's results of a ufunc with several outputs, as arrays."""
+    return tuple(wrap_host(r) for r in results)
+
+
+def wrap_result(r):
+    """``wrap_host`` for an array result; NumPy's scalar as it is (a full reduction, a 1-d
+    product of host arrays: NumPy's scalars, as NumPy gives)."""
+    return wrap_host(r) if type(r) is np.ndarray else r
+
+
+def on_host(a) -> bool:
+    """Whether cupynum array ``a``'s data is valid on the host (the host path may run)."""
+    return a._buf.host is not None
+
+
+def scalar_results(func, out_position: int):
+    """The public ``func`` (a reduction: ``sum``, ``max``, ``mean``...) returning NumPy's
+    scalar where its result is a new 0-d array whose data is on the host: a full reduction
+    of host arrays gives a scalar, as NumPy's does (docs/guide/placement.md).  The package's
+    own code calls the functions unwrapped, so it always gets arrays.  ``out_position``:
+    where ``out`` comes among the positional arguments (an ``out=`` array is returned as is)."""
+
+    method = getattr(np.ndarray, {"amax": "max", "amin": "min"}.get(func.__name__,
+                                                                      func.__name__))
+
+    @functools.wraps(func)
+    def public(*args, **kwargs):
+        if len(args) == 1 and not kwargs:  # ``a.sum()``: NumPy's own method on the view
+            a = args[0]
+            if type(a) is ndarray and a._buf.host is not None:
+                return wrap_result(method(host_view(a)))
+        r = func(*args, **kwargs)
+        if type(r) is ndarray and not r._shape and r._buf.host is not None:
+            out = kwargs.get("out", args[out_position] if len(args) > out_position else None)
+            if r is not out:
+                return host_view(r)[()]
+        return r
+
+    return public

@@ -1,0 +1,285 @@
+"""Placement (issue 18, docs/guide/placement.md): where an array's data starts, where each op
+runs, when data moves, and what users see.  Results always equal NumPy's; placement itself
+is only visible with a device backend (the simulated device on CI), so those tests skip on
+the host backend, and the ones about ``auto`` skip under ``CUPYNUM_PLACEMENT=device``."""
+import weakref
+
+import numpy as np
+import pytest
+
+import cupynum as cp
+from cupynum import _backends
+from cupynum._backends import placement as pl
+from cupynum.testing import device_counters, place, reset_device_counters
+
+DEVICE_BACKEND = _backends.get().side == "device"
+needs_device = pytest.mark.skipif(not DEVICE_BACKEND, reason="placement needs a device backend")
+# (placement states: under ``device`` nothing moves, under ``random`` everything does)
+auto_only = pytest.mark.skipif(not DEVICE_BACKEND or pl.MODE != "auto",
+                               reason="CUPYNUM_PLACEMENT=auto with a device backend")
+SMALL = 100  # elements: on the host under auto
+LARGE = pl.THRESHOLD + 1  # elements of 8 bytes: on the device
+
+
+def moved():
+    c = device_counters()
+    return c["h2d_bytes"] + c["d2h_bytes"]
+
+
+# --- where an array starts ---------------------------------------------------------------
+@auto_only
+@pytest.mark.parametrize("make", [
+    lambda n: cp.zeros(n), lambda n: cp.ones(n, np.float64), lambda n: cp.empty(n),
+    lambda n: cp.full(n, 2.0), lambda n: cp.arange(float(n)), lambda n: cp.linspace(0, 1, n),
+    lambda n: cp.asarray(np.arange(n, dtype=np.float64)), lambda n: cp.array(list(range(n))),
+    lambda n: cp.zeros_like(cp.zeros(n)), lambda n: cp.empty_like(np.zeros(n)),
+    lambda n: cp.fromfunction(lambda i: i * 2.0, (n,)),
+], ids=["zeros", "ones", "empty", "full", "arange", "linspace", "asarray", "array",
+        "zeros_like", "empty_like", "fromfunction"])
+def test_small_arrays_start_on_the_host_and_large_ones_on_the_device(make):
+    assert cp.placement(make(SMALL)) == "host"
+    assert cp.placement(make(LARGE)) == "device"
+
+
+@auto_only
+def test_eye_and_threshold_in_elements_of_eight_bytes():
+    side = int(np.sqrt(pl.THRESHOLD))
+    assert cp.placement(cp.eye(side)) == "host"
+    assert cp.placement(cp.eye(side + 1)) == "device"
+
+
+@needs_device
+def test_device_mode_puts_everything_on_the_device(device_placement):
+    for x in (cp.zeros(3), cp.arange(4.0), cp.asarray(np.ones(2))):
+        assert cp.placement(x) == "device"
+
+
+def test_placement_takes_only_cupynum_arrays():
+    with pytest.raises(TypeError):
+        cp.placement(np.zeros(3))
+    assert cp.placement(cp.zeros(3)) in ("host", "device", "both")
+    assert cp.zeros(3).device == cp.zeros(LARGE).device  # the device whatever the placement
+
+
+# --- where an op runs, and coherence --------------------------------------------------------
+@auto_only
+def test_host_operands_copy_once_to_the_device_and_keep_that_copy():
+    small = cp.asarray(np.arange(SMALL, dtype=np.float64))
+    big = cp.zeros((LARGE // SMALL + 1, SMALL))
+    reset_device_counters()
+    r1 = big + small  # broadcast: small is copied over once
+    first = device_counters()["h2d_bytes"]
+    assert first == small.nbytes and cp.placement(small) == "both"
+    r2 = big * small
+    assert device_counters()["h2d_bytes"] == first  # the kept copy is reused
+    np.testing.assert_array_equal(r1.get(), np.arange(SMALL) + np.zeros_like(r1.get()))
+    np.testing.assert_array_equal(r2.get(), np.zeros_like(r2.get()))
+    small += 1.0  # a write of more than a few KiB? no: 800 bytes, so both copies stay valid
+    assert cp.placement(small) == "both"
+    np.testing.assert_array_equal((big + small).get()[0], np.arange(SMALL) + 1.0)
+
+
+@auto_only
+def test_a_large_write_drops_the_other_copy():
+    n = pl.SMALL_WRITE // 8 * 4
+    x = cp.asarray(np.arange(n, dtype=np.float64))
+    place(x, "both")
+    x += 1.0  # on the host (its data is valid there), more than SMALL_WRITE bytes
+    assert cp.placement(x) == "host"
+    place(x, "both")
+    x[:] = cp.zeros(n)  # (a host op: both operands valid on the host)
+    assert cp.placement(x) == "host" and x.sum() == 0
+
+
+@auto_only
+@pytest.mark.parametrize("where", ["host", "device", "both"])
+def test_small_writes_keep_both_copies_right(where):
+    ref = np.arange(24, dtype=np.float64).reshape(4, 6)
+    x = cp.asarray(ref)
+    place(x, where)
+    x[1, 2] = 99.0
+    ref[1, 2] = 99.0
+    x[2] += 5.0
+    ref[2] += 5.0
+    x[:, 0] *= 2
+    ref[:, 0] *= 2
+    for side in ("host", "device"):
+        place(x, side)  # each copy, read alone, holds the data
+        np.testing.assert_array_equal(x.get(), ref)
+
+
+@auto_only
+def test_reads_of_device_data_move_only_the_view():
+    x = cp.asarray(np.arange(LARGE, dtype=np.float64))
+    place(x, "device")
+    reset_device_counters()
+    assert float(x[5]) == 5.0
+    assert np.array_equal(x[10:20].get(), np.arange(10, 20))
+    assert device_counters()["d2h_bytes"] == 8 + 80
+
+
+@auto_only
+def test_a_large_result_of_small_host_operands_is_made_on_the_device():
+    u = np.linspace(0, 1, 600)
+    v = np.arange(500.0)
+    a, b = cp.asarray(u), cp.asarray(v)
+    assert cp.placement(a) == cp.placement(b) == "host"
+    for got, want in [(a[:, None] * b[None, :], u[:, None] * v[None, :]),
+                      (cp.outer(a, b), np.outer(u, v)), (cp.tile(a, 200), np.tile(u, 200))]:
+        assert cp.placement(got) == "device"  # 300,000 and 120,000 elements
+        np.testing.assert_array_equal(got.get(), want)
+    small = a[:10, None] * b[None, :10]  # a small broadcast result stays on the host
+    assert cp.placement(small) == "host"
+
+
+@auto_only
+def test_a_loop_of_small_statements_over_a_small_array_moves_nothing():
+    reset_device_counters()
+    a = cp.zeros((20, 20))
+    ref = np.zeros((20, 20))
+    for i in range(1, 20):
+        for xp, arr in ((cp, a), (np, ref)):
+            arr[i, 1:-1] += arr[i - 1, :-2] + 1.0
+            arr[i, 0] = arr[i, 1] * 0.5
+            s = arr[i, :i] @ arr[:i, i]
+            arr[i, i] -= s
+            if arr[i, 2] > 0:
+                arr[i] /= 2.0
+    assert moved() == 0 and device_counters()["launches"] == 0
+    np.testing.assert_array_equal(a.get(), ref)
+    assert cp.placement(a) == "host"
+
+
+@auto_only
+def test_triangular_solve_by_rows_moves_the_matrix_to_the_host_once():
+    n = int(np.sqrt(pl.THRESHOLD)) + 40  # a matrix just past the threshold: on the device
+    rng = np.random.default_rng(0)
+    L_ref = np.tril(rng.random((n, n))) + n * np.eye(n)
+    b_ref = rng.random(n)
+    L = cp.asarray(L_ref)
+    b = cp.asarray(b_ref)
+    assert cp.placement(L) == "device"
+    reset_device_counters()
+    x = cp.zeros(n)
+    x_ref = np.zeros(n)
+    for i in range(n):
+        for xp, LL, bb, xx in ((cp, L, b, x), (np, L_ref, b_ref, x_ref)):
+            xx[i] = (bb[i] - LL[i, :i] @ xx[:i]) / LL[i, i]
+    np.testing.assert_allclose(x.get(), x_ref, rtol=1e-12)
+    assert cp.placement(L) == "host"
+    assert L._buf.ledger.moves == 1
+    # the matrix came back once; everything else that moved is small
+    assert L.nbytes <= device_counters()["d2h_bytes"] < L.nbytes + 64 * n
+    assert device_counters()["h2d_bytes"] < 64 * n
+
+
+@auto_only
+def test_a_large_host_array_swept_whole_moves_to_the_device():
+    x = cp.asarray(np.ones(pl.THRESHOLD * 4))
+    place(x, "host")
+    for _ in range(40):
+        x *= 1.0
+        x += 0.0
+    assert cp.placement(x) == "device"
+    assert x._buf.ledger.moves == 1
+
+
+@auto_only
+def test_never_moves_back_within_the_minimum_ops():
+    buf = cp.asarray(np.ones(64))._buf
+    place_side = "host"
+    for _ in range(pl.MIN_OPS_BETWEEN_MOVES * 3):
+        if pl.record(buf, place_side, 10**9 if place_side == "host" else 1):
+            pl.move(buf, pl.other(place_side))
+            place_side = pl.other(place_side)
+            ops_at_move = buf.ledger.ops
+            assert ops_at_move == 0
+    assert buf.ledger.moves >= 1
+
+
+def test_cost_table_is_data_and_prices_the_rule():
+    assert pl.op_cost("host", 10) < pl.op_cost("device", 10)  # small: the host is cheaper
+    assert pl.op_cost("device", 10**8) < pl.op_cost("host", 10**8)  # large: the device
+    assert pl.migration_cost(8 * 10**6) > pl.migration_cost(8)
+
+
+# --- what users see -----------------------------------------------------------------------
+@auto_only
+def test_element_and_full_reduction_of_host_arrays_are_numpy_scalars():
+    h = cp.asarray(np.arange(6.0).reshape(2, 3))
+    place(h, "host")
+    assert type(h[1, 2]) is np.float64 and h[1, 2] == 5.0
+    assert type(h[1]) is cp.ndarray and h[1].shape == (3,)  # a row stays a view
+    h[1][0] = 7.0
+    assert h[1, 0] == 7.0
+    place(h, "device")
+    x = h[1, 2]
+    assert type(x) is cp.ndarray and x.shape == ()  # device: an independent 0-d array
+    h[1, 2] = 0.0
+    assert float(x) == 5.0
+
+
+@auto_only
+def test_a_device_pin_keeps_the_data_on_the_device():
+    """What ``__cuda_array_interface__`` (for good) and a DLPack export (until its deleter
+    runs) do to an array, through their mechanism (the exports themselves need CUDA)."""
+    x = cp.asarray(np.arange(8.0))
+    assert cp.placement(x) == "host"
+    _backends.pin_device(x)  # (the interface's reason)
+    assert cp.placement(x) == "device"
+    for _ in range(3 * pl.MIN_OPS_BETWEEN_MOVES):  # small ops the ledger would bring home
+        y = x[1:3] + 1.0
+        x[0] = float(x[0]) + 1.0
+    assert cp.placement(x) == "device"  # never copied to the host and kept there
+    np.testing.assert_array_equal(y.get(), [2.0, 3.0])
+    assert float(x[0]) == 3 * pl.MIN_OPS_BETWEEN_MOVES
+    _backends.pin_device(x, reason=1234)  # a DLPack export...
+    _backends.unpin_device(x, reason=1234)  # ...whose consumer is done: the first pin stays
+    assert x._buf.pins == {"device": {"cuda_array_interface"}}
+
+
+@auto_only
+def test_zero_copy_numpy_export_pins_host_data_while_it_lives():
+    x = cp.asarray(np.arange(8.0))
+    place(x, "host")
+    view = np.asarray(x, copy=False)
+    assert x._buf.pins and "host" in x._buf.pins
+    view[0] = 42.0  # the user writes through the view: cupynum sees it
+    assert x[0] == 42.0
+    y = x[2:4]
+    y += cp.asarray(np.ones(2) + 0 * np.arange(2))
+    assert view[2] == 3.0  # cupynum's writes land in the exported memory
+    ref = weakref.ref(view)
+    del view
+    assert ref() is None and not x._buf.pins  # the pin goes with the last view
+
+
+@auto_only
+def test_device_data_cannot_be_exported_zero_copy():
+    x = cp.asarray(np.arange(LARGE, dtype=np.float64))
+    place(x, "device")
+    with pytest.raises(ValueError):
+        np.asarray(x, copy=False)
+
+
+@needs_device
+def test_random_numbers_do_not_depend_on_placement():
+    a = cp.random.default_rng(7).random(SMALL)
+    b = cp.random.default_rng(7).random(LARGE)
+    np.testing.assert_array_equal(a.get(), b.get()[:SMALL])
+    n1 = cp.random.default_rng(3).standard_normal(SMALL)
+    n2 = cp.random.default_rng(3).standard_normal(SMALL)
+    np.testing.assert_array_equal(n1.get(), n2.get())
+
+
+@needs_device
+@pytest.mark.parametrize("where", ["host", "device", "both"])
+def test_results_equal_numpy_wherever_the_operands_are(where):
+    ref = np.arange(30, dtype=np.float64).reshape(5, 6) - 7
+    x = cp.asarray(ref)
+    place(x, where)
+    for got, want in [(x + 1, ref + 1), (x * x, ref * ref), (-x, -ref), (x.sum(0), ref.sum(0)),
+                      (x @ x.T, ref @ ref.T), (x[1:, ::2] - x[0, ::2], ref[1:, ::2] - ref[0, ::2]),
+                      (cp.sort(x, axis=1), np.sort(ref, axis=1)), (x[x > 3], ref[ref > 3])]:
+        np.testing.assert_array_equal(got.get(), want)
+    assert float(x.sum()) == ref.sum()
