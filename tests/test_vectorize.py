@@ -174,6 +174,11 @@ def f_float_zero_div(x, y):
     return x / y + x // y + x % y
 
 
+def f_complex_inside(x):
+    z = x + 2j
+    return abs(z * z)  # complex in between, real arguments and result
+
+
 def f_truth(x):
     if x:  # bool(x): NaN is true, complex: either part
         return x * 2
@@ -235,6 +240,7 @@ CASES = [
     ("power-i8", f_power, "ll", None, 0),
     ("power-f8", f_power, "dd", None, 0),
     ("otypes-i4", f_branch, "d", "i", 0),
+    ("complex-inside-f8", f_complex_inside, "d", None, 4),
     ("truth-f2", f_truth, "e", None, 0),
     ("truth-c16", f_truth, "D", None, 0),
     ("truth-u2", f_truth, "H", None, 0),
@@ -501,6 +507,11 @@ def test_kernels_compile_with_nvrtc():
                                name="cupynum_vectorize.cu")
     for spec in specs:
         assert es.kernel_name(spec).encode() in c.cubin
+    t = TRANSLATED["complex-inside-f8"][0]  # complex only inside: its program alone
+    alone = compiler.compile_cubin(kernel.program([t], _specs(t)[:1]),
+                                   options=elementwise.compile_options(),
+                                   name="cupynum_vectorize.cu")
+    assert es.kernel_name(_specs(t)[0]).encode() in alone.cubin
 
 
 # --- what does not translate ------------------------------------------------------------------

@@ -38,6 +38,8 @@ def program(translations, kspecs) -> str:
 
     text = es.program_source(list(kspecs))
     include, rest = text.split("\n", 1)
+    if any(t.complex for t in translations):  # (complex values inside a real function)
+        include = '#include "cpn/complex.cuh"'
     functors = "".join(dict.fromkeys(t.source for t in translations))
     return f"{include}\n{functors}{rest}"
 
