@@ -849,6 +849,13 @@ def test_kernel_path_excluded_python_scalar_is_weak(kernel_path):
                                   np.vectorize(f_excluded, excluded={"k"})(x, 2.5, 4))
 
 
+def test_kernel_path_empty_inputs(kernel_path):
+    with pytest.raises(ValueError, match="size 0"):
+        cp.vectorize(f_arith)(cp.zeros(0), cp.zeros(0))
+    got = cp.vectorize(f_arith, otypes="d")(cp.zeros((0, 3)), cp.zeros(3))
+    assert got.shape == (0, 3) and got.dtype == np.float64 and kernel_path == []
+
+
 def test_kernel_path_untranslatable_warns_and_runs_numpy(kernel_path):
     x = np.array([1.0, 2.5])
     with pytest.warns(cp.VectorizeFallbackWarning, match="a list"):
