@@ -174,6 +174,11 @@ def f_float_zero_div(x, y):
     return x / y + x // y + x % y
 
 
+def f_complex_inside(x):
+    z = x + 2j
+    return abs(z * z)  # complex in between, real arguments and result
+
+
 def f_truth(x):
     if x:  # bool(x): NaN is true, complex: either part
         return x * 2
@@ -235,6 +240,7 @@ CASES = [
     ("power-i8", f_power, "ll", None, 0),
     ("power-f8", f_power, "dd", None, 0),
     ("otypes-i4", f_branch, "d", "i", 0),
+    ("complex-inside-f8", f_complex_inside, "d", None, 4),
     ("truth-f2", f_truth, "e", None, 0),
     ("truth-c16", f_truth, "D", None, 0),
     ("truth-u2", f_truth, "H", None, 0),
@@ -501,6 +507,11 @@ def test_kernels_compile_with_nvrtc():
                                name="cupynum_vectorize.cu")
     for spec in specs:
         assert es.kernel_name(spec).encode() in c.cubin
+    t = TRANSLATED["complex-inside-f8"][0]  # complex only inside: its program alone
+    alone = compiler.compile_cubin(kernel.program([t], _specs(t)[:1]),
+                                   options=elementwise.compile_options(),
+                                   name="cupynum_vectorize.cu")
+    assert es.kernel_name(_specs(t)[0]).encode() in alone.cubin
 
 
 # --- what does not translate ------------------------------------------------------------------
@@ -836,6 +847,13 @@ def test_kernel_path_excluded_python_scalar_is_weak(kernel_path):
     assert len(kernel_path) == 2  # (the same functor: x * y + k is float64 either way)
     np.testing.assert_array_equal(cp.asnumpy(got),
                                   np.vectorize(f_excluded, excluded={"k"})(x, 2.5, 4))
+
+
+def test_kernel_path_empty_inputs(kernel_path):
+    with pytest.raises(ValueError, match="size 0"):
+        cp.vectorize(f_arith)(cp.zeros(0), cp.zeros(0))
+    got = cp.vectorize(f_arith, otypes="d")(cp.zeros((0, 3)), cp.zeros(3))
+    assert got.shape == (0, 3) and got.dtype == np.float64 and kernel_path == []
 
 
 def test_kernel_path_untranslatable_warns_and_runs_numpy(kernel_path):

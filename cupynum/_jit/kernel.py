@@ -38,11 +38,15 @@ def program(translations, kspecs) -> str:
 
     text = es.program_source(list(kspecs))
     include, rest = text.split("\n", 1)
+    if any(t.complex for t in translations):  # (complex values inside a real function)
+        include = '#include "cpn/complex.cuh"'
     functors = "".join(dict.fromkeys(t.source for t in translations))
     return f"{include}\n{functors}{rest}"
 
 
-_loaded: dict = {}  # KernelSpec -> (loaded function, elements per block and grid step)
+# KernelSpec -> (kernel, elements per block and grid step, its module: the module keeps the
+# cubin image alive for as long as the library may read it)
+_loaded: dict = {}
 
 
 def _prepared(tr, kspec):
@@ -54,8 +58,9 @@ def _prepared(tr, kspec):
         compiled = compiler.compile_cubin(program([tr], [kspec]),
                                           options=elementwise.compile_options(),
                                           name="cupynum_vectorize.cu")
-        func = runtime.load_module(compiled.cubin).get_function(es.kernel_name(kspec))
-        got = _loaded[kspec] = (func, es.BLOCK * es.vector_width(kspec))
+        module = runtime.load_module(compiled.cubin)
+        func = module.get_function(es.kernel_name(kspec))
+        got = _loaded[kspec] = (func, es.BLOCK * es.vector_width(kspec), module)
     return got
 
 
@@ -69,7 +74,7 @@ def launch(tr: Translation, ins, out) -> None:
     if n == 0:
         return
     kspec = spec(tr, [not hasattr(x, "_buf") for x in ins])
-    func, chunk = _prepared(tr, kspec)
+    func, chunk, _ = _prepared(tr, kspec)
     pb, pack = elementwise.param_block(kspec)  # (one per call: calls may come from threads)
     values = []
     for x in (*ins, out):

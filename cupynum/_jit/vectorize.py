@@ -114,6 +114,8 @@ class vectorize(np.vectorize):
         out_type = np.dtype(self.otypes[0]) if self.otypes else None
         if out_type is not None and out_type not in _ops.SUPPORTED_DTYPES:
             return None
+        if out_type is None and any(np.size(a) == 0 for a in args):
+            return None  # (NumPy refuses empty inputs without otypes: its error)
         if self._translations is None:
             self._translations = Cached(self.pyfunc)
         arrays = [a for a in args if isinstance(a, ndarray)]
