@@ -11,7 +11,9 @@ export CUPYNUM_CACHE_DIR=${CUPYNUM_CACHE_DIR:-/tmp/cupynum-cache}
 # GPU machine's NVRTC version, into CACHE_SEED) saves the GPU machine the compile.
 seed=${CACHE_SEED:-.kcache}
 if [ -d "$seed" ] && [ ! -e "$CUPYNUM_CACHE_DIR" ]; then
-  cp -r "$seed" "$CUPYNUM_CACHE_DIR" && chmod -R go-w "$CUPYNUM_CACHE_DIR" && chmod 700 "$CUPYNUM_CACHE_DIR"
+  # (the folder's entries are signed with its hmac.key, which must stay private: 0600)
+  cp -r "$seed" "$CUPYNUM_CACHE_DIR" && chmod -R go-rwx "$CUPYNUM_CACHE_DIR" &&
+    chmod 700 "$CUPYNUM_CACHE_DIR" && chmod 600 "$CUPYNUM_CACHE_DIR/hmac.key"
 fi
 if compgen -G ".whl/*.whl" >/dev/null; then  # wheels carried to a machine without an index
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \

@@ -41,3 +41,12 @@ def device_placement():
         yield
     finally:
         _backends._single = saved
+
+
+@pytest.fixture
+def small_arrays_fuse(monkeypatch):
+    """Fusion defers results of any size (its size floor, ``fusion.MIN_ELEMENTS``, is a few
+    million elements by default): for tests of the deferral itself on small arrays."""
+    from cupynum._backends import fusion
+
+    monkeypatch.setattr(fusion, "MIN_ELEMENTS", 0)

@@ -15,6 +15,8 @@ from cupynum._backends.cuda import elementwise as ew
 from cupynum._backends.cuda import elementwise_source as es
 from cupynum._backends.cuda import fused
 
+pytestmark = pytest.mark.usefixtures("small_arrays_fuse")
+
 
 def _nvrtc_available() -> bool:
     try:

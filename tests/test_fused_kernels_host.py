@@ -18,7 +18,8 @@ from cupynum._ufunc import uf
 from shim import CXX, HostArray
 from test_elementwise_host import _build, _host_get_kernel
 
-pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
+pytestmark = [pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)"),
+              pytest.mark.usefixtures("small_arrays_fuse")]
 rng = np.random.default_rng(5)
 
 
@@ -164,6 +165,7 @@ def cpu_engine():
     mp.setattr(ew, "get_kernel", _host_get_kernel(specs, lib))
     mp.setattr(launch, "_drv", (raw, None, lambda: 0))
     mp.setattr(ew, "_cap", 3)
+    mp.setattr(fusion, "MIN_ELEMENTS", 0)  # (the graphs are small)
     for name in ("_prepared", "_plans"):
         mp.setattr(ew, name, {})
     mp.setattr(fused, "_contig_kernels", {})

@@ -20,12 +20,14 @@ def _arrays_on_the_device(monkeypatch):
     move them (tiny arrays swept by a few ops would move to the host, where nothing
     defers)."""
     from cupynum import _backends as backends
+    from cupynum._backends import fusion as fusion_module
     from cupynum._backends import placement
 
     backends.get()
     monkeypatch.setattr(placement, "THRESHOLD_BYTES", -1)
     monkeypatch.setattr(backends, "_chaos", None)
     monkeypatch.setattr(placement, "record", lambda buf, side, elements: False)
+    monkeypatch.setattr(fusion_module, "MIN_ELEMENTS", 0)  # (small arrays fuse here)
 
 
 @pytest.fixture(autouse=True, scope="module")

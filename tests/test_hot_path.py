@@ -260,7 +260,7 @@ def _all_calls(fn):
     return [c for c in calls if c[1] not in ("setprofile",)]
 
 
-def test_deferred_call(arrays):
+def test_deferred_call(arrays, small_arrays_fuse):
     """With fusion (docs/guide/fusion.md) an op on device data only records itself: the
     frontend's hot path is unchanged, one backend call, which launches nothing, calls no
     NumPy and makes a handful of small objects (the node, two input views, the Buffer)."""

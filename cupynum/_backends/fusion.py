@@ -47,6 +47,9 @@ ENABLED = _config.FUSION
 # expression keeps alive.
 MAX_NODES = 48
 MAX_LEAVES = 32
+# Results of fewer elements run eagerly: at those sizes the deferral's Python cost per op
+# exceeds the memory traffic it saves (CUPYNUM_FUSION_MIN_ELEMENTS, docs/guide/fusion.md).
+MIN_ELEMENTS = _config.FUSION_MIN_ELEMENTS
 _PRUNE_AT = 64  # a readers set is pruned of dead references at this size and its doublings
 
 
@@ -120,7 +123,10 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
     ``strides``, the arrays' strides broadcast to out's shape, per operand).  ``into``:
     out's Buffer when it exists already (an ``out=`` array covering it), which then turns
     pending; else out gets a new pending Buffer.  False where the op must run now: an
-    operand is not device data (host, exported) or is ``into`` itself."""
+    operand is not device data (host, exported) or is ``into`` itself, or out is smaller
+    than ``MIN_ELEMENTS``."""
+    if out._size < MIN_ELEMENTS:
+        return False
     args = []
     bufs = []
     count = 1
