@@ -139,10 +139,11 @@ def test_host_path_sum_and_matmul(host_arrays):
     frames = host_path(profile(lambda: keep.append(a.sum(axis=0))))  # keywords: the function
     assert frames == ["public", "sum", "_kd", "_red", "ufunc_reduce", "on_host", "host_view",
                       "wrap_host", "host_view"], frames  # (then NumPy's scalar from the 0-d)
-    frames = host_path(profile(lambda: keep.append(a @ b)))
-    assert frames == ["_matmul_operator", "matmul", "on_host", "on_host", "host_view",
-                      "host_view", "wrap_host"]
-    assert float(keep[1]) == np.arange(1000, dtype=np.float32) @ np.ones(1000, np.float32)
+    frames = host_path(profile(lambda: keep.append(a @ b)))  # (1-d @ 1-d: NumPy's scalar)
+    assert frames == ["_matmul_operator", "on_host", "on_host", "host_view", "host_view",
+                      "wrap_result"]
+    assert type(keep[1]) is np.float32
+    assert keep[1] == np.arange(1000, dtype=np.float32) @ np.ones(1000, np.float32)
 
 
 def test_host_path_element_and_slice(host_arrays):

@@ -220,6 +220,21 @@ def test_element_and_full_reduction_of_host_arrays_are_numpy_scalars():
 
 
 @auto_only
+def test_the_product_operator_of_1d_host_arrays_is_numpy_s_scalar():
+    ha, hb = np.arange(1.0, 5.0), np.arange(2.0, 6.0)
+    a, b = cp.asarray(ha), cp.asarray(hb)
+    place(a, "host")
+    place(b, "host")
+    got = a @ b
+    assert type(got) is type(ha @ hb) and got == ha @ hb
+    m = cp.asarray(np.eye(4))
+    place(m, "host")
+    assert type(m @ a) is cp.ndarray and (m @ a).shape == (4,)  # arrays stay arrays
+    place(b, "device")
+    assert type(a @ b) is cp.ndarray and (a @ b).shape == ()  # device: a 0-d array
+
+
+@auto_only
 def test_a_device_pin_keeps_the_data_on_the_device():
     """What ``__cuda_array_interface__`` (for good) and a DLPack export (until its deleter
     runs) do to an array, through their mechanism (the exports themselves need CUDA)."""

@@ -16,7 +16,7 @@ from .. import _backends
 from .._array import _make, broadcast_view, empty_array, may_overlap, ndarray
 from .._dtypes import normalize
 from .._fallback import fallback_for
-from .._host_path import host_view, on_host, wrap_host
+from .._host_path import host_view, on_host, wrap_host, wrap_result
 from .._indexing import normalize_axis
 from .._ufunc import uf
 from . import creation, manipulation, reductions
@@ -556,6 +556,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 # ``a @ b``, ``b @ a`` and ``a @= b``: installed on the ndarray from here, where matmul is.
 def _matmul_operator(self, other):
+    if type(other) is ndarray and on_host(self) and on_host(other):
+        # the host path, NumPy's result as NumPy gives it: a product of two 1-d arrays is a
+        # NumPy scalar (the public matmul keeps returning arrays to the package's own code)
+        return wrap_result(np.matmul(host_view(self), host_view(other)))
     return matmul(self, other)
 
 
