@@ -50,3 +50,30 @@ def small_arrays_fuse(monkeypatch):
     from cupynum._backends import fusion
 
     monkeypatch.setattr(fusion, "MIN_ELEMENTS", 0)
+
+
+@pytest.fixture
+def fusion_arrays_on_device(monkeypatch, small_arrays_fuse):
+    """For the fusion tests: new arrays start on the device whatever their size (under
+    placement), and neither the cost ledger nor CUPYNUM_PLACEMENT=random's migrations move
+    them (tiny arrays swept by a few ops would move to the host, where nothing defers); small
+    results fuse (``small_arrays_fuse``)."""
+    from cupynum._backends import placement
+
+    _backends.get()
+    monkeypatch.setattr(placement, "THRESHOLD_BYTES", -1)
+    monkeypatch.setattr(_backends, "_chaos", None)
+    monkeypatch.setattr(placement, "record", lambda buf, side, elements: False)
+
+
+@pytest.fixture(scope="module")
+def fused_kernels_at_once():
+    """On the GPU, compile each fused structure the first time it is seen (the default
+    waits for the second), so the fusion tests run the generated kernels, not the table's."""
+    if _backends.name() != "cuda":
+        yield
+        return
+    from cupynum._backends.cuda import tuning
+
+    with tuning.overridden("FUSION", compile_after=1):
+        yield

@@ -30,10 +30,10 @@ from shim import CXX, SHIM, HostArray, build
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
 
-def _host_program(specs) -> str:
-    """The engine's program text plus one ``host_<kernel>(void** params, grid, block)``
-    wrapper per kernel that unpacks the parameter block as the driver would."""
-    parts = [SHIM, ew.program_source(specs)]
+def host_wrappers(specs) -> list:
+    """One ``host_<kernel>(void** params, grid, block)`` per kernel of ``specs``: unpacks
+    the parameter block as the driver would and runs the grid's threads in turn."""
+    parts = []
     for spec in dict.fromkeys(specs):
         name, params = ew.kernel_name(spec), es.kernel_params(spec)
         types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(params))
@@ -44,7 +44,12 @@ def _host_program(specs) -> str:
             "  for (unsigned b = 0; b < gx; ++b)\n"
             "    for (unsigned t = 0; t < bx; ++t) {\n"
             f"      blockIdx.x = b; threadIdx.x = t; {name}({args});\n    }}\n}}\n")
-    return "\n".join(parts)
+    return parts
+
+
+def _host_program(specs) -> str:
+    """The engine's program text plus the host wrappers of its kernels."""
+    return "\n".join([SHIM, ew.program_source(specs), *host_wrappers(specs)])
 
 
 def _build(specs) -> ctypes.CDLL:

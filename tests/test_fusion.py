@@ -12,40 +12,11 @@ import numpy as np
 import pytest
 
 import cupynum as cp
-from cupynum import _backends as _b
-
-
-@pytest.fixture(autouse=True)
-def _arrays_on_the_device(monkeypatch):
-    """Fusion is for device data: under placement, new arrays start on the device whatever
-    their size here, and neither the cost ledger nor CUPYNUM_PLACEMENT=random's migrations
-    move them (tiny arrays swept by a few ops would move to the host, where nothing
-    defers)."""
-    from cupynum import _backends as backends
-    from cupynum._backends import fusion as fusion_module
-    from cupynum._backends import placement
-
-    backends.get()
-    monkeypatch.setattr(placement, "THRESHOLD_BYTES", -1)
-    monkeypatch.setattr(backends, "_chaos", None)
-    monkeypatch.setattr(placement, "record", lambda buf, side, elements: False)
-    monkeypatch.setattr(fusion_module, "MIN_ELEMENTS", 0)  # (small arrays fuse here)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _fused_kernels_at_once():
-    """On the GPU, compile each fused structure the first time it is seen (the default
-    waits for the second), so these tests run the generated kernels, not the table's."""
-    if _b.name() != "cuda":
-        yield
-        return
-    from cupynum._backends.cuda import tuning
-
-    with tuning.overridden("FUSION", compile_after=1):
-        yield
 from cupynum import _backends
 from cupynum._backends import fusion
 from cupynum.testing import device_counters, reset_device_counters
+
+pytestmark = pytest.mark.usefixtures("fused_kernels_at_once", "fusion_arrays_on_device")
 
 device = _backends.name() in ("simulated", "cuda")
 on_device = pytest.mark.skipif(not device or not fusion.ENABLED,

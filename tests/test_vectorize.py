@@ -339,22 +339,11 @@ def _extra_translations():
 
 
 def _host_program():
-    from cupynum._backends.cuda import elementwise_source as es
+    from test_elementwise_host import host_wrappers
 
     trs = [t for t, _ in TRANSLATED.values()] + _extra_translations()
     specs = list(dict.fromkeys(s for t in trs for s in _specs(t)))
-    parts = [SHIM, kernel.program(trs, specs)]
-    for spec in specs:
-        name, params = es.kernel_name(spec), es.kernel_params(spec)
-        types = "".join(f"  typedef {t} T{i};\n" for i, (t, _) in enumerate(params))
-        args = ", ".join(f"*(T{i}*)p[{i}]" for i in range(len(params)))
-        parts.append(
-            f'extern "C" void host_{name}(void** p, unsigned gx, unsigned bx) {{\n{types}'
-            "  gridDim.x = gx; blockDim.x = bx;\n"
-            "  for (unsigned b = 0; b < gx; ++b)\n"
-            "    for (unsigned t = 0; t < bx; ++t) {\n"
-            f"      blockIdx.x = b; threadIdx.x = t; {name}({args});\n    }}\n}}\n")
-    return "\n".join(parts), specs
+    return "\n".join([SHIM, kernel.program(trs, specs), *host_wrappers(specs)]), specs
 
 
 @pytest.fixture(scope="module")
