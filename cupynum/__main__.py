@@ -46,6 +46,10 @@ def info() -> int:
                   f"memory only ({cache.cache_dir} not used: {cache.store.problem})"))
     lines.append(("kernel arch", compiler.default_arch()))
     lines.append(("kernels folder", str(compiler.kernel_dir())))
+    # The header versions enter every cache key: a cache filled elsewhere is only reused
+    # where they match.
+    lines.append(("kernel headers", " ".join(fp for _, fp in compiler.include_dirs())
+                  or "none found"))
     width = max(len(k) for k, _ in lines)
     for k, v in lines:
         print(f"{k:<{width}}  {v}")

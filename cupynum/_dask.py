@@ -42,18 +42,27 @@ def _header(x) -> dict:
     return {"shape": tuple(x.shape), "dtype": x.dtype.str}
 
 
-def _on_device(x) -> bool:
-    """Whether ``x``'s data is in CUDA device memory (what device frames and dask-cuda's
-    device accounting are about)."""
+def _cuda_memory() -> bool:
+    """Whether this process's device backend keeps arrays in CUDA device memory."""
     from . import _backends
 
-    return _backends.for_arrays(x).cuda_memory
+    return _backends.for_side("device").cuda_memory
+
+
+def _on_device(x) -> bool:
+    """Whether ``x``'s data is in CUDA device memory now (what dask-cuda's device
+    accounting and spilling are about): a host-placed array (docs/guide/placement.md) is
+    host memory to them."""
+    from . import _backends
+
+    return _cuda_memory() and _backends.placement.where(x._buf) != "host"
 
 
 def serialize_device(x):
     """The "cuda" family: the array's bytes as one device frame (exported through
-    ``__cuda_array_interface__``, so UCX moves them GPU to GPU)."""
-    if not _on_device(x):
+    ``__cuda_array_interface__``, so UCX moves them GPU to GPU; a host-placed array's
+    bytes are copied to the device first)."""
+    if not _cuda_memory():
         raise NotImplementedError("cupynum runs on its host backend: no device frames")
     flat = ascontiguousarray(x).reshape(-1).view(np.uint8)
     return _header(x), [flat]

@@ -69,6 +69,7 @@ class RawKernel:
         func = self.kernel
         for a in args:  # a raw kernel may write any array it is given: its data is made
             if isinstance(a, ndarray):  # valid on the device only, before the addresses
+                a._buf.on_device()  # (a host-placed or not yet allocated array included)
                 a._buf.will_write("device")
         slots = [_arg_slot(a) for a in args]
         params = runtime.ParamBlock([dt for dt, _ in slots])

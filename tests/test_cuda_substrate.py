@@ -81,6 +81,18 @@ def test_aliases_keep_the_owner_and_add_offsets():
     assert owner_of(same) is owner_of(base)
 
 
+def test_a_view_over_a_placement_buffer_keeps_that_buffer():
+    """A new array's Buffer under placement is a Buffer subclass (``Unallocated``): a view
+    over it must read that Buffer, not wrap it as if it were a raw device allocation."""
+    from cupynum._backends import placement
+
+    buf = placement.Unallocated(64)
+    view = DeviceView(buf, (8,), np.float64)
+    assert owner_of(view) is buf
+    buf.device = _Alloc(0x2000)  # (what allocating it on the device does)
+    assert alias(view, (16,), np.uint32, (4,)).ptr == 0x2000
+
+
 # --- the tuning table ------------------------------------------------------------------------
 
 def test_every_family_is_a_frozen_record_with_defaults():

@@ -218,7 +218,7 @@ def test_device_frames_refused_off_cuda_memory():
     from cupynum import _backends
 
     x = cupynum.arange(6.0)
-    if _backends.for_arrays(x).cuda_memory:
+    if _backends.for_side("device").cuda_memory:
         pytest.skip("on CUDA memory device frames are made (the GPU test below)")
     with pytest.raises(NotImplementedError):
         _dask.serialize_device(x)

@@ -454,7 +454,7 @@ def test_first_library_use_from_many_threads_at_once_on_the_gpu():
 
 
 @pytest.mark.gpu
-def test_library_handles_made_when_the_pool_holds_the_whole_device():
+def test_library_handles_made_when_the_pool_holds_the_whole_device(device_placement):
     # The pool caches every byte of the device; a new thread's cuBLAS/cuSOLVER handles and
     # cuFFT plan need memory of their own: the pool gives its cached blocks back and the
     # library call is retried (it used to fail with the library's ALLOC_FAILED).
@@ -469,7 +469,7 @@ def test_library_handles_made_when_the_pool_holds_the_whole_device():
     for chunk in (1 << 30, 64 << 20, 2 << 20):  # fill the device, coarse to fine
         while True:
             try:
-                hold.append(cp.empty(chunk, dtype=np.uint8))
+                hold.append(cp.empty(chunk, dtype=np.uint8))  # (device_placement: allocated now)
             except memory.OutOfMemoryError:
                 break
     del hold  # every byte now cached by the pool, none free on the device

@@ -69,8 +69,8 @@ class DeviceView:
                  "_f_contig")
 
     def __init__(self, owner, shape, dtype, strides=None, offset: int = 0):
-        if type(owner) is not Buffer:  # a raw device allocation: held as a Buffer's device copy
-            owner = Buffer(None, owner)
+        if not isinstance(owner, Buffer):  # a raw device allocation: held as a Buffer's
+            owner = Buffer(None, owner)  # device copy (placement's Buffers are subclasses)
         dtype = np.dtype(dtype)
         shape = tuple(shape)
         c = c_strides(shape, dtype.itemsize)
