@@ -1,0 +1,187 @@
+"""Calibrate placement (issue 18): where the GPU overtakes one CPU core, and the cost table.
+
+    python benchmarks/probes/placement_calibrate.py [--quick] [--json OUT]
+
+For sizes n = 2^8 .. 2^24 float64 elements, each statement family runs in a loop (per-call
+wall time, the loop closed by one sync, median of repeats) three ways: NumPy, cupynum with
+its arrays held on the host (the host path: NumPy on the Buffer's view), and cupynum with
+them on the device (fusion as configured, on by default).  The cost ledger is switched off
+while timing, so nothing migrates under the probe.  Families:
+
+  chain     x = x * 1.0000001 + 0.5   (new results, each reading the last)
+  inplace   x += y
+  reduce    s = x.sum()
+  slice     x[1:-1] = y[:-2]
+  row       M[i] *= 1.0001            (one row of a sqrt(n) x sqrt(n) matrix: the ledger's case
+                                       of a large array touched a little per op)
+  matvec    v = M @ w                 (sqrt(n) x sqrt(n))
+
+and whole-buffer moves host -> device -> host for the transfer row.  Printed: the per-call
+table, each family's crossover (the smallest n from which the device is faster), and the
+fitted cost table (``placement.COSTS``: per-op and per-element microseconds on each side,
+from a least-squares fit over the families; transfer and per-byte cost) with the suggested
+``CUPYNUM_PLACEMENT_THRESHOLD`` (the median crossover).  Nothing is changed by the probe:
+the figures go into placement.py and _config.py by hand, with the run in docs/internals.md.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _probe_util import log  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+def _timer(sync):
+    def per_call(fn, budget=0.02, repeats=5):
+        fn()
+        sync()
+        t = time.perf_counter()
+        fn()
+        sync()
+        once = max(time.perf_counter() - t, 1e-7)
+        calls = max(1, min(20000, int(budget / once)))
+        runs = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync()
+            runs.append((time.perf_counter() - t) / calls)
+        return statistics.median(runs)
+    return per_call
+
+
+def families(xp, n, host_arrays):
+    """{family: (statement, elements it touches)} over fresh arrays of ``xp`` (NumPy, or
+    cupynum with ``host_arrays(x)`` putting its arrays on one side)."""
+    rng = np.random.default_rng(0)
+    m = max(2, math.isqrt(n))
+    st = {}
+    state = {"x": host_arrays(xp.asarray(rng.standard_normal(n))),
+             "y": host_arrays(xp.asarray(rng.standard_normal(n))),
+             "M": host_arrays(xp.asarray(rng.standard_normal((m, m)))),
+             "w": host_arrays(xp.asarray(rng.standard_normal(m))), "i": 0}
+
+    def chain():
+        state["x"] = state["x"] * 1.0000001 + 0.5
+
+    def inplace():
+        x = state["x"]
+        x += state["y"]
+
+    def reduce():
+        state["s"] = state["x"].sum()
+
+    def slice_():
+        state["x"][1:-1] = state["y"][:-2]
+
+    def row():
+        state["i"] = (state["i"] + 1) % m
+        r = state["M"][state["i"]]
+        r *= 1.0001
+
+    def matvec():
+        state["v"] = state["M"] @ state["w"]
+
+    st["chain"] = (chain, 2 * n)
+    st["inplace"] = (inplace, n)
+    st["reduce"] = (reduce, n)
+    st["slice"] = (slice_, n)
+    st["row"] = (row, m)
+    st["matvec"] = (matvec, m * m)
+    return st
+
+
+def fit(points):
+    """Least squares of t = op + per_element * n over (n, t) points (microseconds)."""
+    ns = np.array([p[0] for p in points], float)
+    ts = np.array([p[1] for p in points], float)
+    a = np.vstack([np.ones_like(ns), ns]).T
+    (op, per), *_ = np.linalg.lstsq(a, ts, rcond=None)
+    return {"op": round(max(op, 0.0), 3), "per_element": float(f"{max(per, 0.0):.3g}")}
+
+
+def main():
+    quick = "--quick" in sys.argv
+    out = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+    import cupynum as cp
+    from cupynum import _backends
+    from cupynum._backends import placement
+    from cupynum.testing import place
+
+    backend = _backends.get()
+    if not getattr(backend, "cuda_memory", False):
+        log("note: no CUDA backend here; the device column times the", _backends.name(),
+            "backend")
+    placement.record = lambda buf, side, elements: False  # nothing migrates while timing
+
+    def on(side):
+        def put(x):
+            place(x, side)
+            return x
+        return put
+
+    sync_np = lambda: None  # noqa: E731
+    per_np = _timer(sync_np)
+    per_cp = _timer(backend.synchronize)
+    exps = range(8, 19, 2) if quick else range(8, 25, 2)
+    rows = []
+    for e in exps:
+        n = 1 << e
+        row = {"n": n}
+        for label, xp, put, timer in (("numpy", np, lambda x: x, per_np),
+                                      ("host", cp, on("host"), per_cp),
+                                      ("device", cp, on("device"), per_cp)):
+            for fam, (fn, touched) in families(xp, n, put).items():
+                row[f"{fam}:{label}"] = timer(fn) * 1e6
+                row[f"{fam}:touched"] = touched
+        rows.append(row)
+        log(f"n=2^{e:<2} " + "  ".join(
+            f"{f} {row[f + ':numpy']:.2f}/{row[f + ':host']:.2f}/{row[f + ':device']:.2f}"
+            for f in ("chain", "inplace", "reduce", "slice", "row", "matvec")))
+    fams = ("chain", "inplace", "reduce", "slice", "row", "matvec")
+    crossover = {}
+    for f in fams:
+        crossover[f] = next((r["n"] for r in rows if r[f + ":device"] < r[f + ":host"]), None)
+    moves = []
+    for e in exps:
+        x = cp.asarray(np.ones(1 << e))
+        nbytes = x.nbytes
+
+        def there_and_back(x=x):
+            place(x, "device")
+            place(x, "host")
+
+        moves.append((nbytes, per_cp(there_and_back) * 1e6 / 2))
+    costs = {
+        "host": fit([(r[f + ":touched"], r[f + ":host"]) for r in rows for f in fams
+                     if f != "matvec"]),
+        "device": fit([(r[f + ":touched"], r[f + ":device"]) for r in rows for f in fams
+                       if f != "matvec"]),
+    }
+    mv = fit(moves)
+    costs["transfer"], costs["per_byte"] = mv["op"], mv["per_element"]
+    found = sorted(v for v in crossover.values() if v)
+    threshold = found[len(found) // 2] if found else None
+    log("\ncrossover (smallest n with the device faster than the host path):")
+    for f, v in crossover.items():
+        log(f"  {f:<8} {('2^%d' % int(math.log2(v))) if v else 'never in range'}")
+    log(f"moves (us per one-way move of b bytes): "
+        + ", ".join(f"{b}: {t:.1f}" for b, t in moves))
+    log(f"suggested COSTS = {json.dumps(costs)}")
+    log(f"suggested CUPYNUM_PLACEMENT_THRESHOLD = {threshold}")
+    if out:
+        with open(out, "w") as fh:
+            json.dump({"rows": rows, "crossover": crossover, "moves": moves, "costs": costs,
+                       "threshold": threshold, "backend": _backends.name()}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
