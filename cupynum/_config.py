@@ -36,9 +36,9 @@ FUSION_MIN_ELEMENTS = int(os.environ.get("CUPYNUM_FUSION_MIN_ELEMENTS", "") or 1
 # migrations of operands between ops, so every coherence path runs.
 _PLACEMENTS = ("auto", "device", "random")
 PLACEMENT = _choice("CUPYNUM_PLACEMENT", _PLACEMENTS)
-# Provisional until calibrated on the H200 machine (with fusion on): the element count up to
-# which a new array starts on the host.
-DEFAULT_PLACEMENT_THRESHOLD = 65536
+# The element count up to which a new array starts on the host: on the H200 machine (with
+# fusion on) the GPU overtakes one CPU core between 2^14 and 2^16 elements (docs/internals.md).
+DEFAULT_PLACEMENT_THRESHOLD = 32768
 
 
 def _int_setting(var: str, default: int) -> int:

@@ -219,6 +219,9 @@ class _Device:
     name = "stand-in"
     side = "device"
 
+    def to_host(self, a):  # (its "device" allocations are NumPy uint8 arrays)
+        return a._buf.device[a._offset:a._offset + a._size].copy()
+
 
 def test_for_arrays_picks_where_the_data_lives(monkeypatch):
     from cupynum._backends import placement
@@ -234,16 +237,23 @@ def test_for_arrays_picks_where_the_data_lives(monkeypatch):
     monkeypatch.setattr(_backends, "_single", None)  # placement decides (auto)
     monkeypatch.setattr(_backends, "_chaos", None)
     monkeypatch.setattr(placement, "record", lambda buf, side, n: False)  # (no moves here)
+    monkeypatch.setattr(_backends, "_placing", True)  # (the moves the cost table asks for)
+    monkeypatch.setattr(placement, "_backends_of", {"host": host, "device": device}.get)
     assert _backends.for_arrays(h) is host
     assert _backends.for_arrays(d) is device
-    assert _backends.for_arrays(h, d) is device  # any device-only operand: the device's
+    # a device-only operand: the device, unless the cost table prices the host lower with
+    # the device data brought over (here 32 bytes: the host)
+    assert _backends.for_arrays(h, d) is host and d._buf.host is not None
+    big = _arange(4)
+    big._buf = Buffer(device=np.zeros(1 << 24, np.uint8))  # 16 MiB only on the device
+    assert _backends.for_arrays(h, big) is device
     assert _backends.for_arrays(h, 2.0, np.float32(1)) is host  # scalars do not count
     assert _backends.for_arrays(2.0) is host  # no array operand: where new arrays go
     assert _backends.for_new(64) is host  # small new arrays start on the host...
     assert _backends.for_new(placement.THRESHOLD_BYTES + 8) is device  # ...large ones not
     fresh = _arange(4)
     fresh._buf = placement.Unallocated(64)  # a new result: where the op runs
-    assert _backends.for_arrays(h, fresh) is host and _backends.for_arrays(d, fresh) is device
+    assert _backends.for_arrays(h, fresh) is host and _backends.for_arrays(big, fresh) is device
     large = _arange(4)
     large._buf = placement.Unallocated(10**9)
     assert _backends.for_arrays(large) is device  # alone: where a new array of its size goes

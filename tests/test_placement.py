@@ -133,6 +133,29 @@ def test_a_large_result_of_small_host_operands_is_made_on_the_device():
 
 
 @auto_only
+def test_small_device_operands_of_large_broadcast_results_stay_on_the_device():
+    """The all-pairs step of an n-body program: each op reads two small arrays and makes a
+    large one.  The ledger prices an op by what it makes as well as what it reads, so the
+    small operands are not moved to the host (where the large results would then be made
+    and copied back every step)."""
+    rng = np.random.default_rng(3)
+    h = rng.standard_normal((2000, 3))
+    pos = cp.asarray(h) + 0.0  # (a small array, on the device once an op puts it there)
+    place(pos, "device")
+    reset_device_counters()
+    for _ in range(40):
+        x = pos[:, 0:1]
+        d = x.T - x  # 4,000,000 elements
+        pos = pos + (d @ pos)[:, :3] * 1e-9
+    assert moved() == 0 and cp.placement(pos) == "device"
+    ref = h.copy()
+    for _ in range(40):
+        x = ref[:, 0:1]
+        ref = ref + ((x.T - x) @ ref)[:, :3] * 1e-9
+    np.testing.assert_allclose(pos.get(), ref, rtol=1e-12)
+
+
+@auto_only
 def test_a_loop_of_small_statements_over_a_small_array_moves_nothing():
     reset_device_counters()
     a = cp.zeros((20, 20))

@@ -100,17 +100,25 @@ def for_arrays(*operands):
         _chaos(bufs)
         return _backend if any(b.host is None for b, _ in bufs) else _host
     side = DEVICE if device else HOST
-    for buf, n in bufs:
-        if placement.record(buf, side, n):
+    made = fresh // 8  # an op is priced by the larger of what it reads and what it makes
+    stuck = _device_only(bufs) if device else None
+    for buf, n in bufs:  # (a broadcast's small operands, whose result is large, stay put)
+        if stuck and any(b is not buf for b in stuck):
+            continue  # another operand holds the op on the device: moving this one would not
+        if placement.record(buf, side, n if n >= made else made):  # bring the op over
             placement.move(buf, HOST if side == DEVICE else DEVICE)
             device = any(b.host is None for b, _ in bufs)
             break
-    if device and _to_host_is_cheaper(bufs):
+    if device and placement.host_is_cheaper(bufs, made):
         for buf, _ in bufs:
             if buf.host is None:
                 placement.move(buf, HOST)
         return _host
     return _backend if device else _host
+
+
+def _device_only(bufs) -> list:
+    return [b for b, _ in bufs if b.host is None]
 
 
 def stays_on_host(a) -> bool:
@@ -123,21 +131,6 @@ def stays_on_host(a) -> bool:
         placement.move(buf, DEVICE)
         return False
     return True
-
-
-def _to_host_is_cheaper(bufs) -> bool:
-    """Whether an op with device-only operands should rather bring them to the host: the
-    data only on the host is larger than the threshold and than the data only on the
-    device (which is neither pending nor pinned there), so copying the latter moves less."""
-    host_only = device_only = 0
-    for buf, _ in bufs:
-        if buf.device is None:
-            host_only += placement.nbytes_of(buf)
-        elif buf.host is None:
-            if buf.pending is not None or buf.pins is not None:
-                return False
-            device_only += placement.nbytes_of(buf)
-    return host_only > placement.THRESHOLD_BYTES and host_only > device_only
 
 
 def for_writing(dst, *operands):

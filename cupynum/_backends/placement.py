@@ -36,14 +36,15 @@ SMALL_WRITE = 4096
 HOST_CAP = 1 << 30
 MIN_OPS_BETWEEN_MOVES = 16
 
-# The cost table (microseconds; provisional until calibrated on the H200 machine with
-# fusion on): an op touching n elements costs ``op + per_element * n`` on a side; a
-# migration of b bytes costs ``transfer + per_byte * b``.
+# The cost table (microseconds, measured on the H200 machine with fusion on by
+# benchmarks/probes/placement_calibrate.py; the run is in docs/internals.md): an op touching
+# n elements costs ``op + per_element * n`` on a side; a move of b bytes costs
+# ``transfer + per_byte * b``.
 COSTS = {
-    HOST: {"op": 1.0, "per_element": 0.0005},
-    DEVICE: {"op": 8.0, "per_element": 0.000005},
-    "transfer": 10.0,
-    "per_byte": 0.00005,
+    HOST: {"op": 1.2, "per_element": 0.0004},
+    DEVICE: {"op": 8.3, "per_element": 0.000006},
+    "transfer": 12.0,
+    "per_byte": 0.0002,
 }
 
 
@@ -181,6 +182,26 @@ def result_on_device(result_nbytes: int, bufs) -> bool:
     n = result_nbytes // 8
     moved = sum(nbytes_of(buf) for buf, _ in bufs if buf.device is None)
     return op_cost(DEVICE, n) + migration_cost(moved) < op_cost(HOST, n)
+
+
+def host_is_cheaper(bufs, made: int = 0) -> bool:
+    """Whether an op with some operand only on the device (``bufs``: (Buffer, elements
+    touched); ``made``: elements of a new result) costs less run on the host, its
+    device-only operands copied there (and kept), than on the device, its host-only
+    operands copied there (and kept): the cost table's prices of both sides, with each
+    operand moved whole.  Pending and pinned device data is never brought over."""
+    n = made
+    to_host = to_device = 0.0
+    for buf, elements in bufs:
+        if elements > n:
+            n = elements
+        if buf.host is None:
+            if buf.pending is not None or buf.pins is not None:
+                return False
+            to_host += migration_cost(nbytes_of(buf))
+        elif buf.device is None:
+            to_device += migration_cost(nbytes_of(buf))
+    return op_cost(HOST, n) + to_host < op_cost(DEVICE, n) + to_device
 
 
 # the ledger ---------------------------------------------------------------------------------
