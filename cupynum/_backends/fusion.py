@@ -290,6 +290,28 @@ def sink(src, dst) -> bool:
     return True
 
 
+def reduce(op, src, out, axes, initial) -> bool:
+    """A device backend's ``reduce`` of pending ``src`` (any view of a pending result, of its
+    dtype): the backend's ``run_fused_reduce`` computes the expression inside the
+    reduction, so its value is never stored; the root stays pending, as in ``sink`` (read
+    later, it is computed then).  Intermediates whose arrays are alive are computed first
+    (into those arrays), then read as inputs.  False where the backend declines or ``src``
+    is not such a view: the caller's reduction computes the expression when it reads it."""
+    buf = src._buf
+    node = buf.pending
+    if node is None or src.dtype != node.dtype:
+        return False
+    with _lock:
+        if buf.pending is not node:
+            return False
+        graph = _collect(node)
+        kept = [n for n in graph[:-1] if (b := n.out()) is not None and b.pending is n]
+        if kept:
+            evaluate(kept)
+            graph = _collect(node)
+        return node.backend.run_fused_reduce(graph, op, src, out, axes, initial)
+
+
 def _run(root, forced, sink_target=None) -> None:
     """Compute ``root``'s graph (see ``evaluate``); with ``sink_target``, the root's value
     goes there and the root stays pending.  One thread at a time (``_lock``)."""

@@ -101,6 +101,11 @@ class SimulatedBackend(HostBackend):
             _COUNTS["launches"] += 1
             super().copy(src, dst)
 
+    def reduce(self, op, src, out, axes, initial=None) -> None:
+        if src._buf.pending is None or not fusion.reduce(op, src, out, axes, initial):
+            _COUNTS["launches"] += 1  # (a pending src: its expression runs first, counted)
+            super().reduce(op, src, out, axes, initial)
+
     def elementwise(self, op, ins, outs) -> None:
         if not (fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1
                 and fusion.deferrable_into(outs[0])

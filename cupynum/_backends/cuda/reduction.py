@@ -448,7 +448,10 @@ def _execute(plan, src, out, initial, aux=None):
 _IDENT, _INIT, _MEMSET = object(), object(), object()
 
 
-def _plan_reduce(unit, src, out, axes, seq, has_init):
+def _plan_reduce(unit, src, out, axes, seq, has_init, kernel=None):
+    """The steps of a reduction (see ``_plans``); ``kernel(kind)``: the Prepared kernel of
+    each kind (default: the unit's own; a fused reduction gives its first passes)."""
+    get = kernel or (lambda kind: prepared(unit, kind))
     ordered = unit.family == "arg" or seq
     nd = len(src._shape)
     compact = None
@@ -495,7 +498,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
         if small:
             per = BLOCK // 32
             grid = (-(-M // per), 1)
-            steps.append((prepared(unit, "rows32"), grid,
+            steps.append((get("rows32"), grid,
                           [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                            kd, rd, R, 1, fin | (2 if contig else 0)], [(0, "in"), (1, "out")]))
             return steps, temps, compact
@@ -504,16 +507,16 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
         chunk = -(-chunk // BLOCK) * BLOCK
         S = -(-R // chunk)
         if S == 1:
-            steps.append((prepared(unit, "rows"), (M, 1),
+            steps.append((get("rows"), (M, 1),
                           [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                            kd, rd, R, 1, fin | (2 if contig else 0)], [(0, "in"), (1, "out")]))
             return steps, temps, compact
         temps.append(M * S * ssize)
-        steps.append((prepared(unit, "rows"), (M * S, 1),
+        steps.append((get("rows"), (M * S, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                        kd, rd, chunk, S, 2 if contig else 0], [(0, "in"), (1, 0)]))
         pkin = c_strides(kshape, S * ssize)
-        steps.append((prepared(unit, "rows_part"), (M, 1),
+        steps.append((get("rows_part"), (M, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (ssize,)), M, S,
                        kd, 1, S, 1, fin | 2], [(0, 0), (1, "out")]))
         return steps, temps, compact
@@ -524,16 +527,16 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
     S = -(-R // chunk)
     flags = fin | (8 if seq else 0)
     if S == 1:
-        steps.append((prepared(unit, "cols"), (gx, 1),
+        steps.append((get("cols"), (gx, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                        kd, rd, R, 1, flags], [(0, "in"), (1, "out")]))
         return steps, temps, compact
     temps.append(M * S * ssize)
-    steps.append((prepared(unit, "cols"), (gx, S),
+    steps.append((get("cols"), (gx, S),
                   [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                    kd, rd, chunk, S, 0], [(0, "in"), (1, 0)]))
     pkin = c_strides(kshape, ssize)
-    steps.append((prepared(unit, "cols_part"), (gx, 1),
+    steps.append((get("cols_part"), (gx, 1),
                   [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (M * ssize,)), M, S,
                    kd, 1, S, 1, fin], [(0, 0), (1, "out")]))
     return steps, temps, compact
