@@ -198,8 +198,8 @@ def test_fused_reduction_equals_the_reduction_of_the_stored_value(cpu_engine, gr
         for axes in {tuple(range(nd)), (0,), (nd - 1,)}:
             kept = tuple(n for d, n in enumerate(src._shape) if d not in axes)
             got = np.full(kept, 7, odt)
-            graph_ = fusion._collect(node)
-            assert fr.run(graph_, op, src, HostArray(got), axes, None)
+            o = HostArray(got)
+            assert fr.run(fusion._collect(node), "reduce", src, (op, src, o, axes, None))
             eager = np.full(kept, 9, odt)
             red.reduce(op, HostArray(svals), HostArray(eager), axes)
             _same_bits(got, eager)
@@ -221,8 +221,9 @@ def test_initial_and_a_second_call_reuse_the_plan(cpu_engine):
     op = _reduce_op("add", "f")
     out = np.zeros((), np.float32)
     init = np.float32(10.0)
+    o = HostArray(out)
     for _ in range(2):
-        assert fr.run(fusion._collect(node), op, val.arr, HostArray(out), (0, 1), init)
+        assert fr.run(fusion._collect(node), "reduce", val.arr, (op, val.arr, o, (0, 1), init))
     eager = np.zeros((), np.float32)
     red.reduce(op, HostArray(_aligned(val.want)), HostArray(eager), (0, 1), init)
     _same_bits(out, eager)
@@ -240,10 +241,55 @@ def test_each_first_pass_takes_the_prologue(cpu_engine, shape, axes, kinds):
     kept = tuple(n for d, n in enumerate(shape) if d not in axes)
     got, eager = np.zeros(kept), np.zeros(kept)
     del cpu_engine[:]
-    assert fr.run(fusion._collect(val.arr._buf.pending), op, val.arr, HostArray(got), axes,
-                  None)
+    o = HostArray(got)
+    assert fr.run(fusion._collect(val.arr._buf.pending), "reduce", val.arr,
+                  (op, val.arr, o, axes, None))
     assert [k.rsplit("__", 1)[1] for k in cpu_engine] == kinds
     assert all(k.startswith("cpn_redfused_") == (k.rsplit("__", 1)[1] in fr.FIRST)
                for k in cpu_engine)
     red.reduce(op, HostArray(_aligned(val.want)), HostArray(eager), axes)
     _same_bits(got, eager)
+
+
+@pytest.mark.parametrize("graph", [product_f4, chain_f8, broadcast_and_reversed, int8_product,
+                                   half_sum, comparison, complex_product],
+                         ids=lambda g: g.__name__)
+def test_fused_arg_reductions_equal_the_stored_values(cpu_engine, graph):
+    """argmax/argmin: the first maximum (NaN first) of the computed values, through the
+    same kernels (the contiguous rows' vector fast path included) as the stored array."""
+    val = graph()
+    node = val.arr._buf.pending
+    stored = _aligned(np.asarray(val.want, node.dtype))
+    for src, want in _views(val):
+        svals = _np_view(stored, src._offset, src._shape, src._strides)
+        nd = len(src._shape)
+        for kind in ("argmax", "argmin"):
+            for axes in {tuple(range(nd)), (nd - 1,)}:
+                kept = tuple(n for d, n in enumerate(src._shape) if d not in axes)
+                got, eager = np.full(kept, -7, np.int64), np.full(kept, -9, np.int64)
+                o = HostArray(got)
+                assert fr.run(fusion._collect(node), "arg_reduce", src, (kind, src, o, axes))
+                red.arg_reduce(kind, HostArray(svals), HostArray(eager), axes)
+                _same_bits(got, eager)
+                flat = svals.reshape(-1) if len(axes) == nd else svals
+                np.testing.assert_array_equal(got, getattr(np, kind)(flat, axis=-1))
+
+
+@pytest.mark.parametrize("graph", [product_f4, chain_f8, broadcast_and_reversed,
+                                   complex_product], ids=lambda g: g.__name__)
+def test_fused_squared_deviations_equal_the_stored_values(cpu_engine, graph):
+    """var/std's sum of |x - mean|^2 (``sqdev_sum``), the means read per kept position."""
+    val = graph()
+    node = val.arr._buf.pending
+    stored = _aligned(np.asarray(val.want, node.dtype))
+    rt = np.dtype(node.dtype.char.lower())
+    for src, want in _views(val):
+        svals = _np_view(stored, src._offset, src._shape, src._strides)
+        nd = len(src._shape)
+        for axes in {tuple(range(nd)), (0,), (nd - 1,)}:
+            mean = np.ascontiguousarray(svals.mean(axis=axes).astype(node.dtype))
+            got, eager = np.full(mean.shape, 7, rt), np.full(mean.shape, 9, rt)
+            m, o = HostArray(mean), HostArray(got)
+            assert fr.run(fusion._collect(node), "sqdev_sum", src, (src, m, o, axes))
+            red.sqdev_sum(HostArray(svals), HostArray(mean), HostArray(eager), axes)
+            _same_bits(got, eager)

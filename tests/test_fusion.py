@@ -395,13 +395,17 @@ def test_a_reduction_of_an_expression_is_one_launch():
     for axis in (0, 1, None, (0, 1)):
         assert launches(lambda: (x * 2 - 1).sum(axis=axis)) == 1
     assert launches(lambda: (x * 2 - 1).mean()) == launches(lambda: x.mean())  # sum, divide
+    assert launches(lambda: (x * 2 - 1).argmax(axis=1)) == 1
+    assert launches(lambda: (x * 2 - 1).var()) == launches(lambda: x.var())  # no temporary
 
 
 @on_device
 @pytest.mark.parametrize("name, kw", [("sum", {}), ("prod", {}), ("max", {}), ("min", {}),
                                       ("mean", {}), ("any", {}), ("sum", {"axis": 0}),
                                       ("max", {"axis": 1}), ("mean", {"axis": 1}),
-                                      ("sum", {"axis": 0, "dtype": np.float64})])
+                                      ("sum", {"axis": 0, "dtype": np.float64}),
+                                      ("argmax", {}), ("argmin", {"axis": 0}), ("var", {}),
+                                      ("std", {"axis": 1})])
 def test_reductions_of_expressions_equal_the_unfused_reduction(name, kw):
     rng = np.random.default_rng(4)
     h = rng.uniform(0.5, 1.5, (30, 70)).astype(np.float32)

@@ -153,7 +153,8 @@ def test_long_chains_cross_the_caps(dtype):
 
 
 REDUCTIONS = [("sum", {}), ("sum", {"dtype": np.float64}), ("prod", {}), ("max", {}),
-              ("min", {}), ("mean", {}), ("any", {}), ("all", {})]
+              ("min", {}), ("mean", {}), ("any", {}), ("all", {}), ("argmax", {}),
+              ("argmin", {}), ("var", {})]
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))

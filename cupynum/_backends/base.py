@@ -179,12 +179,12 @@ class Backend(abc.ABC):
         and casts."""
 
     @abc.abstractmethod
-    def run_fused_reduce(self, nodes: Sequence, op: ReduceOp, src, out, axes: tuple,
-                         initial=None) -> bool:
-        """``reduce(op, src, out, axes, initial)`` where ``src`` views (``_offset``,
-        ``_shape``, ``_strides``; its dtype) the value of the root (the last node) of the
-        pending graph ``nodes`` (as ``run_fused``'s; no node of it is stored): as one
-        reduction whose loads compute the expression, with the values of computing the
+    def run_fused_reduce(self, nodes: Sequence, method: str, src, args: tuple) -> bool:
+        """The reduction ``method`` (``"reduce"``, ``"arg_reduce"`` or ``"sqdev_sum"``) of
+        this contract called with ``args``, where its input ``src`` (one of ``args``) views
+        (``_offset``, ``_shape``, ``_strides``; its dtype) the value of the root (the last
+        node) of the pending graph ``nodes`` (as ``run_fused``'s; no node of it is stored):
+        one reduction whose loads compute the expression, with the values of computing the
         root and then reducing it.  False: declined (nothing ran), the caller computes the
         root and reduces it."""
 
@@ -201,7 +201,8 @@ class Backend(abc.ABC):
         """``out[...] = op`` reduced over ``axes`` (sorted) of ``src``, in the
         loop dtype, stored with an unsafe cast; ``out`` has src's shape without ``axes``;
         ``initial`` (a NumPy scalar of the loop dtype) or None.  On a device backend
-        ``src`` may be pending: ``fusion.reduce`` then tries ``run_fused_reduce``."""
+        ``src`` may be pending (as in ``arg_reduce`` and ``sqdev_sum``): ``fusion.reduce``
+        then tries ``run_fused_reduce``."""
 
     @abc.abstractmethod
     def arg_reduce(self, kind: str, src, out, axes: tuple) -> None:

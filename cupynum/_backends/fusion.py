@@ -290,9 +290,10 @@ def sink(src, dst) -> bool:
     return True
 
 
-def reduce(op, src, out, axes, initial) -> bool:
-    """A device backend's ``reduce`` of pending ``src`` (any view of a pending result, of its
-    dtype): the backend's ``run_fused_reduce`` computes the expression inside the
+def reduce(method, src, args) -> bool:
+    """A device backend's reduction ``method`` (``reduce``, ``arg_reduce``, ``sqdev_sum``)
+    called with ``args``, whose input ``src`` is pending (any view of a pending result, of
+    its dtype): the backend's ``run_fused_reduce`` computes the expression inside the
     reduction, so its value is never stored; the root stays pending, as in ``sink`` (read
     later, it is computed then).  Intermediates whose arrays are alive are computed first
     (into those arrays), then read as inputs.  False where the backend declines or ``src``
@@ -309,7 +310,7 @@ def reduce(op, src, out, axes, initial) -> bool:
         if kept:
             evaluate(kept)
             graph = _collect(node)
-        return node.backend.run_fused_reduce(graph, op, src, out, axes, initial)
+        return node.backend.run_fused_reduce(graph, method, src, args)
 
 
 def _run(root, forced, sink_target=None) -> None:

@@ -134,15 +134,15 @@ class HostBackend(Backend):
             _run_ufunc(node.op, [values[t] if t >= 0 else ins[~t] for t in code[1:]], [res])
             values.append(res)
 
-    def run_fused_reduce(self, nodes, op, src, out, axes, initial=None) -> bool:
-        """The root into a temporary (``run_fused``), then ``reduce`` over src's view of it:
-        the eager path's values (the simulated device counts the one launch)."""
+    def run_fused_reduce(self, nodes, method, src, args) -> bool:
+        """The root into a temporary (``run_fused``), then the reduction over src's view of
+        it: the unfused path's values (the simulated device counts the one launch)."""
         root = nodes[-1]
         tmp = self.alloc(max(root._size * root.dtype.itemsize, 1))
         HostBackend.run_fused(self, nodes, [(root, root.leaf(tmp))])
         view = Leaf(tmp, src._offset, src._shape, src._strides, src.dtype, src._size,
                     src._c_contig, src._f_contig)
-        HostBackend.reduce(self, op, view, out, axes, initial)
+        getattr(HostBackend, method)(self, *[view if a is src else a for a in args])
         return True
 
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:

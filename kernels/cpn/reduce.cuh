@@ -29,7 +29,9 @@
 //              line, the lines split into chunks, coalesced rows
 //   scan_chain single-pass scan of tiles with decoupled look-back (Merrill & Garland)
 // Reducers also include sqdev<In, Acc, Out> (|x - mean|^2 summed, for var/std; bind()
-// gives it the kept position's mean).
+// gives it the kept position's mean), and prologue<B, P>: reducer B over elements that a
+// fused elementwise expression P computes instead of loading (fusion: (a * b).sum()).
+// Reducers load elements through load(p, r) and, in rows' vector path, vld(p).
 #pragma once
 
 #ifndef RED_BLOCK
@@ -291,11 +293,11 @@ __device__ __forceinline__ void bind(sqdev<In, Acc, Out>& r, long long oo) {
 // --- reductions with an elementwise prologue (fusion: (a * b).sum() as one kernel) ----------
 // The reduced array is a pending elementwise expression, never stored.  The kernels walk the
 // array it would be (its shape, strides and alignment) at a fake address, RED_VBASE plus the
-// view's byte offset, and `prologue` computes each element where the plain reducer loads it:
-// the elements, their order and the combinations are those of the reduction of the stored
-// array, bit for bit.  P (written per expression by cuda/fused_reduction.py) gives value_t
-// (the expression's dtype), at(i) (element i of that array, in its memory order) and
-// atv(i, v) (elements i .. i + V - 1).
+// view's byte offset, and `prologue<B, P>` computes each element where B, the reducer of the
+// stored array (plain, arg or sqdev over P::value_t), loads it: the elements, their order and
+// the combinations are those of the reduction of the stored array, bit for bit.  P (written
+// per expression by cuda/fused_reduction.py) gives value_t (the expression's dtype), at(i)
+// (element i of that array, in its memory order) and atv(i, v) (elements i .. i + V - 1).
 #define RED_VBASE 256ull
 
 // The prologue's operand layout when its operands are not all dense like the array: shapes
@@ -344,10 +346,8 @@ template <class T, int V> __device__ __forceinline__ void ldn(const char* p, T (
   for (int k = 0; k < V; ++k) out[k] = ld<T>(p + k * (long long)sizeof(T));
 }
 
-template <class Op, class P, class Acc, class Out>
-struct prologue : plain<Op, typename P::value_t, Acc, Out> {
-  typedef plain<Op, typename P::value_t, Acc, Out> base;
-  typedef typename base::state state;
+template <class B, class P> struct prologue : B {
+  typedef typename B::state state;
   typedef typename P::value_t In;
   P pro;
   __device__ __forceinline__ long long index(const char* p) const {
@@ -362,6 +362,11 @@ struct prologue : plain<Op, typename P::value_t, Acc, Out> {
     return v;
   }
 };
+template <class B, class P> struct is_arg<prologue<B, P>> : is_arg<B> {};
+template <class B, class P>
+__device__ __forceinline__ void bind(prologue<B, P>& r, long long oo) {
+  bind(static_cast<B&>(r), oo);  // (sqdev: the kept position's mean)
+}
 
 // --- group reduction in shared memory (fixed tree: deterministic) -------------------------
 

@@ -155,18 +155,25 @@ class CudaBackend(Backend):
         compute = tuple(es.compute_ctype(op, c) for c in op.loop[: op.nin])
         ufunc_at.ufunc_at(op, compute, a, positions, values)
 
-    def run_fused_reduce(self, nodes, op, src, out, axes, initial=None) -> bool:
-        return fused_reduction.run(nodes, op, src, out, axes, initial)
+    def run_fused_reduce(self, nodes, method, src, args) -> bool:
+        return fused_reduction.run(nodes, method, src, args)
 
+    # A pending input (fusion) is computed in the reduction's loads where it can be
+    # (fusion.reduce); otherwise the reduction's read of it computes it first.
     def reduce(self, op, src, out, axes, initial=None) -> None:
-        if src._buf.pending is None or not fusion.reduce(op, src, out, axes, initial):
+        if src._buf.pending is None or not fusion.reduce("reduce", src,
+                                                         (op, src, out, axes, initial)):
             reduction.reduce(op, src, out, axes, initial)
 
     def arg_reduce(self, kind, src, out, axes) -> None:
-        reduction.arg_reduce(kind, src, out, axes)
+        if src._buf.pending is None or not fusion.reduce("arg_reduce", src,
+                                                         (kind, src, out, axes)):
+            reduction.arg_reduce(kind, src, out, axes)
 
     def sqdev_sum(self, src, mean, out, axes) -> None:
-        reduction.sqdev_sum(src, mean, out, axes)
+        if src._buf.pending is None or not fusion.reduce("sqdev_sum", src,
+                                                         (src, mean, out, axes)):
+            reduction.sqdev_sum(src, mean, out, axes)
 
     def scan(self, op, src, out, axis) -> None:
         reduction.scan(op, src, out, axis)

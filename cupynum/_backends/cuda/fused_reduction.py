@@ -162,7 +162,7 @@ def _struct(name, spec, kinds, cls):
 
 
 def _params(kinds, cls):
-    """The prologue's kernel parameters after the reduction's: ``[(C++ type, name, slot
+    """The prologue's kernel parameters after the unit's: ``[(C++ type, name, slot
     dtype)]``."""
     out = []
     for i, (k, c) in enumerate(kinds):
@@ -178,47 +178,49 @@ def _params(kinds, cls):
 
 
 def program(key, exprs, kinds, unit, cls) -> Program:
-    """The NVRTC program of structure ``key``: the prologue struct and the first-pass
-    kernels of ``unit`` (family 'reduce', input = the expression's dtype) with it."""
+    """The NVRTC program of structure ``key``: the prologue struct and the unit's first-pass
+    kernels over it (``reduction.unit_source``; the unit's input is the expression's
+    dtype)."""
     h = hashlib.sha1(repr(key).encode()).hexdigest()[:16]
-    pname = f"cpn_pro_{h}"
     spec = KernelSpec(exprs, (*kinds, ("a", unit.inp)), len(kinds))
     params = _params(kinds, cls)
-    c = ctype(reduction.compute_char(unit.loop))
-    red = (f"cpn_red::prologue<cpn::{unit.functor}, {pname}, {ctype(unit.loop)}, "
-           f"{ctype(unit.out)}>")
-    base_dts = reduction._layout(unit, "rows")[0]
-    names, out = {}, [_struct(pname, spec, kinds, cls)]
-    args = ("const char* in, char* out, const {c} ident, const {c} init, "
-            "const cpn_red::rdims g, const long long M, const long long R, const int kd, "
-            "const int rd, const long long chunk, const int S, const int flags").format(c=c)
-    args += "".join(f", {t} {n}" for t, n, _ in params)
-    bind = "".join(f" red.pro.{n} = {n};" for _, n, _ in params)
-    for kind, call in (("rows", "rows<Rd, RED_BLOCK>"), ("rows32", "rows<Rd, 32>"),
-                       ("cols", "cols<Rd>")):
-        name = names[kind] = f"cpn_redfused_{h}__{kind}"
-        out.append(f'extern "C" __global__ void __launch_bounds__({BLOCK}) {name}({args}) {{\n'
-                   f"  typedef {red} Rd;\n  Rd red; red.ident = ident;{bind}\n"
-                   "  typename Rd::state s0 = init;\n"
-                   f"  cpn_red::{call}(red, in, out, s0, g, M, R, kd, rd, chunk, S, flags);\n}}\n")
-    cplx = any(_dtype(ch).kind == "c" for ch in (*(c for _, c in kinds), *unit[2:])) or any(
-        _dtype(ch).kind == "c" for op in _ops_in(exprs) for ch in op.loop)
-    head = ["#define CPN_RED_COMPLEX" if cplx else "",
-            '#include "cpn/complex.cuh"' if cplx else '#include "cpn/real.cuh"',
-            '#include "cpn/reduce.cuh"']
-    source = "\n".join(head) + "\n\n" + "\n".join(out)
-    return Program(key, source, names, [*base_dts, *(dt for _, _, dt in params)])
+    pro = reduction.Prologue(f"cpn_pro_{h}", tuple((t, n) for t, n, _ in params),
+                             f"cpn_redfused_{h}")
+    cplx = any(_dtype(c).kind == "c" for _, c in kinds) or any(
+        _dtype(c).kind == "c" for op in _ops_in(exprs) for c in op.loop)
+    source = "\n\n".join([reduction.program_head([unit], cplx),
+                           _struct(pro.struct, spec, kinds, cls), reduction.unit_source(unit, pro)])
+    names = {k: n for k, n in reduction.kernel_names(unit, pro.base).items() if k in FIRST}
+    dtypes = [*reduction._layout(unit, "rows")[0], *(dt for _, _, dt in params)]
+    return Program(key, source, names, dtypes)
 
 
 # --- running -----------------------------------------------------------------------------------
 
 
-def run(graph, op, src, out, axes, initial) -> bool:
-    """``Backend.run_fused_reduce`` on the CUDA backend: ``out[...] = initial (op)
-    reduce(src over axes)`` where ``src`` views the value of ``graph``'s root (a
-    ``fusion.Graph``), in one reduction with the graph as its prologue.  False where it
-    declines (the caller computes the root, then reduces): a structure not compiled yet or
-    rejected by NVRTC, a layout it does not handle, a root made on another stream."""
+def _unit(method, src, args):
+    """``(unit, ReduceOp or None, out, axes, initial, mean)`` of a reduction call (as the
+    unfused ``reduction.reduce``, ``arg_reduce`` and ``sqdev_sum`` build their units)."""
+    t = canonical_char(src.dtype.char)
+    if method == "reduce":
+        op, _, out, axes, initial = args
+        return (Unit("reduce", op.functor, t, canonical_char(op.loop),
+                     canonical_char(out.dtype.char)), op, out, axes, initial, None)
+    if method == "arg_reduce":
+        kind, _, out, axes = args
+        return Unit("arg", kind, t, t, canonical_char(out.dtype.char)), None, out, axes, None, None
+    _, mean, out, axes = args  # sqdev_sum
+    rc = canonical_char(out.dtype.char)
+    return Unit("sqdev", "add", t, rc, rc), None, out, axes, None, mean
+
+
+def run(graph, method, src, args) -> bool:
+    """``Backend.run_fused_reduce`` on the CUDA backend: the reduction ``method`` (``reduce``,
+    ``arg_reduce``, ``sqdev_sum``) called with ``args``, where ``src`` (one of them) views
+    the value of ``graph``'s root, in one reduction with the graph as its prologue.  False
+    where it declines (the caller computes the root, then reduces): a structure not
+    compiled yet or rejected by NVRTC, a layout it does not handle, a root made on another
+    stream."""
     root = graph[-1]
     if root.stream != fused.current_stream():
         return False
@@ -226,8 +228,7 @@ def run(graph, op, src, out, axes, initial) -> bool:
     if lay is None:
         return False
     cls, lay_values = lay
-    unit = Unit("reduce", op.functor, canonical_char(root.dtype.char), canonical_char(op.loop),
-                canonical_char(out.dtype.char))
+    unit, op, out, axes, initial, mean = _unit(method, src, args)
     key = (tuple(graph.code), tuple(graph.kinds), unit, cls)
     prog = _programs.get(key)
     if prog is None:
@@ -239,13 +240,13 @@ def run(graph, op, src, out, axes, initial) -> bool:
         _seen[key] = seen
         if seen < tuning.FUSION.compile_after:
             return False
-        exprs = fused.exprs_of(graph, (len(graph) - 1,))
-        prog = program(key, exprs, tuple(graph.kinds), unit, cls)
+        prog = program(key, fused.exprs_of(graph, (len(graph) - 1,)), tuple(graph.kinds), unit,
+                       cls)
         if len(_programs) >= _CACHE_SIZE:
             _programs.clear()
             _plans.clear()
         _programs[key] = prog
-    pkey = (key, src._shape, src._strides, out._strides, axes, initial is not None)
+    pkey = (key, src._shape, src._strides, out._strides, axes, op, initial is not None)
     plan = _plans.get(pkey, False)
     if plan is False:
         try:
@@ -265,7 +266,7 @@ def run(graph, op, src, out, axes, initial) -> bool:
         _plans[pkey] = plan
     if plan is None:
         return False
-    _execute(plan, src, out, initial, _prologue_values(graph.ins) + lay_values)
+    _execute(plan, src, out, initial, mean, _prologue_values(graph.ins) + lay_values)
     return True
 
 
@@ -276,12 +277,18 @@ def _plan(prog, unit, op, src, out, axes, has_init):
     def kernel(kind):
         return prepared(prog, kind) if kind in FIRST else reduction.prepared(unit, kind)
 
-    steps, temps, compact = reduction._plan_reduce(unit, src, out, tuple(axes),
-                                                   op.neutral is None, has_init, kernel)
+    seq = op is not None and op.neutral is None
+    steps, temps, compact = reduction._plan_reduce(unit, src, out, tuple(axes), seq, has_init,
+                                                   kernel)
     if compact is not None:
         return None
-    steps, temps, _ = reduction._finish((steps, temps, None), reduction._ident_values(
-        unit, op.neutral, None)[0])
+    if unit.family == "sqdev":  # every kernel of the unit reads the means (as sqdev_sum)
+        steps = [(p, grid, values + [None], ptrs + [(len(values), "aux")])
+                 for p, grid, values, ptrs in steps]
+    neutral = (op.neutral if unit.family == "reduce" else
+               np.dtype(unit.loop).type(-0.0) if unit.family == "sqdev" else None)
+    steps, temps, _ = reduction._finish((steps, temps, None),
+                                        reduction._ident_values(unit, neutral, None)[0])
     firsts = set(map(id, prog.prepared.values()))
     return tuple((*s, id(s[0]) in firsts) for s in steps), temps
 
@@ -298,14 +305,15 @@ def _prologue_values(ins):
     return values
 
 
-def _execute(plan, src, out, initial, extra):
+def _execute(plan, src, out, initial, mean, extra):
     steps, temps = plan
     bufs = [reduction._alloc(n) for n in temps] if temps else ()
     inp, outp = VBASE + src._offset, dptr(out)
     for p, grid, vals, ptrs, init_pos, nsc, first in steps:
         vals = vals.copy()
         for slot, name in ptrs:
-            vals[slot] = inp if name == "in" else outp if name == "out" else bufs[name].ptr
+            vals[slot] = (inp if name == "in" else outp if name == "out" else
+                          dptr(mean) if name == "aux" else bufs[name].ptr)
         if init_pos and initial is not None:
             parts = ([float(initial.real), float(initial.imag)] if nsc == 2 else
                      [initial.item()])
@@ -315,4 +323,3 @@ def _execute(plan, src, out, initial, extra):
             vals += extra
         p.launch(vals, grid, BLOCK)
     # temporaries go back to the pool in stream order when ``bufs`` is dropped
-
