@@ -19,6 +19,10 @@ its data is needed:
 * when a stream's work is flushed (``flush``: synchronize, event record, leaving a
   ``with Stream`` block), and before the device pool reports that it is out of memory.
 
+A reduction of a pending array (``reduce``) does not compute it first where the backend can
+help it: ``run_fused_reduce`` computes the expression in the reduction's loads, and the
+array stays pending.
+
 Evaluation computes every node of the graph that is not computed yet once, writes the ones
 whose Buffer is still alive (the root and any intermediate a user still holds) and
 allocates nothing else: intermediates nobody keeps stay in registers.  A node, once

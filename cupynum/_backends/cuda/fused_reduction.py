@@ -32,7 +32,7 @@ import numpy as np
 
 from .elementwise import collapse
 from .elementwise_source import KernelSpec, _body, _dtype, _ops_in, canonical_char, ctype
-from . import compiler, fused, launch, reduction, tuning
+from . import compiler, fused, launch, reduction, runtime, tuning
 from .reduction import BLOCK, MAXD, Unit
 from .view import dptr
 
@@ -45,7 +45,7 @@ _CACHE_SIZE = 4096
 _seen: dict = {}  # structure key -> times seen, until compiled
 _failed: set = set()  # structure keys NVRTC rejected
 _programs: dict = {}  # structure key -> its Program
-_plans: dict = {}  # (structure key, shapes, strides, axes, initial?) -> plan, or None
+_plans: dict = {}  # (structure key, layout, axes, op, initial?) -> plan, or None (declined)
 
 
 class Program:
@@ -61,8 +61,6 @@ class Program:
 def get_kernel(prog, kind):
     """The loaded kernel ``kind`` of ``prog`` (NVRTC through the disk cache; patched by the
     CPU tests)."""
-    from . import runtime
-
     mod = _modules.get(prog.source)
     if mod is None:
         cubin = compiler.compile_cubin(prog.source, options=reduction.compile_options(),
