@@ -176,3 +176,51 @@ def test_no_fma_contraction_in_fused_kernels():
 
     # every program, the table's and the fused ones, goes through compile_cubin's defaults
     assert "--fmad=false" in compiler._DEFAULT_OPTIONS
+
+
+# --- reductions with the expression as their prologue (cuda/fused_reduction.py) ---------------
+
+def _reduction_program(root, functor, loop, out=None, family="reduce"):
+    from cupynum._backends.cuda import fused_reduction as fr
+    from cupynum._backends.cuda.reduction import Unit
+
+    node = root._buf.pending
+    graph = fusion._collect(node)
+    cls, _ = fr.layout(graph, node)
+    unit = Unit(family, functor, node.dtype.char, loop, out or loop)
+    key = (tuple(graph.code), tuple(graph.kinds), unit, cls)
+    return fr.program(key, fused.exprs_of(graph, (len(graph) - 1,)), tuple(graph.kinds), unit,
+                      cls), cls
+
+
+REDUCTIONS = [(chain9, "add", "f", "contig"), (chain9, "maximum", "f", "contig"),
+              (stencil, "add", "d", "nd"), (mixed, "logical_or", "?", "nd"),
+              (mixed, "add", "l", "nd"), (complex_chain, "add", "f", "contig"),
+              (reversed_and_shared, "multiply", "d", "nd"), (integer_bits, "add", "l", "contig"),
+              (chain9, "argmax", "f", "contig", "l", "arg"),
+              (stencil, "argmin", "d", "nd", "l", "arg"),
+              (mixed, "argmax", "e", "nd", "l", "arg"),
+              (chain9, "add", "f", "contig", "f", "sqdev"),
+              (stencil, "add", "d", "nd", "d", "sqdev")]
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("case", REDUCTIONS,
+                         ids=[f"{c[0].__name__}-{c[1]}-{c[2]}-{c[3]}" for c in REDUCTIONS])
+def test_fused_reduction_kernels_compile_with_param_sizes(case):
+    from cupynum._backends.cuda import compiler, reduction
+    from test_kernels_compile import param_sizes
+
+    graph, functor, loop, cls, *rest = case
+    prog, got_cls = _reduction_program(graph(), functor, loop, *rest)
+    assert got_cls == cls
+    res = compiler.compile_cubin(prog.source, options=reduction.compile_options(),
+                                 name=reduction.PROGRAM_NAME)
+    for name in prog.names.values():
+        assert param_sizes(res.cubin, name) == [dt.itemsize for dt in prog.dtypes], name
+
+
+def test_fused_reduction_structure_ignores_sizes_and_scalar_values():
+    p1, _ = _reduction_program(chain9(1000), "add", "f")
+    p2, _ = _reduction_program(chain9(5000), "add", "f")
+    assert p1.source == p2.source

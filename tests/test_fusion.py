@@ -370,6 +370,98 @@ def test_fusion_setting_is_read_from_the_environment():
         assert out == [want]
 
 
+# --- reductions of pending expressions: the expression as the reduction's prologue ---------
+
+
+def fused_and_stored(x, reduce):
+    """``reduce(x)`` of pending ``x`` (the expression inside the reduction), then the same
+    reduction of x's computed value (stored first): the two must agree bit for bit."""
+    fused = reduce(x)
+    x._buf.on_device()
+    return fused, reduce(x)
+
+
+@on_simulated
+def test_a_reduction_of_an_expression_is_one_launch():
+    (ha, hb, hc), (a, b, c) = operands()
+    stored = a + 0.0
+    stored._buf.on_device()
+    for _ in range(2):  # (on the GPU its structure compiles the second time it is seen)
+        assert launches(lambda: (a * b).sum()) == 1 == launches(lambda: stored.sum())
+        assert launches(lambda: chain(cp, a, b, c).max()) == 1
+    s = (a * b).sum()
+    assert s.dtype == np.float32 and float(s) == float((ha * hb).sum())
+    x = cp.asarray(np.arange(24.0).reshape(4, 6))
+    for axis in (0, 1, None, (0, 1)):
+        assert launches(lambda: (x * 2 - 1).sum(axis=axis)) == 1
+    assert launches(lambda: (x * 2 - 1).mean()) == launches(lambda: x.mean())  # sum, divide
+    assert launches(lambda: (x * 2 - 1).argmax(axis=1)) == 1
+    assert launches(lambda: (x * 2 - 1).var()) == launches(lambda: x.var())  # no temporary
+
+
+@on_device
+@pytest.mark.parametrize("name, kw", [("sum", {}), ("prod", {}), ("max", {}), ("min", {}),
+                                      ("mean", {}), ("any", {}), ("sum", {"axis": 0}),
+                                      ("max", {"axis": 1}), ("mean", {"axis": 1}),
+                                      ("sum", {"axis": 0, "dtype": np.float64}),
+                                      ("argmax", {}), ("argmin", {"axis": 0}), ("var", {}),
+                                      ("std", {"axis": 1})])
+def test_reductions_of_expressions_equal_the_unfused_reduction(name, kw):
+    rng = np.random.default_rng(4)
+    h = rng.uniform(0.5, 1.5, (30, 70)).astype(np.float32)
+    x = cp.asarray(h)
+    want = getattr(np, name)(np.sqrt(h) * h - 0.5, **kw)
+    fused, stored = fused_and_stored(cp.sqrt(x) * x - 0.5, lambda y: getattr(cp, name)(y, **kw))
+    same_bits(fused, stored.get())
+    np.testing.assert_allclose(fused.get(), want, rtol=1e-5)
+
+
+@on_device
+def test_reductions_of_views_of_an_expression():
+    h = np.arange(60.0).reshape(6, 10) - 20.5
+    x = cp.asarray(h)
+    for view, axis in [(lambda y: y.T, 1), (lambda y: y[1:-1, ::3], 0), (lambda y: y[::-1], None),
+                       (lambda y: cp.broadcast_to(y[2], (4, 10)), 0)]:
+        fused, stored = fused_and_stored(x * x - x, lambda y: view(y).sum(axis=axis))
+        same_bits(fused, stored.get())
+        same_bits(stored, np.asarray(view(h * h - h).sum(axis=axis)))
+
+
+@on_device
+def test_reductions_keep_numpys_dtypes():
+    h = np.arange(-60, 60, dtype=np.int8)
+    i8 = cp.asarray(h)
+    s = (i8 * i8).sum()  # the product wraps in int8, the sum is int64
+    assert s.dtype == np.int64 and int(s) == int((h * h).sum())
+    m = (i8 * 3).max()
+    assert m.dtype == np.int8 and int(m) == int((h * 3).max())
+    f = cp.asarray(np.linspace(-1, 1, 50, dtype=np.float16))
+    assert (f * f).sum().dtype == np.float16
+    assert bool((i8 > 50).any()) and not bool((i8 > 100).any())
+    w = cp.sum(i8 * 2, where=cp.asarray(h > 0))
+    assert int(w) == int(np.sum(h * 2, where=h > 0))
+
+
+@on_device
+def test_the_reduced_expression_stays_pending_and_is_right_when_read():
+    (ha, hb, _), (a, b, _) = operands()
+    t = a * b
+    t.sum()
+    assert pending(t)  # computed inside the reduction, never stored
+    a[...] = 0  # an input of t is written: t is computed first
+    same_bits(t, ha * hb)
+
+
+@on_simulated
+def test_a_kept_intermediate_is_stored_before_the_fused_reduction():
+    (ha, hb, _), (a, b, _) = operands()
+    u = a * b
+    assert launches(lambda: (u + 1.0).sum()) == 2  # u into its array, then the reduction
+    assert not pending(u)
+    same_bits(u, ha * hb)
+    assert launches(lambda: (u + 1.0).sum()) == 1  # u is now an input
+
+
 # --- setitem as the sink -----------------------------------------------------------------
 
 

@@ -172,3 +172,38 @@ def test_long_chains_cross_the_caps(dtype):
         else:
             got = y
     _same(got, want)
+
+
+REDUCTIONS = [("sum", {}), ("sum", {"dtype": np.float64}), ("prod", {}), ("max", {}),
+              ("min", {}), ("mean", {}), ("any", {}), ("all", {}), ("argmax", {}),
+              ("argmin", {}), ("var", {})]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(), st.sampled_from(REDUCTIONS), st.sampled_from([None, 0, -1]),
+       st.integers(0, 40))
+def test_fused_reductions_equal_the_reduction_of_the_stored_value(program, reduction, axis, i):
+    """A reduction of a pending result computes the expression inside the reduction: its
+    bits are those of the same reduction over the computed (stored) result, which is then
+    read and reduced again; and the value is NumPy's (to summation error)."""
+    inputs, steps = program
+    name, kw = reduction
+    with np.errstate(all="ignore"):
+        want, ok = _run(np, inputs, steps)
+        got, _ = _run(cp, inputs, steps, ok)
+        x, h = got[i % len(got)], np.asarray(want[i % len(want)])
+        if axis is not None and h.ndim == 0:
+            axis = None
+        if name == "prod" and h.dtype == np.float16:  # (NumPy's float16 product rounds
+            kw = {"dtype": np.float32}                # each step: see reduce.cuh's plain)
+        fused = cp.asarray(getattr(cp, name)(x, axis=axis, **kw))  # (host: NumPy scalars)
+        if x._buf.pending is not None:
+            x._buf.on_device()  # the stored value, then the unfused reduction of it
+        stored = cp.asarray(getattr(cp, name)(x, axis=axis, **kw))
+        ref = np.asarray(getattr(np, name)(h, axis=axis, **kw))
+    _same(fused, np.asarray(stored.get()))
+    if ref.dtype.kind in "fc":
+        np.testing.assert_allclose(stored.get(), ref, rtol=1e-2 if h.dtype == np.float16
+                                   else 1e-5, atol=1e-5)
+    else:
+        _same(stored, ref)

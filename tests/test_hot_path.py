@@ -6,6 +6,7 @@ allocation and one backend launch (or copy), and never into NumPy (no type resol
 broadcast_shapes).  What the backend does inside its launch is its own business and is
 measured by the benchmarks, so calls made inside ``cupynum/_backends/`` are not counted.
 """
+import gc
 import os
 import sys
 
@@ -37,12 +38,22 @@ def profile(fn):
         elif event == "c_call" and inside[0] == 0:
             calls.append(("C", getattr(arg, "__qualname__", repr(arg))))
 
+    _profiled(fn, hook)
+    return [c for c in calls if c[1] not in ("setprofile",)]
+
+
+def _profiled(fn, hook):
+    """``fn()`` under the profile ``hook``, with no garbage collection inside: a collection
+    would run ``gc.callbacks`` (Hypothesis registers one) as calls of ``fn``."""
+    enabled = gc.isenabled()
+    gc.disable()
     sys.setprofile(hook)
     try:
         fn()
     finally:
         sys.setprofile(None)
-    return [c for c in calls if c[1] not in ("setprofile",)]
+        if enabled:
+            gc.enable()
 
 
 def check(calls, max_python, launches=1):
@@ -253,11 +264,7 @@ def _all_calls(fn):
         elif event == "c_call":
             calls.append(("C", getattr(arg, "__qualname__", repr(arg))))
 
-    sys.setprofile(hook)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
+    _profiled(fn, hook)
     return [c for c in calls if c[1] not in ("setprofile",)]
 
 

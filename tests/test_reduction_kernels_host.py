@@ -78,7 +78,12 @@ _SIG = re.compile(r'extern "C" __global__ void __launch_bounds__\([\d, ]+\) (\w+
 
 
 def _build(units=UNITS, defines=()):
-    src = red.program_source(units)
+    return build_source(red.program_source(units), defines)
+
+
+def build_source(src, defines=()):
+    """A host library of the kernels of program text ``src``: ``host_<name>(params, gx,
+    gy)`` per kernel runs the grid under the fiber shim."""
     parts = [FIBER_SHIM, WARP_SHIM, src]
     for name, params in _SIG.findall(src):
         types = [p.strip().rsplit(" ", 1)[0] for p in params.split(",")]

@@ -78,7 +78,8 @@ class ReduceOp(NamedTuple):
 # memory (alloc, from_host, to_host, write_host) or wait (synchronize).  ``copy`` and
 # ``fill`` are kernels on a device, so they count.
 COMPUTE_OPS = (
-    "copy", "fill", "elementwise", "run_fused", "ufunc_at", "reduce", "arg_reduce", "sqdev_sum", "scan",
+    "copy", "fill", "elementwise", "run_fused", "run_fused_reduce", "ufunc_at", "reduce",
+    "arg_reduce", "sqdev_sum", "scan",
     "gather", "gather_flat", "scatter", "flatnonzero", "mask_select", "sort", "searchsorted",
     "matmul", "solve", "lu_diagonal", "cholesky", "qr", "svd", "eigh", "eig", "fft",
     "rng_fill", "rng_draw",
@@ -178,6 +179,16 @@ class Backend(abc.ABC):
         and casts."""
 
     @abc.abstractmethod
+    def run_fused_reduce(self, nodes: Sequence, method: str, src, args: tuple) -> bool:
+        """The reduction ``method`` (``"reduce"``, ``"arg_reduce"`` or ``"sqdev_sum"``) of
+        this contract called with ``args``, where its input ``src`` (one of ``args``) views
+        (``_offset``, ``_shape``, ``_strides``; its dtype) the value of the root (the last
+        node) of the pending graph ``nodes`` (as ``run_fused``'s; no node of it is stored):
+        one reduction whose loads compute the expression, with the values of computing the
+        root and then reducing it.  False: declined (nothing ran), the caller computes the
+        root and reduces it."""
+
+    @abc.abstractmethod
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:
         """NumPy's ``ufunc.at``: ``a.flat[p] = op(a.flat[p], v)`` for each flat element
         index ``p`` of ``positions`` (C-contiguous int64, repeats applied in order) in
@@ -189,7 +200,9 @@ class Backend(abc.ABC):
     def reduce(self, op: ReduceOp, src, out, axes: tuple, initial=None) -> None:
         """``out[...] = op`` reduced over ``axes`` (sorted) of ``src``, in the
         loop dtype, stored with an unsafe cast; ``out`` has src's shape without ``axes``;
-        ``initial`` (a NumPy scalar of the loop dtype) or None."""
+        ``initial`` (a NumPy scalar of the loop dtype) or None.  On a device backend
+        ``src`` may be pending (as in ``arg_reduce`` and ``sqdev_sum``): ``fusion.reduce``
+        then tries ``run_fused_reduce``."""
 
     @abc.abstractmethod
     def arg_reduce(self, kind: str, src, out, axes: tuple) -> None:

@@ -19,6 +19,10 @@ its data is needed:
 * when a stream's work is flushed (``flush``: synchronize, event record, leaving a
   ``with Stream`` block), and before the device pool reports that it is out of memory.
 
+A reduction of a pending array (``reduce``) does not compute it first where the backend can
+help it: ``run_fused_reduce`` computes the expression in the reduction's loads, and the
+array stays pending.
+
 Evaluation computes every node of the graph that is not computed yet once, writes the ones
 whose Buffer is still alive (the root and any intermediate a user still holds) and
 allocates nothing else: intermediates nobody keeps stay in registers.  A node, once
@@ -288,6 +292,29 @@ def sink(src, dst) -> bool:
     _run(node, (), Leaf(dst._buf, dst._offset, dst._shape, dst._strides, dst.dtype,
                         dst._size, dst._c_contig, dst._f_contig))
     return True
+
+
+def reduce(method, src, args) -> bool:
+    """A device backend's reduction ``method`` (``reduce``, ``arg_reduce``, ``sqdev_sum``)
+    called with ``args``, whose input ``src`` is pending (any view of a pending result, of
+    its dtype): the backend's ``run_fused_reduce`` computes the expression inside the
+    reduction, so its value is never stored; the root stays pending, as in ``sink`` (read
+    later, it is computed then).  Intermediates whose arrays are alive are computed first
+    (into those arrays), then read as inputs.  False where the backend declines or ``src``
+    is not such a view: the caller's reduction computes the expression when it reads it."""
+    buf = src._buf
+    node = buf.pending
+    if node is None or src.dtype != node.dtype:
+        return False
+    with _lock:
+        if buf.pending is not node:
+            return False
+        graph = _collect(node)
+        kept = [n for n in graph[:-1] if (b := n.out()) is not None and b.pending is n]
+        if kept:
+            evaluate(kept)
+            graph = _collect(node)
+        return node.backend.run_fused_reduce(graph, method, src, args)
 
 
 def _run(root, forced, sink_target=None) -> None:

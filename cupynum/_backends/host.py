@@ -11,6 +11,7 @@ import numpy as np
 
 from .base import Backend, ElementwiseOp
 from .buffer import Buffer
+from .fusion import Leaf
 
 _ALIGN = 64
 
@@ -132,6 +133,17 @@ class HostBackend(Backend):
             res = np.empty(node._shape, node.dtype) if target is None else v(target)
             _run_ufunc(node.op, [values[t] if t >= 0 else ins[~t] for t in code[1:]], [res])
             values.append(res)
+
+    def run_fused_reduce(self, nodes, method, src, args) -> bool:
+        """The root into a temporary (``run_fused``), then the reduction over src's view of
+        it: the unfused path's values (the simulated device counts the one launch)."""
+        root = nodes[-1]
+        tmp = self.alloc(max(root._size * root.dtype.itemsize, 1))
+        HostBackend.run_fused(self, nodes, [(root, root.leaf(tmp))])
+        view = Leaf(tmp, src._offset, src._shape, src._strides, src.dtype, src._size,
+                    src._c_contig, src._f_contig)
+        getattr(HostBackend, method)(self, *[view if a is src else a for a in args])
+        return True
 
     def ufunc_at(self, op: ElementwiseOp, a, positions, values) -> None:
         """NumPy's own ``ufunc.at`` on the flat view of C-contiguous ``a``; ``positions``

@@ -101,6 +101,26 @@ class SimulatedBackend(HostBackend):
             _COUNTS["launches"] += 1
             super().copy(src, dst)
 
+    # A reduction of a pending expression computes it in its loads (fusion.reduce: one
+    # launch, counted by run_fused_reduce); else its input is computed first (counted).
+    def reduce(self, op, src, out, axes, initial=None) -> None:
+        args = (op, src, out, axes, initial)
+        if src._buf.pending is None or not fusion.reduce("reduce", src, args):
+            _COUNTS["launches"] += 1
+            super().reduce(*args)
+
+    def arg_reduce(self, kind, src, out, axes) -> None:
+        args = (kind, src, out, axes)
+        if src._buf.pending is None or not fusion.reduce("arg_reduce", src, args):
+            _COUNTS["launches"] += 1
+            super().arg_reduce(*args)
+
+    def sqdev_sum(self, src, mean, out, axes) -> None:
+        args = (src, mean, out, axes)
+        if src._buf.pending is None or not fusion.reduce("sqdev_sum", src, args):
+            _COUNTS["launches"] += 1
+            super().sqdev_sum(*args)
+
     def elementwise(self, op, ins, outs) -> None:
         if not (fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1
                 and fusion.deferrable_into(outs[0])

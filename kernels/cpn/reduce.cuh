@@ -29,7 +29,9 @@
 //              line, the lines split into chunks, coalesced rows
 //   scan_chain single-pass scan of tiles with decoupled look-back (Merrill & Garland)
 // Reducers also include sqdev<In, Acc, Out> (|x - mean|^2 summed, for var/std; bind()
-// gives it the kept position's mean).
+// gives it the kept position's mean), and prologue<B, P>: reducer B over elements that a
+// fused elementwise expression P computes instead of loading (fusion: (a * b).sum()).
+// Reducers load elements through load(p, r) and, in rows' vector path, vld(p).
 #pragma once
 
 #ifndef RED_BLOCK
@@ -140,6 +142,8 @@ template <class Op, class In, class Acc, class Out> struct plain {
   __device__ __forceinline__ state load(const char* p, long long r) const {
     return from(ld<In>(p), r);
   }
+  // rows' vector of elements at p (a 16-byte load); a prologue computes them instead
+  template <class VT> __device__ __forceinline__ VT vld(const VT* p) const { return *p; }
   __device__ __forceinline__ state combine(const state& a, const state& b) const {
     // float16 sums and products accumulate in float (NumPy's pairwise sum does too; its
     // products round every step, less accurately); other float16 ops round after every
@@ -219,6 +223,7 @@ template <class Cmp, class In, class Acc, class Out> struct arg {
     s.i = r;
     return s;
   }
+  template <class VT> __device__ __forceinline__ VT vld(const VT* p) const { return *p; }
   __device__ __forceinline__ state combine(const state& a, const state& b) const {
     if (a.i < 0) return b;
     if (b.i < 0) return a;
@@ -283,6 +288,84 @@ template <class R> __device__ __forceinline__ void bind(R&, long long) {}
 template <class In, class Acc, class Out>
 __device__ __forceinline__ void bind(sqdev<In, Acc, Out>& r, long long oo) {
   r.mu = ld<In>(r.mean + oo / (long long)sizeof(Out) * (long long)sizeof(In));
+}
+
+// --- reductions with an elementwise prologue (fusion: (a * b).sum() as one kernel) ----------
+// The reduced array is a pending elementwise expression, never stored.  The kernels walk the
+// array it would be (its shape, strides and alignment) at a fake address, RED_VBASE plus the
+// view's byte offset, and `prologue<B, P>` computes each element where B, the reducer of the
+// stored array (plain, arg or sqdev over P::value_t), loads it: the elements, their order and
+// the combinations are those of the reduction of the stored array, bit for bit.  P (written
+// per expression by cuda/fused_reduction.py) gives value_t (the expression's dtype), at(i)
+// (element i of that array, in its memory order) and atv(i, v) (elements i .. i + V - 1).
+#define RED_VBASE 256ull
+
+// The prologue's operand layout when its operands are not all dense like the array: shapes
+// (innermost first) and byte strides per array operand, over the array's memory order.
+template <int NA> struct pdims {
+  long long shape[RED_MAXD];
+  long long st[NA][RED_MAXD];
+};
+
+// byte offsets o[a] of element i (memory order, nd >= 1 dims) in each array operand
+template <int NA>
+__device__ __forceinline__ void poffsets(const pdims<NA>& d, int nd, long long i,
+                                         long long (&o)[NA]) {
+#pragma unroll
+  for (int a = 0; a < NA; ++a) o[a] = 0;
+#pragma unroll
+  for (int k = 0; k < RED_MAXD; ++k) {
+    long long c = i;
+    if (k + 1 < nd) {
+      const long long q = i / d.shape[k];
+      c = i - q * d.shape[k];
+      i = q;
+    }
+#pragma unroll
+    for (int a = 0; a < NA; ++a) o[a] += c * d.st[a][k];
+    if (k + 1 >= nd) break;
+  }
+}
+
+// V consecutive elements of T at p: vector loads of up to 16 bytes when p is aligned for
+// them, else one by one
+template <class T, int V> __device__ __forceinline__ void ldn(const char* p, T (&out)[V]) {
+  constexpr int W = sizeof(T) * V <= 16 ? V : (16 % sizeof(T) == 0 ? (int)(16 / sizeof(T)) : 1);
+  if constexpr (W > 1) {
+    if ((unsigned long long)p % (sizeof(T) * W) == 0) {
+#pragma unroll
+      for (int q = 0; q < V / W; ++q) {
+        const vec<T, W> x = reinterpret_cast<const vec<T, W>*>(p)[q];
+#pragma unroll
+        for (int k = 0; k < W; ++k) out[q * W + k] = x.v[k];
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) out[k] = ld<T>(p + k * (long long)sizeof(T));
+}
+
+template <class B, class P> struct prologue : B {
+  typedef typename B::state state;
+  typedef typename P::value_t In;
+  P pro;
+  __device__ __forceinline__ long long index(const char* p) const {
+    return (long long)(((unsigned long long)p - RED_VBASE) / sizeof(In));
+  }
+  __device__ __forceinline__ state load(const char* p, long long r) const {
+    return this->from(pro.at(index(p)), r);
+  }
+  template <class VT> __device__ __forceinline__ VT vld(const VT* p) const {
+    VT v;
+    pro.atv(index(reinterpret_cast<const char*>(p)), v.v);
+    return v;
+  }
+};
+template <class B, class P> struct is_arg<prologue<B, P>> : is_arg<B> {};
+template <class B, class P>
+__device__ __forceinline__ void bind(prologue<B, P>& r, long long oo) {
+  bind(static_cast<B&>(r), oo);  // (sqdev: the kept position's mean)
 }
 
 // --- group reduction in shared memory (fixed tree: deterministic) -------------------------
@@ -367,7 +450,7 @@ __device__ void rows(const R& red0, const char* in, char* out, typename R::state
         for (; j + (L - 1) * G < nvi; j += L * G) {
           VT v[L];
 #pragma unroll
-          for (int u = 0; u < L; ++u) v[u] = pv[j + u * G];
+          for (int u = 0; u < L; ++u) v[u] = red.vld(pv + (j + u * G));
 #pragma unroll
           for (int u = 0; u < L; ++u) {
             C b = red.from(v[u].v[0], 0).v;
@@ -384,7 +467,7 @@ __device__ void rows(const R& red0, const char* in, char* out, typename R::state
         }
 #pragma unroll 1
         for (; j < nvi; j += G) {
-          const VT v1 = pv[j];
+          const VT v1 = red.vld(pv + j);
           C b = red.from(v1.v[0], 0).v;
 #pragma unroll
           for (int k = 1; k < V; ++k) {
@@ -397,7 +480,7 @@ __device__ void rows(const R& red0, const char* in, char* out, typename R::state
           }
         }
         if (bj >= 0) {
-          const VT v1 = pv[bj];
+          const VT v1 = red.vld(pv + bj);
           int kb = V - 1;
 #pragma unroll
           for (int k = V - 2; k >= 0; --k) {
@@ -422,7 +505,7 @@ __device__ void rows(const R& red0, const char* in, char* out, typename R::state
       for (; j + 3 * G < nv; j += 4 * G) {
         VT v[4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) v[u] = pv[j + u * G];
+        for (int u = 0; u < 4; ++u) v[u] = red.vld(pv + (j + u * G));
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
           const long long rb = r0 + head + (j + u * G) * V;
@@ -435,7 +518,7 @@ __device__ void rows(const R& red0, const char* in, char* out, typename R::state
       }
 #pragma unroll 1
       for (; j < nv; j += G) {
-        const VT v1 = pv[j];
+        const VT v1 = red.vld(pv + j);
         const long long rb = r0 + head + j * V;
 #pragma unroll
         for (int k = 0; k < V; ++k) red.step(acc, red.from(v1.v[k], rb + k));

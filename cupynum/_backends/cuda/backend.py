@@ -53,6 +53,8 @@ def _load(name: str):
         from . import fft as module
     elif name == "rng":
         from . import rng as module
+    elif name == "fused_reduction":
+        from . import fused_reduction as module
     else:
         from . import ufunc_at as module
     globals()[name] = module
@@ -60,6 +62,7 @@ def _load(name: str):
 
 
 reduction = _OnFirstUse("reduction")
+fused_reduction = _OnFirstUse("fused_reduction")
 indexing = _OnFirstUse("indexing")
 sorting = _OnFirstUse("sorting")
 matmul_kernel = _OnFirstUse("matmul_kernel")
@@ -152,14 +155,25 @@ class CudaBackend(Backend):
         compute = tuple(es.compute_ctype(op, c) for c in op.loop[: op.nin])
         ufunc_at.ufunc_at(op, compute, a, positions, values)
 
+    def run_fused_reduce(self, nodes, method, src, args) -> bool:
+        return fused_reduction.run(nodes, method, src, args)
+
+    # A pending input (fusion) is computed in the reduction's loads where it can be
+    # (fusion.reduce); otherwise the reduction's read of it computes it first.
     def reduce(self, op, src, out, axes, initial=None) -> None:
-        reduction.reduce(op, src, out, axes, initial)
+        if src._buf.pending is None or not fusion.reduce("reduce", src,
+                                                         (op, src, out, axes, initial)):
+            reduction.reduce(op, src, out, axes, initial)
 
     def arg_reduce(self, kind, src, out, axes) -> None:
-        reduction.arg_reduce(kind, src, out, axes)
+        if src._buf.pending is None or not fusion.reduce("arg_reduce", src,
+                                                         (kind, src, out, axes)):
+            reduction.arg_reduce(kind, src, out, axes)
 
     def sqdev_sum(self, src, mean, out, axes) -> None:
-        reduction.sqdev_sum(src, mean, out, axes)
+        if src._buf.pending is None or not fusion.reduce("sqdev_sum", src,
+                                                         (src, mean, out, axes)):
+            reduction.sqdev_sum(src, mean, out, axes)
 
     def scan(self, op, src, out, axis) -> None:
         reduction.scan(op, src, out, axis)

@@ -91,8 +91,10 @@ def _state_size(unit: Unit) -> int:
     return -(-(c.itemsize + 8) // align) * align
 
 
-def kernel_names(unit: Unit) -> dict:
-    base = f"cpn_{unit.family}_{unit.functor}_{_code(unit.inp)}{_code(unit.loop)}{_code(unit.out)}"
+def kernel_names(unit: Unit, base=None) -> dict:
+    """kind -> kernel name; ``base``: the names' stem (default: the unit's)."""
+    base = base or (f"cpn_{unit.family}_{unit.functor}_"
+                    f"{_code(unit.inp)}{_code(unit.loop)}{_code(unit.out)}")
     if unit.family == "scan":
         kinds = ("scan_cols", "scan_cols_part", "scan_chain", "scan_blocks")
     else:
@@ -128,9 +130,20 @@ def _reducer(unit: Unit, part: bool) -> str:
     return f"cpn_red::plain{'_part' if part else ''}<cpn::{unit.functor}, {i}, {a}, {o}>"
 
 
-def unit_source(unit: Unit) -> str:
-    """The ``extern "C"`` kernels of one unit (no includes: see ``program_source``)."""
-    names = kernel_names(unit)
+class Prologue(NamedTuple):
+    """An elementwise expression computed where a unit's first passes load (fused reductions,
+    ``fused_reduction.py``): ``struct``, the name of its C++ struct (``cpn_red::prologue``'s
+    P); ``params``, ``(C++ type, name)`` of its members, passed after the unit's parameters;
+    ``base``, the stem of the kernels' names."""
+    struct: str
+    params: tuple
+    base: str
+
+
+def unit_source(unit: Unit, prologue: Prologue | None = None) -> str:
+    """The ``extern "C"`` kernels of one unit (no includes: see ``program_source``); with a
+    ``prologue`` (reductions, arg-reductions and sqdev), its first-pass kernels over it."""
+    names = kernel_names(unit, prologue and prologue.base)
     c = ctype(compute_char(unit.loop))
     out = []
     red_args = ("const char* in, char* out, const {c} ident, const {c} init, "
@@ -150,12 +163,19 @@ def unit_source(unit: Unit) -> str:
         aux, bind = "", ""
         if unit.family == "sqdev":  # the means
             aux, bind = ", const char* aux", " red.mean = aux;"
+        if prologue is not None:
+            aux += "".join(f", {t} {n}" for t, n in prologue.params)
+            bind += "".join(f" red.pro.{n} = {n};" for _, n in prologue.params)
         for kind, part, call in (("rows", False, "rows<Rd, RED_BLOCK>"),
                                  ("rows32", False, "rows<Rd, 32>"),
                                  ("cols", False, "cols<Rd>"),
                                  ("rows_part", True, "rows<Rd, RED_BLOCK>"),
                                  ("cols_part", True, "cols<Rd>")):
+            if prologue is not None and part:
+                continue  # (a second pass reads partial states: the unit's own kernel)
             red = _reducer(unit, part)
+            if prologue is not None:
+                red = f"cpn_red::prologue<{red}, {prologue.struct}>"
             minb = (tuning.REDUCTION.arg_min_blocks
                     if unit.family == "arg" and kind in ("rows", "rows32") else 0)
             out.append(f"{head(names[kind], minb)}{red_args}{aux}) {{\n"
@@ -195,7 +215,13 @@ def _is_complex_unit(u: Unit) -> bool:
 
 def program_source(units) -> str:
     units = list(dict.fromkeys(units))
-    cplx = any(_is_complex_unit(u) for u in units)
+    return program_head(units) + "\n\n" + "\n".join(unit_source(u) for u in units)
+
+
+def program_head(units, cplx=False) -> str:
+    """The defines and includes of a program of ``units`` (complex support where a unit or
+    ``cplx`` needs it)."""
+    cplx = cplx or any(_is_complex_unit(u) for u in units)
     lb = ""
     if any(u.family == "scan" for u in units):  # the look-back knobs (scan_chain)
         t = tuning.SCAN
@@ -211,7 +237,7 @@ def program_source(units) -> str:
     head = [lb + "#define CPN_RED_COMPLEX" if cplx else lb,
             '#include "cpn/complex.cuh"' if cplx else '#include "cpn/real.cuh"',
             '#include "cpn/reduce.cuh"']
-    return "\n".join(head) + "\n\n" + "\n".join(unit_source(u) for u in units)
+    return "\n".join(head)
 
 
 # --- parameter blocks ----------------------------------------------------------------------
@@ -448,7 +474,10 @@ def _execute(plan, src, out, initial, aux=None):
 _IDENT, _INIT, _MEMSET = object(), object(), object()
 
 
-def _plan_reduce(unit, src, out, axes, seq, has_init):
+def _plan_reduce(unit, src, out, axes, seq, has_init, kernel=None):
+    """The steps of a reduction (see ``_plans``); ``kernel(kind)``: the Prepared kernel of
+    each kind (default: the unit's own; a fused reduction gives its first passes)."""
+    get = kernel or (lambda kind: prepared(unit, kind))
     ordered = unit.family == "arg" or seq
     nd = len(src._shape)
     compact = None
@@ -495,7 +524,7 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
         if small:
             per = BLOCK // 32
             grid = (-(-M // per), 1)
-            steps.append((prepared(unit, "rows32"), grid,
+            steps.append((get("rows32"), grid,
                           [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                            kd, rd, R, 1, fin | (2 if contig else 0)], [(0, "in"), (1, "out")]))
             return steps, temps, compact
@@ -504,16 +533,16 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
         chunk = -(-chunk // BLOCK) * BLOCK
         S = -(-R // chunk)
         if S == 1:
-            steps.append((prepared(unit, "rows"), (M, 1),
+            steps.append((get("rows"), (M, 1),
                           [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                            kd, rd, R, 1, fin | (2 if contig else 0)], [(0, "in"), (1, "out")]))
             return steps, temps, compact
         temps.append(M * S * ssize)
-        steps.append((prepared(unit, "rows"), (M * S, 1),
+        steps.append((get("rows"), (M * S, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                        kd, rd, chunk, S, 2 if contig else 0], [(0, "in"), (1, 0)]))
         pkin = c_strides(kshape, S * ssize)
-        steps.append((prepared(unit, "rows_part"), (M, 1),
+        steps.append((get("rows_part"), (M, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (ssize,)), M, S,
                        kd, 1, S, 1, fin | 2], [(0, 0), (1, "out")]))
         return steps, temps, compact
@@ -524,16 +553,16 @@ def _plan_reduce(unit, src, out, axes, seq, has_init):
     S = -(-R // chunk)
     flags = fin | (8 if seq else 0)
     if S == 1:
-        steps.append((prepared(unit, "cols"), (gx, 1),
+        steps.append((get("cols"), (gx, 1),
                       [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                        kd, rd, R, 1, flags], [(0, "in"), (1, "out")]))
         return steps, temps, compact
     temps.append(M * S * ssize)
-    steps.append((prepared(unit, "cols"), (gx, S),
+    steps.append((get("cols"), (gx, S),
                   [None, None, _IDENT, _INIT, *dims(kshape, kin, kout, rshape, rin), M, R,
                    kd, rd, chunk, S, 0], [(0, "in"), (1, 0)]))
     pkin = c_strides(kshape, ssize)
-    steps.append((prepared(unit, "cols_part"), (gx, 1),
+    steps.append((get("cols_part"), (gx, 1),
                   [None, None, _IDENT, _INIT, *dims(kshape, pkin, kout, (S,), (M * ssize,)), M, S,
                    kd, 1, S, 1, fin], [(0, 0), (1, "out")]))
     return steps, temps, compact
