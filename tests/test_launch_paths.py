@@ -160,6 +160,8 @@ static int generic(void) { return 0; }
 static u64 counter = 0x10000;
 static u64 next_handle(void) { counter += 0x100; return counter; }
 u64 fake_launches = 0, fake_last[11], fake_registered = 0;
+/* the driver calls that queue or wait for device work (memory, copies, launches, syncs) */
+u64 fake_calls = 0;
 CUresult cuInit(unsigned f) { return 0; }
 CUresult cuDriverGetVersion(int* v) { *v = 13000; return 0; }
 CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
@@ -174,16 +176,19 @@ CUresult cuDeviceGetName(char* s, int n, int d) { strncpy(s, "fake", n); return 
 CUresult cuDeviceGetDefaultMemPool(void** p, int d) { *p = (void*)0x2000; return 0; }
 CUresult cuMemPoolGetAttribute(void* p, int a, void* v) { *(u64*)v = 0; return 0; }
 CUresult cuMemAllocFromPoolAsync(u64* p, size_t n, void* pool, void* s) {
-  void* q = NULL; if (posix_memalign(&q, 256, n ? n : 1)) return 2; *p = (u64)q; return 0; }
-CUresult cuMemFreeAsync(u64 p, void* s) { free((void*)p); return 0; }
+  void* q = NULL; ++fake_calls; if (posix_memalign(&q, 256, n ? n : 1)) return 2; *p = (u64)q; return 0; }
+CUresult cuMemFreeAsync(u64 p, void* s) { ++fake_calls; free((void*)p); return 0; }
 CUresult cuMemcpyHtoDAsync_v2(u64 d, const void* s, size_t n, void* st) {
-  memcpy((void*)d, s, n); return 0; }
+  ++fake_calls; memcpy((void*)d, s, n); return 0; }
 CUresult cuMemcpyDtoHAsync_v2(void* d, u64 s, size_t n, void* st) {
-  memcpy(d, (void*)s, n); return 0; }
+  ++fake_calls; memcpy(d, (void*)s, n); return 0; }
+CUresult cuMemcpyDtoH_v2(void* d, u64 s, size_t n) { ++fake_calls; memcpy(d, (void*)s, n); return 0; }
 CUresult cuMemcpyDtoDAsync_v2(u64 d, u64 s, size_t n, void* st) {
-  memmove((void*)d, (void*)s, n); return 0; }
+  ++fake_calls; memmove((void*)d, (void*)s, n); return 0; }
 CUresult cuMemsetD8Async(u64 d, unsigned char c, size_t n, void* s) {
-  memset((void*)d, c, n); return 0; }
+  ++fake_calls; memset((void*)d, c, n); return 0; }
+CUresult cuStreamSynchronize(void* s) { ++fake_calls; return 0; }
+CUresult cuCtxSynchronize(void) { ++fake_calls; return 0; }
 CUresult cuMemHostAlloc(void** p, size_t n, unsigned f) { *p = malloc(n); return 0; }
 CUresult cuMemFreeHost(void* p) { free(p); return 0; }
 CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) { fake_registered += n; return 0; }
@@ -198,7 +203,7 @@ CUresult cuGetExportTable(const void** t, const void* id) { *t = 0; return 801; 
 CUresult cuLaunchKernel(u64 f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned sh, u64 s, u64 p, u64 e) {
   u64 a[11] = {f, gx, gy, gz, bx, by, bz, sh, s, p, e};
-  memcpy(fake_last, a, sizeof a); ++fake_launches; return 0; }
+  memcpy(fake_last, a, sizeof a); ++fake_launches; ++fake_calls; return 0; }
 struct entry { const char* name; void* fn; };
 static struct entry table[] = {
   {"cuInit", cuInit}, {"cuDriverGetVersion", cuDriverGetVersion},
@@ -210,7 +215,9 @@ static struct entry table[] = {
   {"cuMemPoolGetAttribute", cuMemPoolGetAttribute},
   {"cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync}, {"cuMemFreeAsync", cuMemFreeAsync},
   {"cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2}, {"cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2},
+  {"cuMemcpyDtoH", cuMemcpyDtoH_v2},
   {"cuMemcpyDtoDAsync", cuMemcpyDtoDAsync_v2}, {"cuMemsetD8Async", cuMemsetD8Async},
+  {"cuStreamSynchronize", cuStreamSynchronize}, {"cuCtxSynchronize", cuCtxSynchronize},
   {"cuMemHostAlloc", cuMemHostAlloc}, {"cuMemFreeHost", cuMemFreeHost},
   {"cuMemHostRegister", cuMemHostRegister_v2},
   {"cuEventCreate", cuEventCreate}, {"cuStreamCreate", cuStreamCreate},

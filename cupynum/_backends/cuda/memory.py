@@ -597,6 +597,12 @@ def memcpy_dtoh(host: np.ndarray, src_ptr: int, stream: int | None = None) -> No
             _registered_copy(False, src_ptr, host, n, s)
         return
     d = runtime._d
+    if s is runtime.DEFAULT_STREAM or s.__class__ is int and s == 0:
+        # the legacy default stream: the synchronous copy waits for its work and returns
+        # with the data, one driver call (float(a[i, j]) is this copy alone)
+        (err,) = d.cuMemcpyDtoH(host.ctypes.data, src_ptr, n)
+        check(err, "cuMemcpyDtoH")
+        return
     (err,) = d.cuMemcpyDtoHAsync(host.ctypes.data, src_ptr, n, s)
     check(err, "cuMemcpyDtoHAsync")
     (err,) = d.cuStreamSynchronize(s)
