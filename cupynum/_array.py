@@ -576,6 +576,10 @@ class ndarray:
                 except AdvancedIndex:
                     return _setitem_advanced(self, key, value)
                 target = _make(self._buf, offset, shape, strides, self.dtype, self)
+        if type(value) is ndarray and value._buf is buf and value._offset == target._offset \
+                and value._strides == target._strides and value._shape == target._shape \
+                and value.dtype == target.dtype:
+            return  # a view stored onto itself (a[i, 1:-1] += b stores what it changed)
         assign(target, value)
 
     # protocols --------------------------------------------------------------------------

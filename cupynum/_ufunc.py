@@ -897,7 +897,8 @@ def _hot_inplace(uf, general):
             return general(self, other)
         if t is ndarray:
             if not other._c_contig or other._shape != self._shape or (
-                    other._buf is self._buf and other._offset != self._offset):
+                    other._buf is self._buf and other._offset != self._offset
+                    and may_overlap(self, other)):  # (NumPy reads a copy of an overlap)
                 return general(self, other)
             index, k1 = by_arrays, other.dtype
         elif t in scalar_types:
