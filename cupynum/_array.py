@@ -172,7 +172,7 @@ class ndarray:
     # host conversion --------------------------------------------------------------------
     def _host(self) -> np.ndarray:
         """A C-contiguous NumPy copy of the values (waits for the device)."""
-        return _backends.for_arrays(self).to_host(self)
+        return _backends.to_host(self)
 
     def _address(self) -> int:
         """The address of the first element where the data lives (the device's where it
@@ -569,6 +569,10 @@ class ndarray:
             target = None
             if type(key) is tuple and len(key) == len(self._shape):
                 target = self._slices(key, self)
+                if target is None and type(value) is ndarray and not value._shape:
+                    offset = self._element_offset(key)  # a[i, j] = x: an element
+                    if offset is not None and _backends.store_element(self, offset, value):
+                        return
             if target is None:
                 try:
                     offset, shape, strides = basic_view(self._offset, self._shape,
@@ -640,12 +644,13 @@ def _element(a, offset):
 
     Selecting one element (an integer for every axis) gives an independent value, as
     NumPy's scalars are: ``a[0], a[1] = a[1], a[0]`` swaps, and ``x = a[0]; x += 1``
-    leaves ``a`` alone.  One element-sized copy, no view kept."""
+    leaves ``a`` alone.  No view kept: of device data, a read on first use (or before
+    ``a`` is written: ``_backends/elements.py``) or an element-sized copy."""
     raw = a._buf.host
     if raw is not None and a._shape:  # an element of a host array: NumPy's scalar
         return np.ndarray((), a.dtype, raw, offset)[()]
     out = _new(ndarray)
-    out._buf = _backends.for_element(a).copy_bytes(a._buf, offset, a.dtype.itemsize)
+    out._buf = _backends.element(a, offset)
     out._offset = 0
     out._shape = out._strides = ()
     out.dtype = a.dtype

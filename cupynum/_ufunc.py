@@ -89,6 +89,7 @@ def _hot_binary(uf, fallback):
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
     big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
+    compare = uf._row.comparison
 
     def binary(a, b):
         if type(a) is ndarray:
@@ -100,6 +101,10 @@ def _hot_binary(uf, fallback):
                         return wrap(npf(host_view(a), host_view(b)))
                 elif tb in scalar_types:
                     return wrap(npf(host_view(a), b))
+            elif compare and a._buf.pending is not None and tb in scalar_types:
+                value = _backends.elements.to_host(a)  # if a[i, j] > 0: one read, NumPy's
+                if value is not None:                  # comparison on the host
+                    return wrap(npf(value, b))
             if tb is ndarray:
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
@@ -921,6 +926,9 @@ def _hot_inplace(uf, general):
             mirrored = False
             if buf.readers is None and buf.pending is None and buf.host is None:
                 buf.version += 1  # Buffer.will_write(), its plain case inline
+            elif buf.pending is not None and _backends.elements.op_in_place(
+                    self, fast[_key(index, hot, k0, k1)][1], b, conv):
+                return self  # an element read waits on: op(element, b) (a[i, j] += b)
             else:  # (the host copy goes, or a small write updates both)
                 mirrored = buf.will_write("device", n * self.dtype.itemsize)
             try:

@@ -176,13 +176,15 @@ CUresult cuDeviceGetName(char* s, int n, int d) { strncpy(s, "fake", n); return 
 CUresult cuDeviceGetDefaultMemPool(void** p, int d) { *p = (void*)0x2000; return 0; }
 CUresult cuMemPoolGetAttribute(void* p, int a, void* v) { *(u64*)v = 0; return 0; }
 CUresult cuMemAllocFromPoolAsync(u64* p, size_t n, void* pool, void* s) {
-  void* q = NULL; ++fake_calls; if (posix_memalign(&q, 256, n ? n : 1)) return 2; *p = (u64)q; return 0; }
+  void* q = NULL; ++fake_calls;
+  if (posix_memalign(&q, 256, n ? n : 1)) return 2; *p = (u64)q; return 0; }
 CUresult cuMemFreeAsync(u64 p, void* s) { ++fake_calls; free((void*)p); return 0; }
 CUresult cuMemcpyHtoDAsync_v2(u64 d, const void* s, size_t n, void* st) {
   ++fake_calls; memcpy((void*)d, s, n); return 0; }
 CUresult cuMemcpyDtoHAsync_v2(void* d, u64 s, size_t n, void* st) {
   ++fake_calls; memcpy(d, (void*)s, n); return 0; }
-CUresult cuMemcpyDtoH_v2(void* d, u64 s, size_t n) { ++fake_calls; memcpy(d, (void*)s, n); return 0; }
+CUresult cuMemcpyDtoH_v2(void* d, u64 s, size_t n) {
+  ++fake_calls; memcpy(d, (void*)s, n); return 0; }
 CUresult cuMemcpyDtoDAsync_v2(u64 d, u64 s, size_t n, void* st) {
   ++fake_calls; memmove((void*)d, (void*)s, n); return 0; }
 CUresult cuMemsetD8Async(u64 d, unsigned char c, size_t n, void* s) {
@@ -409,6 +411,30 @@ assert big2.ptr == bptr and big2.nbytes == cache_max + big_step
 with tuning.overridden("MEMORY", big_step=4 << 20):  # the knob is read per allocation
     big3 = pool.malloc(cache_max + 1)
     assert big3._size == cache_max + (4 << 20), big3._size
+# the statements of device element reads and writes: what reaches the driver per statement
+calls = ctypes.c_uint64.in_dll(fake, "fake_calls")
+A = cp.asarray(np.arange(100.0).reshape(10, 10))
+pa = A._buf.device.ptr
+
+def driver_calls(stmt):  # (driver calls, launches) of one run, after two
+    env = {"A": A}
+    for _ in range(2):
+        exec(stmt, env)
+    n0, c0 = calls.value, counters.launches()
+    exec(stmt, env)
+    return calls.value - n0, counters.launches() - c0
+
+assert driver_calls("x = A[5, 5]") == (0, 0)  # a pending read: nothing yet
+assert driver_calls("x = float(A[5, 5])") == (1, 0)  # one synchronous cuMemcpyDtoH
+assert driver_calls("x = 1 if A[5, 5] > 0 else 0") == (1, 0)
+assert driver_calls("A[5, 5] += A[5, 4]") == (1, 1)  # one launch, in place in A
+assert params(4) == [pa + 55 * 8, pa + 54 * 8, pa + 55 * 8, 1], params(4)
+assert driver_calls("A[5, 5] /= 9.0") == (1, 1)
+assert driver_calls("A[5, 1:-1] += A[4, :-2]") == (1, 1)
+assert params(4) == [pa + 51 * 8, pa + 40 * 8, pa + 51 * 8, 8], params(4)
+x = A[2, 3]
+A[2, 3] = 0.0  # a write to A copies the pending read first (a device copy), then writes
+assert x._buf.pending is None and float(x) == 23.0
 print("ok", runtime.LAUNCH)
 """
 

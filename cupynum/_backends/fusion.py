@@ -251,6 +251,9 @@ def materialize(buf) -> None:
     node = buf.pending
     if node is None:
         return
+    if type(node) is not Node:  # a pending element read (elements.py)
+        node.compute()
+        return
     quick = node.quick
     if quick is None or node.stream is not None:
         evaluate([node])
@@ -272,7 +275,10 @@ def evaluate(roots, forced=()) -> None:
     Buffer is gone keep their value in a temporary (their readers need it)."""
     for root in roots:
         if root.result is None:
-            _run(root, forced)
+            if type(root) is Node:
+                _run(root, forced)
+            else:  # a pending element read (elements.py)
+                root.compute()
 
 
 def sink(src, dst) -> bool:

@@ -67,6 +67,13 @@ class SimulatedBackend(HostBackend):
         _COUNTS["h2d_bytes"] += a._size * a.dtype.itemsize
         super().write_host(a, host)
 
+    def lazy_reads(self) -> bool:
+        return True
+
+    def copy_bytes(self, buf, offset: int, nbytes: int):
+        _COUNTS["launches"] += 1  # (a device copy: on a GPU it costs what a launch does)
+        return super().copy_bytes(buf, offset, nbytes)
+
     def synchronize(self) -> None:
         fusion.flush()
         _COUNTS["syncs"] += 1

@@ -103,6 +103,12 @@ class CudaBackend(Backend):
         memory.memcpy_dtod(out.ptr, buf.on_device().ptr + offset, nbytes)
         return Buffer(None, out)
 
+    def lazy_reads(self) -> bool:
+        # Only reads made on the legacy default stream wait: their copy may run later on
+        # whichever stream is current then, and the blocking streams order against that
+        # one (on another stream an element is copied at once, in that stream's order).
+        return not runtime.nondefault_streams or runtime.current_stream() == 0
+
     def copy(self, src, dst) -> None:  # replaced per instance in __init__
         """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
         copy_fill.copy(src, dst)

@@ -1,0 +1,205 @@
+"""Element reads of device data that wait: ``x = a[i, j]`` on the device.
+
+Selecting one element of device data gives a new 0-d array, an independent value
+(internals.md principle 2).  Copying the element at once costs a device copy per read, and
+the statements that loops are made of read an element only to convert it (``float(a[i, j])``,
+``if a[i, j] > 0``), to store it back changed (``a[i, j] += b``: Python's augmented
+assignment is ``t = a[i, j]; t += b; a[i, j] = t``) or not at all.  So the new array's
+Buffer is pending on an ``Element``: the value of element ``offset`` of Buffer ``src``, not
+read yet.  The Element is one of ``src``'s ``readers`` (fusion.py), so a write to ``src``
+computes it first (``compute``: a copy of the element into the 0-d array's own
+allocation, before the write, on the same stream); every other read of the pending Buffer
+computes it too (``Buffer.on``, through fusion's ``materialize``).  Until then:
+
+* a host read (``to_host``: ``float(x)``, ``bool(x)``, ``x.get()``, printing, and a
+  comparison with a Python scalar, which NumPy then computes) copies the element straight
+  from ``src`` to the host, one device-to-host copy;
+* an in-place op on it (``op_in_place``: ``t += b`` with a scalar or a 0-d device operand)
+  waits too: the Element becomes ``op(src element, other)``, ``other`` protected as
+  ``src`` is (its Buffer's readers);
+* storing such a value back into the element it was read from (``store``: the end of
+  ``a[i, j] += b``) runs the op in place there, one launch, and the 0-d array becomes a
+  pending read of the new value.
+
+An Element keeps ``src`` (and an operand's Buffer) alive until it is computed, as a CuPy
+0-d view keeps its base.  Elements are made only where the backend allows
+(``Backend.lazy_reads``: on CUDA while the current stream is the legacy default stream)
+and never over exported data (``pins``: it may be written where no write point sees it).
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .fusion import Leaf
+from .fusion import _lock  # (one lock with fusion's evaluation: either may run the other)
+
+_PRUNE_AT = 64  # as fusion's: a readers set is pruned at this size and its doublings
+
+
+class Element:
+    """The pending value of a 0-d Buffer: element ``offset`` (bytes) of Buffer ``src`` as
+    ``dtype``, or, with ``launch`` set, ``launch``'s op applied to it and ``other`` (a
+    scalar of the loop dtype or a ``Leaf``).  ``out``: a weak reference to the Buffer it
+    is the value of; ``result``: None until computed (fusion's write hook computes the
+    readers whose ``result`` is None)."""
+
+    __slots__ = ("src", "offset", "dtype", "backend", "launch", "other", "out", "result",
+                 "__weakref__")
+    # fusion.py's defer and sink compare a pending input's layout with these: never equal,
+    # so they compute an Element rather than inline it
+    _strides = _shape = None
+
+    def leaf(self) -> Leaf:
+        """The element in ``src``, as a 0-d view."""
+        return Leaf(self.src, self.offset, (), (), self.dtype, 1, True, True)
+
+    def compute(self) -> None:
+        """Give the Buffer its value on the device (a copy of the element, or the op's
+        launch into a new allocation); nothing if it is gone or has its value already."""
+        with _lock:
+            buf = self.out()
+            if buf is None or buf.pending is not self:
+                self.src = self.other = self.launch = None
+                self.result = _DONE
+                return
+            size = self.dtype.itemsize
+            if self.launch is None:
+                new = self.backend.copy_bytes(self.src, self.offset, size)
+            else:
+                new = self.backend.alloc(size)
+                self.launch((self.leaf(), self.other),
+                            (Leaf(new, 0, (), (), self.dtype, 1, True, True),), 1)
+            buf.device = new.device
+            self._done(buf)
+
+    def _done(self, buf) -> None:
+        buf.pending = None
+        self.result = _DONE
+        self.src = self.other = self.launch = None
+
+
+class _Done:
+    """The ``result`` of a computed Element (fusion's write hook reads ``result._buf`` of a
+    computed reader: the value of an Element lives in a Buffer of its own)."""
+
+    _buf = None
+
+
+_DONE = _Done()
+
+
+def _register(buf, e) -> None:
+    """Make Element ``e`` one of ``buf``'s readers (a write to ``buf`` computes it first)."""
+    ref = weakref.ref(e)
+    readers = buf.readers
+    if readers is None:
+        buf.readers = {ref}
+        return
+    readers.add(ref)
+    k = len(readers)
+    if k >= _PRUNE_AT and not k & (k - 1):  # at powers of two: amortised O(1)
+        for r in [r for r in readers if (n := r()) is None or n.result is not None]:
+            readers.discard(r)
+
+
+def read(backend, src, offset: int, dtype, out) -> None:
+    """Make Buffer ``out`` (new, empty) the pending value of element ``offset`` of ``src``
+    (device data: allocated or pending) as ``dtype``."""
+    e = Element()
+    e.src, e.offset, e.dtype, e.backend = src, offset, dtype, backend
+    e.launch = e.other = e.result = None
+    e.out = weakref.ref(out)
+    out.pending = e
+    _register(src, e)
+
+
+def plain(a):
+    """The Element whose value array ``a`` is, as a whole (a 0-d array or a view of all of
+    it in its dtype), when it is a pending read with no op; else None."""
+    e = a._buf.pending
+    if type(e) is Element and e.launch is None and a._offset == 0 and a._size == 1 and (
+            a.dtype == e.dtype):
+        return e
+    return None
+
+
+def to_host(a):
+    """``a``'s values as a new NumPy array, read straight from the element's source (one
+    device-to-host copy; ``a`` stays a pending read), or None where ``a`` is not the whole
+    of a plain pending read (the caller reads it the usual way)."""
+    e = plain(a)
+    if e is None:
+        return None
+    value = e.backend.to_host(e.leaf())
+    return value if not a._shape else value.reshape(a._shape)
+
+
+def op_in_place(x, launch, other, conv=None) -> bool:
+    """``x op= other`` where ``x``'s data is a plain pending read, kept pending as
+    ``op(element, other)`` (``launch``: the op's contiguous launcher, output dtype
+    ``x``'s).  ``other``: a scalar (``conv``: the converters of the hot path, for a Python
+    scalar) or a 0-d array of device data (a pending read of one is read at its source);
+    False where it must run now."""
+    e = plain(x)
+    buf = x._buf
+    if e is None or buf.readers is not None:  # (its own readers would need the old value)
+        return False
+    ob = getattr(other, "_buf", None)
+    if ob is None:
+        if not isinstance(other, np.generic):
+            if conv is None or conv[1] is None:
+                return False
+            try:  # NumPy's conversion, as the launch would pack it; refused if it warns
+                with np.errstate(all="raise"):
+                    other = conv[1](other)
+            except (OverflowError, FloatingPointError, ValueError):
+                return False
+        operand, obuf = other, None
+    else:
+        if ob is buf or other._size != 1:
+            return False
+        oe = plain(other)
+        if oe is not None:
+            operand, obuf = oe.leaf(), oe.src
+        elif (ob.device is not None and ob.pending is None and ob.host is None
+              and ob.pins is None):
+            operand, obuf = Leaf(ob, other._offset, (), (), other.dtype, 1, True, True), ob
+        else:
+            return False
+    with _lock:
+        if buf.pending is not e:
+            return False
+        e.launch, e.other = launch, operand
+        if obuf is not None and obuf is not e.src:
+            _register(obuf, e)
+        buf.version += 1  # (a write to x: Buffer.will_write's plain case)
+    return True
+
+
+def store(dst, offset: int, value) -> bool:
+    """``dst[key] = value`` for the element at byte ``offset`` of ``dst`` where ``value`` is
+    the pending ``op(element, other)`` of that very element (``a[i, j] += b``): the op runs
+    in place there, one launch, and ``value`` becomes a pending read of the new element.
+    False otherwise."""
+    e = value._buf.pending
+    buf = dst._buf
+    if type(e) is not Element or e.launch is None or e.src is not buf or e.offset != offset \
+            or value._offset or value.dtype != e.dtype or dst.dtype != e.dtype \
+            or buf.host is not None or buf.device is None:
+        return False
+    with _lock:
+        if value._buf.pending is not e or e.src is not buf:
+            return False
+        readers = buf.readers
+        if readers is not None:
+            readers.discard(weakref.ref(e))  # (the write below must not compute it)
+            if not readers:
+                buf.readers = None
+        target = e.leaf()
+        buf.will_write("device", e.dtype.itemsize)  # (device data only: no copy to mirror)
+        e.launch((target, e.other), (target,), 1)
+        e.launch = e.other = None
+        _register(buf, e)
+    return True
