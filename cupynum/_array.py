@@ -568,11 +568,11 @@ class ndarray:
         else:
             target = None
             if type(key) is tuple and len(key) == len(self._shape):
-                target = self._slices(key, self)
-                if target is None and type(value) is ndarray and not value._shape:
+                if type(value) is ndarray and not value._shape and buf.host is None:
                     offset = self._element_offset(key)  # a[i, j] = x: an element
                     if offset is not None and _backends.store_element(self, offset, value):
                         return
+                target = self._slices(key, self)
             if target is None:
                 try:
                     offset, shape, strides = basic_view(self._offset, self._shape,

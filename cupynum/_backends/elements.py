@@ -136,6 +136,15 @@ def to_host(a):
     return value if not a._shape else value.reshape(a._shape)
 
 
+_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+# Python scalar type -> the loop types NumPy converts it to exactly or with OverflowError
+# (never rounding to inf with a warning, which must happen at the statement)
+_EXACT = {float: (np.float64, np.complex128), complex: (np.complex128,),
+          int: _INTS + (np.float64, np.complex128),
+          bool: (np.bool_,) + _INTS + (np.float16, np.float32, np.float64, np.complex64,
+                                      np.complex128)}
+
+
 def op_in_place(x, launch, other, conv=None) -> bool:
     """``x op= other`` where ``x``'s data is a plain pending read, kept pending as
     ``op(element, other)`` (``launch``: the op's contiguous launcher, output dtype
@@ -149,12 +158,12 @@ def op_in_place(x, launch, other, conv=None) -> bool:
     ob = getattr(other, "_buf", None)
     if ob is None:
         if not isinstance(other, np.generic):
-            if conv is None or conv[1] is None:
-                return False
-            try:  # NumPy's conversion, as the launch would pack it; refused if it warns
-                with np.errstate(all="raise"):
-                    other = conv[1](other)
-            except (OverflowError, FloatingPointError, ValueError):
+            to = None if conv is None else conv[1]
+            if to not in _EXACT.get(type(other), ()):
+                return False  # (a conversion that may round to inf and warn: at once)
+            try:  # NumPy's conversion, as the launch would pack it (exact, or it raises)
+                other = to(other)
+            except OverflowError:
                 return False
         operand, obuf = other, None
     else:
@@ -195,7 +204,10 @@ def store(dst, offset: int, value) -> bool:
         readers = buf.readers
         if readers is not None:
             readers.discard(weakref.ref(e))  # (the write below must not compute it)
-            if not readers:
+            for r in readers:
+                if r() is not None:
+                    break
+            else:  # (only dead ones, as the operand read a[i, j-1] of a[i, j] += a[i, j-1])
                 buf.readers = None
         target = e.leaf()
         buf.will_write("device", e.dtype.itemsize)  # (device data only: no copy to mirror)

@@ -609,6 +609,40 @@ def memcpy_dtoh(host: np.ndarray, src_ptr: int, stream: int | None = None) -> No
     check(err, "cuStreamSynchronize")
 
 
+SMALL_READ = 256  # reads of at most this many bytes go through a thread's scratch block
+_scratch = threading.local()
+
+
+def read_small(src_ptr: int, shape: tuple, dtype) -> np.ndarray:
+    """A new NumPy array of ``shape`` and ``dtype`` (at most ``SMALL_READ`` bytes) holding
+    the bytes at ``src_ptr``; waits for the copy.  ``float(a[i, j])`` and a full
+    reduction's value come here: the copy lands in the thread's scratch block, whose
+    address is known (a new array's ``ctypes.data`` costs more than the driver call)."""
+    n = dtype.itemsize
+    for d in shape:
+        n *= d
+    COUNTS["d2h_bytes"] += n
+    COUNTS["syncs"] += 1  # (the copy waits for the stream)
+    try:
+        block, addr = _scratch.block
+    except AttributeError:
+        block = np.empty(SMALL_READ, np.uint8)
+        addr = block.ctypes.data
+        _scratch.block = block, addr
+    s = runtime._tls.stream if runtime.nondefault_streams else runtime.DEFAULT_STREAM
+    d = runtime._d
+    if s is runtime.DEFAULT_STREAM or s.__class__ is int and s == 0:
+        (err,) = d.cuMemcpyDtoH(addr, src_ptr, n)  # (waits for the legacy stream's work)
+        if err:
+            _failed(err, d.cuMemcpyDtoH, "cuMemcpyDtoH", addr, src_ptr, n)
+    else:
+        (err,) = d.cuMemcpyDtoHAsync(addr, src_ptr, n, s)
+        check(err, "cuMemcpyDtoHAsync")
+        (err,) = d.cuStreamSynchronize(s)
+        check(err, "cuStreamSynchronize")
+    return np.ndarray(shape, dtype, block).copy()
+
+
 def memcpy_dtod(dst_ptr: int, src_ptr: int, nbytes: int, stream: int | None = None) -> None:
     """Device-to-device copy, queued on the stream."""
     if nbytes <= 0:
