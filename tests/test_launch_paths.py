@@ -435,6 +435,18 @@ assert params(4) == [pa + 51 * 8, pa + 40 * 8, pa + 51 * 8, 8], params(4)
 x = A[2, 3]
 A[2, 3] = 0.0  # a write to A copies the pending read first (a device copy), then writes
 assert x._buf.pending is None and float(x) == 23.0
+s2 = cp.cuda.Stream()
+with s2:
+    y = A[3, 3]  # made on another stream: copied at once, in that stream's order
+    assert y._buf.pending is None
+    n0 = calls.value
+    assert float(y) == 33.0 and calls.value - n0 == 2  # an async copy and a stream sync
+import threading
+got = []
+th = threading.Thread(target=lambda: got.append(float(A[4, 4])))  # a thread's first read
+th.start()
+th.join()
+assert got == [44.0], got
 print("ok", runtime.LAUNCH)
 """
 
