@@ -37,6 +37,11 @@ STATEMENTS = [
     ("x = 1 if A[i, j] > 0 else 0", 0, 1, 8),
     ("x = float(A[i, j])", 0, 1, 8),
     ("C[i, :i + 1] *= beta", 1, 0, 0),
+    # element reads used at once: read where they are, no copy of their own
+    ("x = A[i, j] * 2.0 + A[i, j - 1]", 2, 0, 0),
+    ("A[i, j] = A[i, j - 1]", 1, 0, 0),
+    ("A[i, j] = A[i, j]", 0, 0, 0),
+    ("A[i, j], A[i, j + 1] = A[i, j + 1], A[i, j]", 3, 0, 0),
 ]
 
 
@@ -172,6 +177,18 @@ def test_elements_are_independent_values():
     h[0, 0], h[0, 3] = h[0, 3], h[0, 0]
     np.testing.assert_array_equal(a.get(), h)
     assert float(y) == 2.0
+
+
+def test_element_copied_within_its_array_stays_a_read():
+    a = _device(np.arange(6.0).reshape(2, 3))
+    y = a[0, 1]
+    a[0, 2] = y  # copied from a[0, 1] itself: y still waits
+    assert _pending(y)
+    a[0, 1] = 7.0  # now y is copied first
+    assert float(y) == 1.0 and a.get().tolist() == [[0.0, 7.0, 1.0], [3.0, 4.0, 5.0]]
+    z = a[1, 0]
+    a[1, 0] = z  # the element's own value: nothing written
+    assert _pending(z) and float(z) == 3.0
 
 
 def test_in_place_element_statements():

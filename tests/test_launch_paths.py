@@ -430,6 +430,9 @@ assert driver_calls("x = 1 if A[5, 5] > 0 else 0") == (1, 0)
 assert driver_calls("A[5, 5] += A[5, 4]") == (1, 1)  # one launch, in place in A
 assert params(4) == [pa + 55 * 8, pa + 54 * 8, pa + 55 * 8, 1], params(4)
 assert driver_calls("A[5, 5] /= 9.0") == (1, 1)
+assert driver_calls("x = A[5, 5] * 2.0") == (1, 1)  # the element read where it is
+assert params(4)[0] == pa + 55 * 8, params(4)
+assert driver_calls("A[5, 5] = A[5, 4]") == (1, 0)  # one element copy (cuMemcpyDtoDAsync)
 assert driver_calls("A[5, 1:-1] += A[4, :-2]") == (1, 1)
 assert params(4) == [pa + 51 * 8, pa + 40 * 8, pa + 51 * 8, 8], params(4)
 x = A[2, 3]

@@ -118,11 +118,19 @@ def read(backend, src, offset: int, dtype, out) -> None:
 def plain(a):
     """The Element whose value array ``a`` is, as a whole (a 0-d array or a view of all of
     it in its dtype), when it is a pending read with no op; else None."""
-    e = a._buf.pending
+    buf = getattr(a, "_buf", None)
+    e = None if buf is None else buf.pending
     if type(e) is Element and e.launch is None and a._offset == 0 and a._size == 1 and (
             a.dtype == e.dtype):
         return e
     return None
+
+
+def sources(*operands) -> tuple:
+    """What an op may read instead of each operand: the element where it is, for the whole
+    of a plain pending read (the op is launched or deferred now, before any write to the
+    source, which readers would see), else the operand itself."""
+    return tuple(x if (e := plain(x)) is None else e.leaf() for x in operands)
 
 
 def to_host(a):
@@ -189,14 +197,24 @@ def op_in_place(x, launch, other, conv=None) -> bool:
 
 def store(dst, offset: int, value) -> bool:
     """``dst[key] = value`` for the element at byte ``offset`` of ``dst`` where ``value`` is
-    the pending ``op(element, other)`` of that very element (``a[i, j] += b``): the op runs
-    in place there, one launch, and ``value`` becomes a pending read of the new element.
-    False otherwise."""
+    the whole of a pending value read from ``dst``: the pending ``op(element, other)`` of
+    that very element (``a[i, j] += b``) runs in place there, one launch, and ``value``
+    becomes a pending read of the new element; a plain read of another element
+    (``a[i, j] = a[i, j-1]``) is copied from there, one copy, and stays a pending read; a
+    read of that very element writes nothing.  False otherwise."""
     e = value._buf.pending
     buf = dst._buf
-    if type(e) is not Element or e.launch is None or e.src is not buf or e.offset != offset \
-            or value._offset or value.dtype != e.dtype or dst.dtype != e.dtype \
+    if type(e) is not Element or e.src is not buf or value._offset or value._size != 1 \
+            or value.dtype != e.dtype or dst.dtype != e.dtype \
             or buf.host is not None or buf.device is None:
+        return False
+    size = e.dtype.itemsize
+    if e.launch is None:
+        if e.offset == offset:
+            return True  # (the value is the element's own)
+        if abs(e.offset - offset) < size:
+            return False
+    elif e.offset != offset:
         return False
     with _lock:
         if value._buf.pending is not e or e.src is not buf:
@@ -209,9 +227,12 @@ def store(dst, offset: int, value) -> bool:
                     break
             else:  # (only dead ones, as the operand read a[i, j-1] of a[i, j] += a[i, j-1])
                 buf.readers = None
-        target = e.leaf()
-        buf.will_write("device", e.dtype.itemsize)  # (device data only: no copy to mirror)
-        e.launch((target, e.other), (target,), 1)
-        e.launch = e.other = None
+        target = Leaf(buf, offset, (), (), e.dtype, 1, True, True)
+        buf.will_write("device", size)  # (device data only: no copy to mirror)
+        if e.launch is None:
+            e.backend.copy(e.leaf(), target)
+        else:
+            e.launch((target, e.other), (target,), 1)
+            e.launch = e.other = None
         _register(buf, e)
     return True
