@@ -269,6 +269,23 @@ def test_element_read_outlives_its_array():
     assert float(x) == 10.0 and float(x + 1) == 11.0
 
 
+def test_element_reads_are_computed_when_memory_runs_out():
+    import weakref
+
+    from cupynum._backends import elements
+
+    a = _device(np.arange(4.0) + 7)
+    x, y = a[3], a[1]
+    y += 1
+    source = weakref.ref(a._buf)
+    del a
+    assert source() is not None  # kept by the pending reads
+    assert elements.flush_for_memory()  # (what the pool does before it gives up)
+    assert source() is None and not _pending(x) and not _pending(y)
+    assert float(x) == 10.0 and float(y) == 9.0
+    assert not elements.flush_for_memory()
+
+
 def test_element_reads_of_exported_data_are_copied():
     a = _device(np.arange(4.0))
     a._address()  # exported: may be written where no write point sees it

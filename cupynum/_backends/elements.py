@@ -22,7 +22,8 @@ computes it too (``Buffer.on``, through fusion's ``materialize``).  Until then:
   pending read of the new value.
 
 An Element keeps ``src`` (and an operand's Buffer) alive until it is computed, as a CuPy
-0-d view keeps its base.  Elements are made only where the backend allows
+0-d view keeps its base; when the device pool runs out of memory, every live Element is
+computed (``flush_for_memory``) before the allocation is tried again.  Elements are made only where the backend allows
 (``Backend.lazy_reads``: on CUDA while the current stream is the legacy default stream)
 and never over exported data (``pins``: it may be written where no write point sees it).
 """
@@ -36,6 +37,11 @@ from .fusion import Leaf
 from .fusion import _lock  # (one lock with fusion's evaluation: either may run the other)
 
 _PRUNE_AT = 64  # as fusion's: a readers set is pruned at this size and its doublings
+# Weak references to the Elements made since the last sweep, for ``flush_for_memory``.
+_live: list = []
+_SWEEP_AT = 4096
+_sweep_at = _SWEEP_AT
+_flushing = False
 
 
 class Element:
@@ -90,9 +96,10 @@ class _Done:
 _DONE = _Done()
 
 
-def _register(buf, e) -> None:
+def _register(buf, e, ref=None) -> None:
     """Make Element ``e`` one of ``buf``'s readers (a write to ``buf`` computes it first)."""
-    ref = weakref.ref(e)
+    if ref is None:
+        ref = weakref.ref(e)
     readers = buf.readers
     if readers is None:
         buf.readers = {ref}
@@ -112,7 +119,39 @@ def read(backend, src, offset: int, dtype, out) -> None:
     e.launch = e.other = e.result = None
     e.out = weakref.ref(out)
     out.pending = e
-    _register(src, e)
+    ref = weakref.ref(e)
+    _register(src, e, ref)
+    _live.append(ref)
+    if len(_live) >= _sweep_at:
+        _sweep()
+
+
+def _sweep() -> None:
+    """Drop the references to Elements that are gone or computed (and sweep again when the
+    live ones have doubled)."""
+    global _sweep_at
+    _live[:] = [r for r in _live if (e := r()) is not None and e.result is None]
+    _sweep_at = max(_SWEEP_AT, 2 * len(_live))
+
+
+def flush_for_memory() -> bool:
+    """Compute every live pending Element (the device pool is out of memory: the sources
+    and operands they keep alive may then go); False when there was none, or when this is a
+    nested call (an allocation of that very flush failed)."""
+    global _flushing
+    if _flushing:
+        return False
+    live = [e for r in _live if (e := r()) is not None and e.result is None]
+    _live.clear()
+    if not live:
+        return False
+    _flushing = True
+    try:
+        for e in live:
+            e.compute()
+    finally:
+        _flushing = False
+    return True
 
 
 def plain(a):

@@ -62,7 +62,7 @@ import threading
 
 import numpy as np
 
-from .. import fusion
+from .. import elements, fusion
 from ..counters import COUNTS
 from . import runtime, tuning
 from .driver import check
@@ -290,8 +290,10 @@ class MemoryPool:
                 check(err, f"cuMemAllocFromPoolAsync({size})")
             self.free_all_blocks()
             err, ptr = self._alloc_async(size, self._handle, stream)
-            if err and self._is_oom(err, size) and fusion.flush_for_memory():
-                # pending expressions kept their inputs alive: once run, those may go
+            if err and self._is_oom(err, size) and (
+                    fusion.flush_for_memory() | elements.flush_for_memory()):
+                # pending expressions and element reads kept their inputs alive: once
+                # run, those may go
                 self.free_all_blocks()
                 err, ptr = self._alloc_async(size, self._handle, stream)
             if err:
