@@ -319,6 +319,22 @@ def test_in_place_with_an_overlapping_operand_reads_a_copy():
     np.testing.assert_array_equal(a.get(), h)
 
 
+def test_small_results_skip_the_deferral(monkeypatch):
+    """Results below fusion's size floor run at once without entering the deferral (its
+    bookkeeping costs more than they take)."""
+    from cupynum._backends import fusion
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a small result entered fusion.defer")
+
+    a = _device(np.arange(64.0))
+    o = _device(np.zeros(64))
+    a * 2.0, a[::2] + 1.0, cp.add(a, 1.0, out=o)  # (launchers built)
+    monkeypatch.setattr(fusion, "defer", refuse)
+    r = [a * 2.0, a + a, a[::2] + 1.0, cp.add(a, 1.0, out=o), cp.sqrt(a[::3])]
+    assert r[0].get()[5] == 10.0 and o.get()[5] == 6.0
+
+
 def test_element_reads_under_fusion(small_arrays_fuse):
     h = np.arange(12.0).reshape(3, 4)
     a = _device(h)

@@ -109,8 +109,8 @@ class SimulatedBackend(HostBackend):
             super().copy(src, dst)
 
     def elementwise(self, op, ins, outs) -> None:
-        if not (fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1
-                and fusion.deferrable_into(outs[0])
+        if not (fusion.ENABLED and outs[0]._size >= fusion.MIN_ELEMENTS and len(outs) == 1
+                and len(op.loop) == op.nin + 1 and fusion.deferrable_into(outs[0])
                 and fusion.defer(self, op, ins, outs[0], into=outs[0]._buf)):
             _COUNTS["launches"] += 1
             super().elementwise(op, ins, outs)

@@ -121,8 +121,8 @@ class CudaBackend(Backend):
     # Elementwise work is deferred when fusion is on (``_backends/fusion.py``): these entry
     # points make the output pending, and ``run_fused`` runs a flushed graph (fused.py).
     def elementwise(self, op: ElementwiseOp, ins, outs) -> None:
-        if fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1 and \
-                fusion.deferrable_into(outs[0]):
+        if fusion.ENABLED and outs[0]._size >= fusion.MIN_ELEMENTS and len(outs) == 1 and \
+                len(op.loop) == op.nin + 1 and fusion.deferrable_into(outs[0]):
             ins = fused.loop_scalars(op, ins)
             if fusion.defer(self, op, ins, outs[0], fused.current_stream(), into=outs[0]._buf):
                 return
