@@ -568,7 +568,8 @@ class ndarray:
         else:
             target = None
             if type(key) is tuple and len(key) == len(self._shape):
-                if type(value) is ndarray and not value._shape and buf.host is None:
+                if buf.host is None and (type(value) in _HOST_VALUES or type(
+                        value) is ndarray and not value._shape):
                     offset = self._element_offset(key)  # a[i, j] = x: an element
                     if offset is not None and _backends.store_element(self, offset, value):
                         return

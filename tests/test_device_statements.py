@@ -42,6 +42,8 @@ STATEMENTS = [
     ("A[i, j] = A[i, j - 1]", 1, 0, 0),
     ("A[i, j] = A[i, j]", 0, 0, 0),
     ("A[i, j], A[i, j + 1] = A[i, j + 1], A[i, j]", 3, 0, 0),
+    ("A[i, j] = 3.0", 1, 0, 0),  # a fill of one element
+    ("A[i, j] = -0.0", 1, 0, 0),
 ]
 
 
@@ -177,6 +179,30 @@ def test_elements_are_independent_values():
     h[0, 0], h[0, 3] = h[0, 3], h[0, 0]
     np.testing.assert_array_equal(a.get(), h)
     assert float(y) == 2.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int8, np.uint32,
+                                   np.int64, np.bool_, np.complex64, np.complex128])
+@pytest.mark.parametrize("value", [3, -1, 300, 2**70, 0.5, -0.0, float("nan"), True, 1 + 2j,
+                                   np.float32(2.5), np.int64(-7), np.complex128(1j)])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::numpy.exceptions.ComplexWarning")
+def test_scalar_stored_into_an_element(dtype, value):
+    h = np.zeros((2, 3), dtype)
+    a = _device(h)
+    try:
+        h[1, 2] = value
+    except Exception as e:  # noqa: BLE001 - NumPy's error is the one to raise
+        with pytest.raises(type(e)):
+            a[1, 2] = value
+        np.testing.assert_array_equal(a.get(), h)
+        return
+    a[1, 2] = value
+    x = a[1, 0]
+    a[1, 0] = value  # a pending read of the element is copied first
+    assert float(abs(x)) == 0.0
+    h[1, 0] = value
+    np.testing.assert_array_equal(a.get(), h)
+    assert a.get().view(np.uint8).tobytes() == h.view(np.uint8).tobytes()  # (-0.0, NaN)
 
 
 def test_element_copied_within_its_array_stays_a_read():

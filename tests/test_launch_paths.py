@@ -433,6 +433,9 @@ assert driver_calls("A[5, 5] /= 9.0") == (1, 1)
 assert driver_calls("x = A[5, 5] * 2.0") == (1, 1)  # the element read where it is
 assert params(4)[0] == pa + 55 * 8, params(4)
 assert driver_calls("A[5, 5] = A[5, 4]") == (1, 0)  # one element copy (cuMemcpyDtoDAsync)
+assert driver_calls("A[5, 5] = 2.5") == (1, 1)  # one fill of one element
+assert params(3)[1:] == [pa + 55 * 8, 1] and ctypes.c_double.from_address(
+    (ctypes.c_uint64 * 3).from_address(last[9])[0]).value == 2.5, params(3)
 assert driver_calls("A[5, 1:-1] += A[4, :-2]") == (1, 1)
 assert params(4) == [pa + 51 * 8, pa + 40 * 8, pa + 51 * 8, 8], params(4)
 x = A[2, 3]

@@ -75,13 +75,22 @@ def element(a, offset: int):
 
 
 def store_element(a, offset: int, value) -> bool:
-    """``a[key] = value`` for the element at byte ``offset`` of array ``a`` and a 0-d array
-    ``value``, both device data of one dtype: for ``a[i, j] op= b`` (``value`` the pending op
-    on that very element) the op runs in place there, else one element-sized copy (from
-    the source of a pending read).  False where the general path decides (other dtypes,
-    data on the host, ``value`` sharing ``a``'s data)."""
+    """``a[key] = value`` for the element at byte ``offset`` of array ``a`` (device data)
+    and a number or a 0-d array of ``a``'s dtype and device data: a number is converted as
+    NumPy's setitem converts it and written by one fill; for ``a[i, j] op= b`` (``value``
+    the pending op on that very element) the op runs in place there; else one element-sized
+    copy (from the source of a pending read).  False where the general path decides (other
+    dtypes, data on the host, ``value`` sharing ``a``'s data)."""
     buf = a._buf
-    if value.dtype != a.dtype or buf.host is not None or value._buf is buf:
+    if buf.host is not None:
+        return False
+    if not hasattr(value, "_buf"):
+        host = np.empty((), a.dtype)
+        host[()] = value  # (NumPy's conversion, warnings and errors)
+        target = elements.Leaf(buf, offset, (), (), a.dtype, 1, True, True)
+        for_writing(target).fill(target, host[()])
+        return True
+    if value.dtype != a.dtype or value._buf is buf:
         return False
     if elements.store(a, offset, value):
         return True
