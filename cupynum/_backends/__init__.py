@@ -95,8 +95,8 @@ def store_element(a, offset: int, value) -> bool:
     if elements.store(a, offset, value):
         return True
     target = elements.Leaf(buf, offset, (), (), a.dtype, 1, True, True)
-    e = elements.plain(value)  # a[k, l] = b[i, j]: copied from b, once
-    src = value if e is None or e.src is buf else e.leaf()  # (before the write hook runs)
+    v = elements.source_view(value)  # a[k, l] = b[i, j]: copied from b, once
+    src = value if v is None or v._buf is buf else v  # (taken before the write hook runs)
     for_writing(target, value).copy(src, target)
     return True
 

@@ -165,11 +165,20 @@ def plain(a):
     return None
 
 
+def source_view(a):
+    """The element that ``a``, the whole of a plain pending read, reads, as a 0-d view of
+    its source (its fields read once: another thread may compute it meanwhile); None for
+    any other array or operand."""
+    e = plain(a)
+    src = None if e is None else e.src
+    return None if src is None else Leaf(src, e.offset, (), (), e.dtype, 1, True, True)
+
+
 def sources(*operands) -> tuple:
     """What an op may read instead of each operand: the element where it is, for the whole
     of a plain pending read (the op is launched or deferred now, before any write to the
     source, which readers would see), else the operand itself."""
-    return tuple(x if (e := plain(x)) is None else e.leaf() for x in operands)
+    return tuple(x if (v := source_view(x)) is None else v for x in operands)
 
 
 def to_host(a):
@@ -177,9 +186,10 @@ def to_host(a):
     device-to-host copy; ``a`` stays a pending read), or None where ``a`` is not the whole
     of a plain pending read (the caller reads it the usual way)."""
     e = plain(a)
-    if e is None:
+    src = None if e is None else e.src  # (read once: another thread may compute it)
+    if src is None:
         return None
-    value = e.backend.to_host(e.leaf())
+    value = e.backend.to_host(Leaf(src, e.offset, (), (), e.dtype, 1, True, True))
     return value if not a._shape else value.reshape(a._shape)
 
 
@@ -216,9 +226,9 @@ def op_in_place(x, launch, other, conv=None) -> bool:
     else:
         if ob is buf or other._size != 1:
             return False
-        oe = plain(other)
-        if oe is not None:
-            operand, obuf = oe.leaf(), oe.src
+        operand = source_view(other)
+        if operand is not None:
+            obuf = operand._buf
         elif (ob.device is not None and ob.pending is None and ob.host is None
               and ob.pins is None):
             operand, obuf = Leaf(ob, other._offset, (), (), other.dtype, 1, True, True), ob
