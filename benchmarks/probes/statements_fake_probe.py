@@ -7,7 +7,9 @@ kernels never run), and what it asks of the device (launches, syncs, bytes each 
     python benchmarks/probes/statements_fake_probe.py TREE_A [TREE_B ...] [rounds]
     python benchmarks/probes/statements_fake_probe.py --profile 'float(A[i, j])' [TREE]
 
-The arrays are those of statements.py (100 x 100 float64), forced to the device
+The statements are statements.py's and a few more element statements (a scalar stored, an
+element used in arithmetic, an element copied); the arrays are those of statements.py
+(100 x 100 float64), forced to the device
 (``CUPYNUM_PLACEMENT=device``) as the issue's device column measures them.  Each round runs
 every tree once in a fresh interpreter, in turn; a statement's figure is the minimum over
 repeats of about a millisecond, and the table gives per tree the median over the rounds.
@@ -37,7 +39,9 @@ from statements import STATEMENTS, _inputs
 calls = ctypes.c_uint64.in_dll(ctypes.CDLL("libcuda.so.1"), "fake_calls")
 inputs = _inputs(100)
 out = {}
-for label, stmt in STATEMENTS:
+EXTRA = [("A[i, j] = 3.0", "A[i, j] = 3.0"), ("x = A[i, j] * 2.0", "x = A[i, j] * 2.0"),
+         ("A[i, j] = A[i, j-1]", "A[i, j] = A[i, j - 1]")]
+for label, stmt in STATEMENTS + EXTRA:
     if PROFILE and label != PROFILE:
         continue
     env = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}
