@@ -174,11 +174,12 @@ def source_view(a):
     return None if src is None else Leaf(src, e.offset, (), (), e.dtype, 1, True, True)
 
 
-def sources(*operands) -> tuple:
-    """What an op may read instead of each operand: the element where it is, for the whole
-    of a plain pending read (the op is launched or deferred now, before any write to the
-    source, which readers would see), else the operand itself."""
-    return tuple(x if (v := source_view(x)) is None else v for x in operands)
+def sources(a, b) -> tuple:
+    """What a two-input op may read instead of ``a`` and ``b``: the element where it is,
+    for the whole of a plain pending read (the op is launched or deferred now, before any
+    write to the source, which readers would see), else the operand itself."""
+    va, vb = source_view(a), source_view(b)
+    return a if va is None else va, b if vb is None else vb
 
 
 def to_host(a):
