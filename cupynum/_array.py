@@ -172,7 +172,7 @@ class ndarray:
     # host conversion --------------------------------------------------------------------
     def _host(self) -> np.ndarray:
         """A C-contiguous NumPy copy of the values (waits for the device)."""
-        return _backends.for_arrays(self).to_host(self)
+        return _backends.to_host(self)
 
     def _address(self) -> int:
         """The address of the first element where the data lives (the device's where it
@@ -568,6 +568,11 @@ class ndarray:
         else:
             target = None
             if type(key) is tuple and len(key) == len(self._shape):
+                if buf.host is None and (type(value) in _HOST_VALUES or type(
+                        value) is ndarray and not value._shape):
+                    offset = self._element_offset(key)  # a[i, j] = x: an element
+                    if offset is not None and _backends.store_element(self, offset, value):
+                        return
                 target = self._slices(key, self)
             if target is None:
                 try:
@@ -576,6 +581,10 @@ class ndarray:
                 except AdvancedIndex:
                     return _setitem_advanced(self, key, value)
                 target = _make(self._buf, offset, shape, strides, self.dtype, self)
+        if type(value) is ndarray and value._buf is buf and value._offset == target._offset \
+                and value._strides == target._strides and value._shape == target._shape \
+                and value.dtype == target.dtype:
+            return  # a view stored onto itself (a[i, 1:-1] += b stores what it changed)
         assign(target, value)
 
     # protocols --------------------------------------------------------------------------
@@ -636,12 +645,13 @@ def _element(a, offset):
 
     Selecting one element (an integer for every axis) gives an independent value, as
     NumPy's scalars are: ``a[0], a[1] = a[1], a[0]`` swaps, and ``x = a[0]; x += 1``
-    leaves ``a`` alone.  One element-sized copy, no view kept."""
+    leaves ``a`` alone.  No view kept: of device data, a read on first use (or before
+    ``a`` is written: ``_backends/elements.py``) or an element-sized copy."""
     raw = a._buf.host
     if raw is not None and a._shape:  # an element of a host array: NumPy's scalar
         return np.ndarray((), a.dtype, raw, offset)[()]
     out = _new(ndarray)
-    out._buf = _backends.for_element(a).copy_bytes(a._buf, offset, a.dtype.itemsize)
+    out._buf = _backends.element(a, offset)
     out._offset = 0
     out._shape = out._strides = ()
     out.dtype = a.dtype

@@ -28,6 +28,7 @@ from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_arra
 from ._host_path import host_view, wrap_all, wrap_host
 from ._backends import placement as _placement
 from ._backends.base import ElementwiseOp
+from ._backends.elements import Element
 from ._dtypes import normalize
 from ._fallback import call_on_host
 from ._ops import type_loops
@@ -100,6 +101,9 @@ def _hot_binary(uf, fallback):
                         return wrap(npf(host_view(a), host_view(b)))
                 elif tb in scalar_types:
                     return wrap(npf(host_view(a), b))
+            elif a._buf.pending is not None and uf._row.comparison and tb in scalar_types and (
+                    value := _backends.elements.to_host(a)) is not None:
+                return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
             if tb is ndarray:
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
@@ -131,6 +135,9 @@ def _hot_binary(uf, fallback):
                 b = c1(b)
         if run is None:  # several outputs
             return _launch_new(uf._fast[_key(index, uf._hot, k0, k1)], (a, b), x)
+        if type(x._buf.pending) is Element or type(b) is ndarray and type(
+                b._buf.pending) is Element:
+            a, b = _backends.elements.sources(a, b)  # a[i, j] * 2 reads a[i, j] where it is
         n = x._size
         out = _new(ndarray)  # the result object, its slots set directly (no __init__ frame)
         out._offset = 0
@@ -896,8 +903,8 @@ def _hot_inplace(uf, general):
         if not self._c_contig or buf.pins is not None:
             return general(self, other)
         if t is ndarray:
-            if not other._c_contig or other._shape != self._shape or (
-                    other._buf is self._buf and other._offset != self._offset):
+            if not other._c_contig or other._shape != self._shape or (  # (an overlap:
+                    other._offset != self._offset and may_overlap(self, other)):  # a copy)
                 return general(self, other)
             index, k1 = by_arrays, other.dtype
         elif t in scalar_types:
@@ -920,6 +927,9 @@ def _hot_inplace(uf, general):
             mirrored = False
             if buf.readers is None and buf.pending is None and buf.host is None:
                 buf.version += 1  # Buffer.will_write(), its plain case inline
+            elif buf.pending is not None and _backends.elements.op_in_place(
+                    self, fast[_key(index, hot, k0, k1)][1], b, conv):
+                return self  # an element read waits on: op(element, b) (a[i, j] += b)
             else:  # (the host copy goes, or a small write updates both)
                 mirrored = buf.will_write("device", n * self.dtype.itemsize)
             try:

@@ -160,6 +160,8 @@ static int generic(void) { return 0; }
 static u64 counter = 0x10000;
 static u64 next_handle(void) { counter += 0x100; return counter; }
 u64 fake_launches = 0, fake_last[11], fake_registered = 0;
+/* the driver calls that queue or wait for device work (memory, copies, launches, syncs) */
+u64 fake_calls = 0;
 CUresult cuInit(unsigned f) { return 0; }
 CUresult cuDriverGetVersion(int* v) { *v = 13000; return 0; }
 CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
@@ -174,16 +176,21 @@ CUresult cuDeviceGetName(char* s, int n, int d) { strncpy(s, "fake", n); return 
 CUresult cuDeviceGetDefaultMemPool(void** p, int d) { *p = (void*)0x2000; return 0; }
 CUresult cuMemPoolGetAttribute(void* p, int a, void* v) { *(u64*)v = 0; return 0; }
 CUresult cuMemAllocFromPoolAsync(u64* p, size_t n, void* pool, void* s) {
-  void* q = NULL; if (posix_memalign(&q, 256, n ? n : 1)) return 2; *p = (u64)q; return 0; }
-CUresult cuMemFreeAsync(u64 p, void* s) { free((void*)p); return 0; }
+  void* q = NULL; ++fake_calls;
+  if (posix_memalign(&q, 256, n ? n : 1)) return 2; *p = (u64)q; return 0; }
+CUresult cuMemFreeAsync(u64 p, void* s) { ++fake_calls; free((void*)p); return 0; }
 CUresult cuMemcpyHtoDAsync_v2(u64 d, const void* s, size_t n, void* st) {
-  memcpy((void*)d, s, n); return 0; }
+  ++fake_calls; memcpy((void*)d, s, n); return 0; }
 CUresult cuMemcpyDtoHAsync_v2(void* d, u64 s, size_t n, void* st) {
-  memcpy(d, (void*)s, n); return 0; }
+  ++fake_calls; memcpy(d, (void*)s, n); return 0; }
+CUresult cuMemcpyDtoH_v2(void* d, u64 s, size_t n) {
+  ++fake_calls; memcpy(d, (void*)s, n); return 0; }
 CUresult cuMemcpyDtoDAsync_v2(u64 d, u64 s, size_t n, void* st) {
-  memmove((void*)d, (void*)s, n); return 0; }
+  ++fake_calls; memmove((void*)d, (void*)s, n); return 0; }
 CUresult cuMemsetD8Async(u64 d, unsigned char c, size_t n, void* s) {
-  memset((void*)d, c, n); return 0; }
+  ++fake_calls; memset((void*)d, c, n); return 0; }
+CUresult cuStreamSynchronize(void* s) { ++fake_calls; return 0; }
+CUresult cuCtxSynchronize(void) { ++fake_calls; return 0; }
 CUresult cuMemHostAlloc(void** p, size_t n, unsigned f) { *p = malloc(n); return 0; }
 CUresult cuMemFreeHost(void* p) { free(p); return 0; }
 CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) { fake_registered += n; return 0; }
@@ -198,7 +205,7 @@ CUresult cuGetExportTable(const void** t, const void* id) { *t = 0; return 801; 
 CUresult cuLaunchKernel(u64 f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned sh, u64 s, u64 p, u64 e) {
   u64 a[11] = {f, gx, gy, gz, bx, by, bz, sh, s, p, e};
-  memcpy(fake_last, a, sizeof a); ++fake_launches; return 0; }
+  memcpy(fake_last, a, sizeof a); ++fake_launches; ++fake_calls; return 0; }
 struct entry { const char* name; void* fn; };
 static struct entry table[] = {
   {"cuInit", cuInit}, {"cuDriverGetVersion", cuDriverGetVersion},
@@ -210,7 +217,9 @@ static struct entry table[] = {
   {"cuMemPoolGetAttribute", cuMemPoolGetAttribute},
   {"cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync}, {"cuMemFreeAsync", cuMemFreeAsync},
   {"cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2}, {"cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2},
+  {"cuMemcpyDtoH", cuMemcpyDtoH_v2},
   {"cuMemcpyDtoDAsync", cuMemcpyDtoDAsync_v2}, {"cuMemsetD8Async", cuMemsetD8Async},
+  {"cuStreamSynchronize", cuStreamSynchronize}, {"cuCtxSynchronize", cuCtxSynchronize},
   {"cuMemHostAlloc", cuMemHostAlloc}, {"cuMemFreeHost", cuMemFreeHost},
   {"cuMemHostRegister", cuMemHostRegister_v2},
   {"cuEventCreate", cuEventCreate}, {"cuStreamCreate", cuStreamCreate},
@@ -402,6 +411,48 @@ assert big2.ptr == bptr and big2.nbytes == cache_max + big_step
 with tuning.overridden("MEMORY", big_step=4 << 20):  # the knob is read per allocation
     big3 = pool.malloc(cache_max + 1)
     assert big3._size == cache_max + (4 << 20), big3._size
+# the statements of device element reads and writes: what reaches the driver per statement
+calls = ctypes.c_uint64.in_dll(fake, "fake_calls")
+A = cp.asarray(np.arange(100.0).reshape(10, 10))
+pa = A._buf.device.ptr
+
+def driver_calls(stmt):  # (driver calls, launches) of one run, after two
+    env = {"A": A}
+    for _ in range(2):
+        exec(stmt, env)
+    n0, c0 = calls.value, counters.launches()
+    exec(stmt, env)
+    return calls.value - n0, counters.launches() - c0
+
+assert driver_calls("x = A[5, 5]") == (0, 0)  # a pending read: nothing yet
+assert driver_calls("x = float(A[5, 5])") == (1, 0)  # one synchronous cuMemcpyDtoH
+assert driver_calls("x = 1 if A[5, 5] > 0 else 0") == (1, 0)
+assert driver_calls("A[5, 5] += A[5, 4]") == (1, 1)  # one launch, in place in A
+assert params(4) == [pa + 55 * 8, pa + 54 * 8, pa + 55 * 8, 1], params(4)
+assert driver_calls("A[5, 5] /= 9.0") == (1, 1)
+assert driver_calls("x = A[5, 5] * 2.0") == (1, 1)  # the element read where it is
+assert params(4)[0] == pa + 55 * 8, params(4)
+assert driver_calls("A[5, 5] = A[5, 4]") == (1, 0)  # one element copy (cuMemcpyDtoDAsync)
+assert driver_calls("A[5, 5] = 2.5") == (1, 1)  # one fill of one element
+assert params(3)[1:] == [pa + 55 * 8, 1] and ctypes.c_double.from_address(
+    (ctypes.c_uint64 * 3).from_address(last[9])[0]).value == 2.5, params(3)
+assert driver_calls("A[5, 1:-1] += A[4, :-2]") == (1, 1)
+assert params(4) == [pa + 51 * 8, pa + 40 * 8, pa + 51 * 8, 8], params(4)
+x = A[2, 3]
+A[2, 3] = 0.0  # a write to A copies the pending read first (a device copy), then writes
+assert x._buf.pending is None and float(x) == 23.0
+s2 = cp.cuda.Stream()
+with s2:
+    y = A[3, 3]  # made on another stream: copied at once, in that stream's order
+    assert y._buf.pending is None
+    n0 = calls.value
+    assert float(y) == 33.0 and calls.value - n0 == 2  # an async copy and a stream sync
+import threading
+got = []
+th = threading.Thread(target=lambda: got.append(float(A[4, 4])))  # a thread's first read
+th.start()
+th.join()
+assert got == [44.0], got
 print("ok", runtime.LAUNCH)
 """
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _config
-from . import buffer, fusion, placement
+from . import buffer, elements, fusion, placement
 from .buffer import DEVICE, HOST
 
 _chaos = None  # CUPYNUM_PLACEMENT=random: moves operands at random before each op
@@ -58,6 +58,61 @@ def for_element(a):
     """``for_arrays(a)`` for an op that touches one element of ``a`` (its ledger records
     one element, not the array's size)."""
     return for_arrays(_One(a._buf))
+
+
+def element(a, offset: int):
+    """The Buffer of a new 0-d array holding the element of ``a`` at byte ``offset`` (an
+    element read, ``x = a[i, j]``): of device data, a pending read (elements.py) where the
+    backend allows, else a copy."""
+    backend = _single if _single is not None else for_element(a)
+    buf = a._buf
+    if backend.side == DEVICE and buf.host is None and buf.pins is None and (
+            buf.device is not None or buf.pending is not None) and backend.lazy_reads():
+        out = buffer.Buffer()
+        elements.read(backend, buf, offset, a.dtype, out)
+        return out
+    return backend.copy_bytes(buf, offset, a.dtype.itemsize)
+
+
+def store_element(a, offset: int, value) -> bool:
+    """``a[key] = value`` for the element at byte ``offset`` of array ``a`` (device data)
+    and a number or a 0-d array of ``a``'s dtype and device data: a number is converted as
+    NumPy's setitem converts it and written by one fill; for ``a[i, j] op= b`` (``value``
+    the pending op on that very element) the op runs in place there; else one element-sized
+    copy (from the source of a pending read).  False where the general path decides (other
+    dtypes, data on the host, ``value`` sharing ``a``'s data)."""
+    buf = a._buf
+    if buf.host is not None:
+        return False
+    if not hasattr(value, "_buf"):
+        host = np.empty((), a.dtype)
+        host[()] = value  # (NumPy's conversion, warnings and errors)
+        target = elements.Leaf(buf, offset, (), (), a.dtype, 1, True, True)
+        for_writing(target).fill(target, host[()])
+        return True
+    if value.dtype != a.dtype or value._buf is buf:
+        return False
+    if elements.store(a, offset, value):
+        return True
+    target = elements.Leaf(buf, offset, (), (), a.dtype, 1, True, True)
+    v = elements.source_view(value)  # a[k, l] = b[i, j]: copied from b, once
+    src = value if v is None or v._buf is buf else v  # (taken before the write hook runs)
+    for_writing(target, value).copy(src, target)
+    return True
+
+
+def to_host(a):
+    """A new C-contiguous NumPy array with the values of array ``a`` (a read: waits for
+    the device where the data is there)."""
+    buf = a._buf
+    if buf.pending is not None:
+        if type(buf.pending) is elements.Element:
+            host = elements.to_host(a)  # one copy from the element's source
+            if host is not None:
+                return host
+    elif buf.host is not None and _single is not None:
+        return _host.to_host(a)  # (one backend for every op: data valid on the host is read there)
+    return for_arrays(a).to_host(a)
 
 
 def for_arrays(*operands):

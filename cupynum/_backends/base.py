@@ -135,6 +135,12 @@ class Backend(abc.ABC):
         ``buf`` from byte ``offset`` (one element read out as an independent value:
         ``x = a[i, j]``)."""
 
+    def lazy_reads(self) -> bool:
+        """Whether an element read of device data may wait for its first use now
+        (``_backends/elements.py``: a 0-d array pending on the element); False (the
+        default): it is copied at once (``copy_bytes``)."""
+        return False
+
     @abc.abstractmethod
     def copy(self, src, dst) -> None:
         """``dst[...] = src``: arrays of one shape (src may have zero strides), any dtypes,

@@ -204,9 +204,10 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
 def deferring_new(backend, op, eager, stream=None):
     """``launch.new(*ins, out, n, nbytes)`` (the hot path's) that defers, else runs
     ``eager`` (the backend's own ``new``).  ``stream()``: the current stream (CUDA)."""
-    def new(*args):
-        if args[-2] and defer(backend, op, args[:-3], args[-3],
-                              None if stream is None else stream(), quick=eager):
+    def new(*args):  # (a small result runs at once, without the deferral's bookkeeping)
+        if args[-2] >= MIN_ELEMENTS and args[-2] and defer(
+                backend, op, args[:-3], args[-3], None if stream is None else stream(),
+                quick=eager):
             return
         eager(*args)
 
@@ -219,8 +220,9 @@ def deferring_layout(backend, op, views, outs, eager, stream=None):
     strides = [getattr(v, "_strides", None) for v in views]
 
     def launch(ins, outs):
-        if not defer(backend, op, ins, outs[0], None if stream is None else stream(),
-                     strides=strides):
+        if outs[0]._size < MIN_ELEMENTS or not defer(
+                backend, op, ins, outs[0], None if stream is None else stream(),
+                strides=strides):
             eager(ins, outs)
 
     return launch if len(outs) == 1 else eager
@@ -255,6 +257,9 @@ def materialize(buf) -> None:
     node = buf.pending
     if node is None:
         return
+    if type(node) is not Node:  # a pending element read (elements.py)
+        node.compute()
+        return
     quick = node.quick
     if quick is None or node.stream is not None:
         evaluate([node])
@@ -276,7 +281,10 @@ def evaluate(roots, forced=()) -> None:
     Buffer is gone keep their value in a temporary (their readers need it)."""
     for root in roots:
         if root.result is None:
-            _run(root, forced)
+            if type(root) is Node:
+                _run(root, forced)
+            else:  # a pending element read (elements.py)
+                root.compute()
 
 
 def sink(src, dst) -> bool:

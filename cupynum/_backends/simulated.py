@@ -67,6 +67,13 @@ class SimulatedBackend(HostBackend):
         _COUNTS["h2d_bytes"] += a._size * a.dtype.itemsize
         super().write_host(a, host)
 
+    def lazy_reads(self) -> bool:
+        return True
+
+    def copy_bytes(self, buf, offset: int, nbytes: int):
+        _COUNTS["launches"] += 1  # (a device copy: on a GPU it costs what a launch does)
+        return super().copy_bytes(buf, offset, nbytes)
+
     def synchronize(self) -> None:
         fusion.flush()
         _COUNTS["syncs"] += 1
@@ -122,8 +129,8 @@ class SimulatedBackend(HostBackend):
             super().sqdev_sum(*args)
 
     def elementwise(self, op, ins, outs) -> None:
-        if not (fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1
-                and fusion.deferrable_into(outs[0])
+        if not (fusion.ENABLED and outs[0]._size >= fusion.MIN_ELEMENTS and len(outs) == 1
+                and len(op.loop) == op.nin + 1 and fusion.deferrable_into(outs[0])
                 and fusion.defer(self, op, ins, outs[0], into=outs[0]._buf)):
             _COUNTS["launches"] += 1
             super().elementwise(op, ins, outs)

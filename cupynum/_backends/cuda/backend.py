@@ -106,6 +106,12 @@ class CudaBackend(Backend):
         memory.memcpy_dtod(out.ptr, buf.on_device().ptr + offset, nbytes)
         return Buffer(None, out)
 
+    def lazy_reads(self) -> bool:
+        # Only reads made on the legacy default stream wait: their copy may run later on
+        # whichever stream is current then, and the blocking streams order against that
+        # one (on another stream an element is copied at once, in that stream's order).
+        return not runtime.nondefault_streams or runtime.current_stream() == 0
+
     def copy(self, src, dst) -> None:  # replaced per instance in __init__
         """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
         copy_fill.copy(src, dst)
@@ -118,8 +124,8 @@ class CudaBackend(Backend):
     # Elementwise work is deferred when fusion is on (``_backends/fusion.py``): these entry
     # points make the output pending, and ``run_fused`` runs a flushed graph (fused.py).
     def elementwise(self, op: ElementwiseOp, ins, outs) -> None:
-        if fusion.ENABLED and len(outs) == 1 and len(op.loop) == op.nin + 1 and \
-                fusion.deferrable_into(outs[0]):
+        if fusion.ENABLED and outs[0]._size >= fusion.MIN_ELEMENTS and len(outs) == 1 and \
+                len(op.loop) == op.nin + 1 and fusion.deferrable_into(outs[0]):
             ins = fused.loop_scalars(op, ins)
             if fusion.defer(self, op, ins, outs[0], fused.current_stream(), into=outs[0]._buf):
                 return

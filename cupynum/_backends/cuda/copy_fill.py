@@ -53,6 +53,16 @@ def fill(dst, value) -> None:
         bits |= st
     if size <= 8 and not bits & (size - 1):
         u = np.dtype(ew._UNIT_CHARS[size])
+        if not dst._shape:  # one element (a[i, j] = v): a launcher kept per unit
+            launch = _element_fills.get(size)
+            if launch is None:
+                launch = _element_fills[size] = ew.exprs_launcher(
+                    ew.COPY, (value.view(u.type),), (alias(dst, (), u, ()),))
+            launch((value.view(u.type),), (dst,))  # (dst's pointer is its alias's)
+            return
         dst = alias(dst, dst._shape, u, dst._strides)
         value = value.view(u.type)
     ew.run(ew.COPY, (value,), (dst,))
+
+
+_element_fills: dict = {}  # itemsize -> the launcher filling one element with a unit value

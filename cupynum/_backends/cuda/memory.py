@@ -62,7 +62,7 @@ import threading
 
 import numpy as np
 
-from .. import fusion
+from .. import elements, fusion
 from ..counters import COUNTS
 from . import runtime, tuning
 from .driver import check
@@ -290,8 +290,10 @@ class MemoryPool:
                 check(err, f"cuMemAllocFromPoolAsync({size})")
             self.free_all_blocks()
             err, ptr = self._alloc_async(size, self._handle, stream)
-            if err and self._is_oom(err, size) and fusion.flush_for_memory():
-                # pending expressions kept their inputs alive: once run, those may go
+            if err and self._is_oom(err, size) and (
+                    fusion.flush_for_memory() | elements.flush_for_memory()):
+                # pending expressions and element reads kept their inputs alive: once
+                # run, those may go
                 self.free_all_blocks()
                 err, ptr = self._alloc_async(size, self._handle, stream)
             if err:
@@ -597,10 +599,50 @@ def memcpy_dtoh(host: np.ndarray, src_ptr: int, stream: int | None = None) -> No
             _registered_copy(False, src_ptr, host, n, s)
         return
     d = runtime._d
+    if s is runtime.DEFAULT_STREAM or s.__class__ is int and s == 0:
+        # the legacy default stream: the synchronous copy waits for its work and returns
+        # with the data, one driver call (float(a[i, j]) is this copy alone)
+        (err,) = d.cuMemcpyDtoH(host.ctypes.data, src_ptr, n)
+        check(err, "cuMemcpyDtoH")
+        return
     (err,) = d.cuMemcpyDtoHAsync(host.ctypes.data, src_ptr, n, s)
     check(err, "cuMemcpyDtoHAsync")
     (err,) = d.cuStreamSynchronize(s)
     check(err, "cuStreamSynchronize")
+
+
+SMALL_READ = 256  # reads of at most this many bytes go through a thread's scratch block
+_scratch = threading.local()
+
+
+def read_small(src_ptr: int, shape: tuple, dtype) -> np.ndarray:
+    """A new NumPy array of ``shape`` and ``dtype`` (at most ``SMALL_READ`` bytes) holding
+    the bytes at ``src_ptr``; waits for the copy.  ``float(a[i, j])`` and a full
+    reduction's value come here: the copy lands in the thread's scratch block, whose
+    address is known (a new array's ``ctypes.data`` costs more than the driver call)."""
+    n = dtype.itemsize
+    for d in shape:
+        n *= d
+    COUNTS["d2h_bytes"] += n
+    COUNTS["syncs"] += 1  # (the copy waits for the stream)
+    try:
+        block, addr = _scratch.block
+    except AttributeError:
+        block = np.empty(SMALL_READ, np.uint8)
+        addr = block.ctypes.data
+        _scratch.block = block, addr
+    s = runtime._tls.stream if runtime.nondefault_streams else runtime.DEFAULT_STREAM
+    d = runtime._d
+    if s is runtime.DEFAULT_STREAM or s.__class__ is int and s == 0:
+        (err,) = d.cuMemcpyDtoH(addr, src_ptr, n)  # (waits for the legacy stream's work)
+        if err:
+            _failed(err, d.cuMemcpyDtoH, "cuMemcpyDtoH", addr, src_ptr, n)
+    else:
+        (err,) = d.cuMemcpyDtoHAsync(addr, src_ptr, n, s)
+        check(err, "cuMemcpyDtoHAsync")
+        (err,) = d.cuStreamSynchronize(s)
+        check(err, "cuStreamSynchronize")
+    return np.ndarray(shape, dtype, block).copy()
 
 
 def memcpy_dtod(dst_ptr: int, src_ptr: int, nbytes: int, stream: int | None = None) -> None:
