@@ -455,6 +455,57 @@ class ndarray:
 
     # indexing ---------------------------------------------------------------------------
     def __getitem__(self, key):
+        raw = self._buf.host
+        if raw is not None and self._shape:  # the host path: NumPy indexes the kept view
+            tk = type(key)
+            if tk is tuple:
+                for k in key:
+                    if type(k) is not int and type(k) is not slice:
+                        tk = None
+                        break
+            elif tk is int or tk is slice:
+                key = (key,)
+            else:
+                tk = None
+            if tk is not None:  # a key of Python ints and slices
+                try:
+                    hv = self._hv if self._hraw is raw else host_view(self)
+                except AttributeError:
+                    hv = host_view(self)
+                r = hv[key]  # (NumPy's checks and errors)
+                if type(r) is not _NP_ARRAY:
+                    return r  # an element: NumPy's scalar
+                if r.size:  # a view sharing the Buffer (an empty one: the general path)
+                    # NumPy gave the layout and the flags; the byte offset is the keys'
+                    offset = self._offset
+                    i = 0
+                    for k in key:
+                        if type(k) is int:
+                            if k > 0:
+                                offset += k * self._strides[i]
+                            elif k:
+                                offset += (k + self._shape[i]) * self._strides[i]
+                        elif k.step is None and type(k.start) is int and k.start >= 0:
+                            offset += k.start * self._strides[i]  # (below the length)
+                        elif k.start is not None or k.step is not None:
+                            offset += k.indices(self._shape[i])[0] * self._strides[i]
+                        i += 1
+                    v = _new(ndarray)
+                    v._buf = self._buf
+                    v._offset = offset
+                    v._shape = r.shape
+                    v._strides = r.strides
+                    v.dtype = self.dtype
+                    v._size = r.size
+                    fl = r.flags
+                    v._c_contig = fl.c_contiguous
+                    v._f_contig = fl.f_contiguous
+                    v._base = self if self._base is None else self._base
+                    v._hv = r  # (so a host op on the view builds nothing)
+                    v._hraw = raw
+                    return v
+                if tk is not tuple:
+                    key = key[0]
         if type(key) is slice and self._shape:  # the common case, written out flat
             return self._slice0(key, self if self._base is None else self._base)
         if type(key) is tuple and len(key) == len(self._shape) and key:  # a slice per axis
@@ -541,23 +592,38 @@ class ndarray:
 
     def __setitem__(self, key, value):
         buf = self._buf
-        if buf.host is not None and buf.device is None and buf.readers is None and (
-                type(key) in _BASIC_KEYS) and (type(value) in _HOST_VALUES or type(
-                value) is ndarray and value._buf.host is not None):
-            # the host path: NumPy's setitem on the kept view (data on the host only)
-            if type(key) is tuple:
+        raw = buf.host
+        if raw is not None and buf.device is None and buf.readers is None:
+            # the host path (data on the host only): NumPy's setitem on the kept view, for
+            # keys of Python ints and slices and values that are numbers or host arrays
+            tk = type(key)
+            if tk is tuple:
                 for k in key:
-                    if type(k) not in _BASIC_ITEMS:
+                    if type(k) is not int and type(k) is not slice:
+                        tk = None
                         break
+            elif tk is not int and tk is not slice:
+                tk = None
+            v = value
+            if type(value) is ndarray:
+                vraw = value._buf.host
+                if vraw is None:
+                    tk = None
                 else:
-                    buf.version += 1  # Buffer.will_write(), its plain case inline
-                    host_view(self)[key] = (host_view(value) if type(value) is ndarray
-                                            else value)
-                    return
-            else:
-                buf.version += 1
-                host_view(self)[key] = host_view(value) if type(value) is ndarray else value
-                return
+                    try:
+                        v = value._hv if value._hraw is vraw else host_view(value)
+                    except AttributeError:
+                        v = host_view(value)
+            elif type(value) not in _HOST_VALUES:
+                tk = None
+            if tk is not None:
+                buf.version += 1  # Buffer.will_write(), its plain case inline
+                try:
+                    hv = self._hv if self._hraw is raw else host_view(self)
+                except AttributeError:
+                    hv = host_view(self)
+                hv[key] = v  # (``A[k] += x`` writes A[k]'s view onto itself: NumPy sees
+                return  # that and copies nothing)
         if type(key) is slice and self._shape:
             target = self._slice0(key, self)
             if type(value) is ndarray and value._shape == target._shape and (
@@ -605,9 +671,8 @@ def _cai_stream():
 
 # ------------------------------------------------------------------------------------------
 _ALL = slice(None)
-# The host path's setitem: keys of ints and slices, values that are numbers or host arrays.
-_BASIC_ITEMS = frozenset({int, slice})
-_BASIC_KEYS = frozenset({int, slice, tuple})
+_NP_ARRAY = np.ndarray
+# The host path's setitem: values that are numbers (or host arrays).
 _HOST_VALUES = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
                           np.int32, np.bool_, np.complex128})
 
@@ -923,6 +988,9 @@ def assign(dst, value):
         broadcast_view(src, dst._shape)  # still raises on bad shapes
         return
     src = broadcast_view(src, dst._shape)
+    if src._buf is dst._buf and src._offset == dst._offset and (
+            src._strides == dst._strides and src.dtype == dst.dtype):
+        return  # the view written onto itself (``A[k] += x`` ends so): nothing changes
     if may_overlap(src, dst):
         src = src.copy()
     _backends.for_writing(dst, src).copy(src, dst)
