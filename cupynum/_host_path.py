@@ -20,6 +20,8 @@ from ._dtypes import normalize
 
 _new = object.__new__
 _U8 = np.dtype(np.uint8)
+_NP_ARRAY = np.ndarray
+_frombuffer = np.frombuffer
 _buffer_of = Buffer  # the Buffer of a result's host bytes (tests/shim.py aliases a device copy)
 
 
@@ -27,22 +29,24 @@ def wrap_host(r):
     """A new array over the host data of ``r`` (a NumPy array or scalar fresh from a NumPy
     call on host views: the host path's result, nobody else's memory), with no copy where
     ``r`` is contiguous; ``r`` is kept as its NumPy view."""
-    if type(r) is not np.ndarray:
+    if type(r) is not _NP_ARRAY:
         r = np.asarray(r)
     dt = r.dtype
     if dt.char in "qQ" or not dt.isnative:
         dt = normalize(dt)
         r = r.astype(dt, copy=False) if r.dtype != dt else r.view(dt)
     fl = r.flags
-    c, f = fl.c_contiguous, fl.f_contiguous
-    if c:  # (a view, not np.frombuffer: an array made over a buffer export costs 1 us more)
-        raw = r.view(_U8) if len(r.shape) == 1 else r.reshape(-1).view(_U8)
+    c = fl.c_contiguous
+    f = fl.f_contiguous
+    # the bytes as one flat uint8 array over r's memory (one call, whatever r's shape)
+    if c:
+        raw = _frombuffer(r, _U8)
     elif f:
-        raw = r.T.reshape(-1).view(_U8)
+        raw = _frombuffer(r.T, _U8)
     else:
         r = np.ascontiguousarray(r)
         c, f = True, r.flags.f_contiguous
-        raw = r.reshape(-1).view(_U8)
+        raw = _frombuffer(r, _U8)
     a = _new(ndarray)
     a._buf = _buffer_of(raw)
     a._offset = 0

@@ -93,13 +93,22 @@ def _hot_binary(uf, fallback):
     def binary(a, b):
         if type(a) is ndarray:
             tb = type(b)
-            if a._buf.host is not None and (a._size <= big or stays(a)):  # the host path
+            raw = a._buf.host
+            if raw is not None and (a._size <= big or stays(a)):  # the host path
+                try:  # (host_view's kept view, read inline)
+                    ha = a._hv if a._hraw is raw else host_view(a)
+                except AttributeError:
+                    ha = host_view(a)
                 if tb is ndarray:
-                    if b._buf.host is not None and (b._shape == a._shape
-                                                    or _host_sized(a, b, big)):
-                        return wrap(npf(host_view(a), host_view(b)))
+                    raw = b._buf.host
+                    if raw is not None and (b._shape == a._shape or _host_sized(a, b, big)):
+                        try:
+                            hb = b._hv if b._hraw is raw else host_view(b)
+                        except AttributeError:
+                            hb = host_view(b)
+                        return wrap(npf(ha, hb))
                 elif tb in scalar_types:
-                    return wrap(npf(host_view(a), b))
+                    return wrap(npf(ha, b))
             if tb is ndarray:
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
@@ -182,8 +191,14 @@ def _hot_one(uf):
     wrap = wrap_host if uf.nout == 1 else wrap_all
 
     def unary(x):
-        if type(x) is ndarray and x._buf.host is not None:  # the host path
-            return wrap(npf(host_view(x)))
+        if type(x) is ndarray:
+            raw = x._buf.host
+            if raw is not None:  # the host path
+                try:  # (host_view's kept view, read inline)
+                    hx = x._hv if x._hraw is raw else host_view(x)
+                except AttributeError:
+                    hx = host_view(x)
+                return wrap(npf(hx))
         if type(x) is ndarray and x._c_contig:
             rec = index.get(x.dtype)
             if rec is None:
@@ -878,21 +893,36 @@ def _hot_inplace(uf, general):
             return general(self, other)
         t = type(other)
         buf = self._buf
-        if buf.host is not None and (t in scalar_types or t is ndarray
-                                     and other._buf.host is not None) and (
-                self._size <= big or stays(self)):
-            # the host path: NumPy in place on the kept NumPy view
-            if buf.device is not None or buf.readers is not None:
-                if buf.will_write("host", self._size * self.dtype.itemsize):
-                    hv = host_view(self)
-                    npf(hv, host_view(other) if t is ndarray else other, out=hv)
-                    _backends.mirror(self, "host")
-                    return self
+        raw = buf.host
+        if raw is not None and (self._size <= big or stays(self)):
+            # the host path: NumPy in place on the kept NumPy views
+            if t is ndarray:
+                oraw = other._buf.host
+                if oraw is None:
+                    o = None
+                else:
+                    try:
+                        o = other._hv if other._hraw is oraw else host_view(other)
+                    except AttributeError:
+                        o = host_view(other)
             else:
-                buf.version += 1  # Buffer.will_write(), its plain case inline
-            hv = host_view(self)
-            npf(hv, host_view(other) if t is ndarray else other, out=hv)
-            return self
+                o = other if t in scalar_types else None
+            if o is not None:
+                if buf.device is not None or buf.readers is not None:
+                    if buf.will_write("host", self._size * self.dtype.itemsize):
+                        hv = host_view(self)
+                        npf(hv, o, hv)
+                        _backends.mirror(self, "host")
+                        return self
+                    raw = buf.host  # (the hook may have moved the data)
+                else:
+                    buf.version += 1  # Buffer.will_write(), its plain case inline
+                try:
+                    hv = self._hv if self._hraw is raw else host_view(self)
+                except AttributeError:
+                    hv = host_view(self)
+                npf(hv, o, hv)  # (out positional: NumPy parses no keyword)
+                return self
         if not self._c_contig or buf.pins is not None:
             return general(self, other)
         if t is ndarray:
