@@ -56,8 +56,11 @@ class ndarray:
 
     # _hv, _hraw: the NumPy view of the elements on the host and the host allocation it was
     # built over (``host_view``), kept for the host path; unset until first asked for.
+    # _hkey, _hsrc: of a view made by __getitem__'s host path, its key and the NumPy view it
+    # was taken from (its parent's ``_hv``), so that __setitem__ knows ``A[k] op= x``'s
+    # closing ``A[k] = view`` for the no-op it is; unset on other arrays.
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
-                 "_f_contig", "_base", "_hv", "_hraw", "__weakref__")
+                 "_f_contig", "_base", "_hv", "_hraw", "_hkey", "_hsrc", "__weakref__")
     __array_priority__ = 100
 
     # construction ---------------------------------------------------------------------
@@ -463,9 +466,7 @@ class ndarray:
                     if type(k) is not int and type(k) is not slice:
                         tk = None
                         break
-            elif tk is int or tk is slice:
-                key = (key,)
-            else:
+            elif tk is not int and tk is not slice:
                 tk = None
             if tk is not None:  # a key of Python ints and slices
                 try:
@@ -475,11 +476,12 @@ class ndarray:
                 r = hv[key]  # (NumPy's checks and errors)
                 if type(r) is not _NP_ARRAY:
                     return r  # an element: NumPy's scalar
-                if r.size:  # a view sharing the Buffer (an empty one: the general path)
+                n = r.size
+                if n:  # a view sharing the Buffer (an empty one: the general path)
                     # NumPy gave the layout and the flags; the byte offset is the keys'
                     offset = self._offset
                     i = 0
-                    for k in key:
+                    for k in (key if tk is tuple else (key,)):
                         if type(k) is int:
                             if k > 0:
                                 offset += k * self._strides[i]
@@ -496,16 +498,16 @@ class ndarray:
                     v._shape = r.shape
                     v._strides = r.strides
                     v.dtype = self.dtype
-                    v._size = r.size
+                    v._size = n
                     fl = r.flags
                     v._c_contig = fl.c_contiguous
                     v._f_contig = fl.f_contiguous
                     v._base = self if self._base is None else self._base
                     v._hv = r  # (so a host op on the view builds nothing)
                     v._hraw = raw
+                    v._hkey = key
+                    v._hsrc = hv
                     return v
-                if tk is not tuple:
-                    key = key[0]
         if type(key) is slice and self._shape:  # the common case, written out flat
             return self._slice0(key, self if self._base is None else self._base)
         if type(key) is tuple and len(key) == len(self._shape) and key:  # a slice per axis
@@ -596,34 +598,37 @@ class ndarray:
         if raw is not None and buf.device is None and buf.readers is None:
             # the host path (data on the host only): NumPy's setitem on the kept view, for
             # keys of Python ints and slices and values that are numbers or host arrays
-            tk = type(key)
-            if tk is tuple:
-                for k in key:
-                    if type(k) is not int and type(k) is not slice:
-                        tk = None
-                        break
-            elif tk is not int and tk is not slice:
-                tk = None
-            v = value
-            if type(value) is ndarray:
+            tv = type(value)
+            if tv is ndarray:
+                if value._buf is buf and getattr(value, "_hkey", None) is key and (
+                        _closes_augmented(self, value, raw)):
+                    return
                 vraw = value._buf.host
                 if vraw is None:
-                    tk = None
+                    v = None
                 else:
                     try:
                         v = value._hv if value._hraw is vraw else host_view(value)
                     except AttributeError:
                         v = host_view(value)
-            elif type(value) not in _HOST_VALUES:
-                tk = None
-            if tk is not None:
+            else:
+                v = value if tv in _HOST_VALUES else None
+            tk = type(key)
+            if tk is tuple:
+                for k in key:
+                    if type(k) is not int and type(k) is not slice:
+                        v = None
+                        break
+            elif tk is not int and tk is not slice:
+                v = None
+            if v is not None:
                 buf.version += 1  # Buffer.will_write(), its plain case inline
                 try:
                     hv = self._hv if self._hraw is raw else host_view(self)
                 except AttributeError:
                     hv = host_view(self)
-                hv[key] = v  # (``A[k] += x`` writes A[k]'s view onto itself: NumPy sees
-                return  # that and copies nothing)
+                hv[key] = v
+                return
         if type(key) is slice and self._shape:
             target = self._slice0(key, self)
             if type(value) is ndarray and value._shape == target._shape and (
@@ -693,6 +698,19 @@ def install_advanced_indexing(getitem, setitem):
 
 def _has_ellipsis(key):
     return type(key) is tuple and any(k is Ellipsis for k in key) or key is Ellipsis
+
+
+def _closes_augmented(a, v, raw) -> bool:
+    """Whether ``a[key] = v`` is the end of ``a[key] op= x``: ``v`` is the view that
+    ``a[key]`` made (its ``_hkey`` is the same key object, checked by the caller) from ``a``'s
+    kept NumPy view, and neither array's layout or host allocation changed since (their kept
+    views are still those), so the in-place op already wrote ``a[key]``: nothing to copy.
+    (NumPy's setitem skips that copy too.)"""
+    try:
+        return (v._hsrc is a._hv and a._hraw is raw and v._hraw is raw
+                and v.dtype is a.dtype)
+    except AttributeError:  # (``a`` never built its NumPy view: v is not its view)
+        return False
 
 
 def _element(a, offset):

@@ -15,24 +15,28 @@ import pytest
 import cupynum as cp
 
 BACKENDS = os.sep + "_backends" + os.sep
+NUMPY = os.path.dirname(np.__file__) + os.sep
 
 
 def profile(fn):
-    """Python and C calls made by ``fn()`` outside the backend."""
+    """Python and C calls made by ``fn()`` outside the backend and NumPy: a call into
+    either is listed once, as ``("backend", name)`` or ``("numpy", name)``, and what it
+    calls in turn is its own business."""
     calls = []
     inside = [0]
 
     def hook(frame, event, arg):
         name = frame.f_code.co_filename  # generated launchers are the backend's too
-        in_backend = BACKENDS in name or name.startswith("<cupynum launcher")
+        owner = ("backend" if BACKENDS in name or name.startswith("<cupynum launcher") else
+                 "numpy" if name.startswith(NUMPY) else None)
         if event == "call":
-            if in_backend:
+            if owner is not None:
                 if inside[0] == 0:
-                    calls.append(("backend", frame.f_code.co_name))
+                    calls.append((owner, frame.f_code.co_name))
                 inside[0] += 1
             elif inside[0] == 0:
                 calls.append((frame.f_code.co_filename, frame.f_code.co_name))
-        elif event == "return" and in_backend:
+        elif event == "return" and owner is not None:
             inside[0] -= 1
         elif event == "c_call" and inside[0] == 0:
             calls.append(("C", getattr(arg, "__qualname__", repr(arg))))
@@ -87,7 +91,8 @@ def host_arrays():
 
 def host_path(calls):
     """The Python frames of a host-path call (the caller's lambda left out), checking that
-    it made no backend call: NumPy on the kept views, one result object."""
+    it made no backend call but the result's Buffer: NumPy on the kept views, one result
+    object."""
     assert not [c for c in calls if c[0] == "backend" and c[1] != "__init__"], calls
     return [c[1] for c in calls if c[0] not in ("C", "backend") and not c[0].endswith(
         "test_hot_path.py")]
@@ -96,6 +101,17 @@ def host_path(calls):
 def numpy_calls(calls):
     return [c[1] for c in calls if c[0] == "C" and c[1] not in (
         "list.append", "object.__new__", "len")]
+
+
+def host_calls(fn):
+    """What ``fn()`` calls outside this file, by name: cupynum's Python frames, the
+    backend's (only a result's ``Buffer.__init__`` may appear) and C functions.  NumPy's
+    own Python frames are left out (they vary with its version); NumPy's ufunc calls and
+    ``hv[key]`` are no calls to the profiler: they run inside the frames listed."""
+    calls = profile(fn)
+    assert not [c for c in calls if c[0] == "backend" and c[1] != "__init__"], calls
+    return [c[1] for c in calls if not c[0].endswith("test_hot_path.py")
+            and c[0] != "numpy" and c[1] != "list.append"]
 
 
 def test_host_path_binary_operator(host_arrays):
@@ -176,6 +192,70 @@ def test_host_path_element_and_slice(host_arrays):
         assert v.strides == want.strides and (v.flags.c_contiguous, v.flags.f_contiguous) == (
             want.flags.c_contiguous, want.flags.f_contiguous)
         np.testing.assert_array_equal(v.get(), want)
+
+
+VIEW = ["__getitem__", "object.__new__"]  # a view of a host array: one frame, one object
+PRODUCT = VIEW + VIEW + ["_matmul_operator", "on_host", "on_host", "host_view", "host_view",
+                         "wrap_result"]  # A[i, :j] @ A[:j, j]: NumPy's scalar
+RESULT = ["wrap_host", "frombuffer", "object.__new__", "__init__"]  # an array from NumPy's
+# the in-place op on a view, then setitem of that view onto itself: known for what it is
+INPLACE_VIEW = ["inplace", "__setitem__", "getattr", "_closes_augmented"]
+
+# Issue 18's statements (benchmarks/statements.py) on host arrays, and all that each calls
+# outside NumPy: a frame per ndarray method the statement reaches, the result objects.
+# ``A[k] op= x`` is __getitem__, the in-place op, then __setitem__ of the view onto itself,
+# which copies nothing (as NumPy's does not).
+HOST_STATEMENTS = [
+    ("x = A[i, j]", ["__getitem__"]),  # NumPy's scalar, from the kept view
+    ("A[i, j] += A[i, j - 1]", ["__getitem__", "__getitem__", "__setitem__"]),
+    ("A[i, j] /= 9.0", ["__getitem__", "__setitem__"]),
+    ("A[i, 1:-1] += A[i - 1, :-2]", VIEW + VIEW + INPLACE_VIEW),
+    ("x = A[i, :j] @ A[:j, j]", PRODUCT),
+    ("A[i, j] -= A[i, :j] @ A[:j, j]", ["__getitem__"] + PRODUCT + ["__setitem__"]),
+    ("x = A * 2.0 + 1.0", ["binary"] + RESULT + ["binary"] + RESULT),
+    ("x = A.sum()", ["public", "len", "host_view", "ndarray.sum", "wrap_result"]),
+    ("x = 1 if A[i, j] > 0 else 0", ["__getitem__"]),
+    ("x = float(A[i, j])", ["__getitem__"]),
+    ("C[i, :i + 1] *= beta", VIEW + INPLACE_VIEW),
+]
+
+
+@pytest.mark.parametrize("statement, expected", HOST_STATEMENTS,
+                         ids=[s for s, _ in HOST_STATEMENTS])
+def test_host_path_statements(statement, expected):
+    """Each statement, after a first run, makes exactly the calls listed, bumps the
+    version of the data it writes once, and leaves the arrays and ``x`` as NumPy's run
+    does."""
+    from cupynum._backends import placement
+
+    rng = np.random.default_rng(0)
+    ref = {"A": rng.uniform(0.5, 1.5, (100, 100)), "C": rng.uniform(0.5, 1.5, (100, 100))}
+    arrays = {k: cp.asarray(v) for k, v in ref.items()}
+    if cp.placement(arrays["A"]) != "host" or placement.MODE == "random":
+        pytest.skip("no host placement (CUPYNUM_PLACEMENT=device), or operands moved at random")
+    ns = {}
+    exec(compile(f"def run(A, C, i=50, j=50, beta=0.999):\n    x = None\n    {statement}\n"
+                 f"    return x\n", __file__, "exec"), ns)
+    run = ns["run"]
+    run(**ref)
+    run(**arrays)
+    versions = {k: a._buf.version for k, a in arrays.items()}
+    kept = []
+    assert host_calls(lambda: kept.append(run(**arrays))) == expected
+    want = run(**ref)
+    for k, a in arrays.items():
+        np.testing.assert_array_equal(a.get(), ref[k])
+        # one write each: the in-place op's, or setitem's of an element (writing A[k]'s
+        # view back onto itself writes nothing)
+        assert a._buf.version - versions[k] == statement.startswith(k + "[")
+    if want is not None:
+        got = kept[0]
+        if isinstance(want, np.ndarray):
+            assert cp.placement(got) == "host"
+            got = got.get()
+        else:
+            assert type(got) is type(want)  # NumPy's scalars, as NumPy gives
+        np.testing.assert_array_equal(got, want)
 
 
 def test_add(arrays):
