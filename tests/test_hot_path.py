@@ -5,6 +5,11 @@ warm-up call, the frontend may call only a handful of its own small functions, o
 allocation and one backend launch (or copy), and never into NumPy (no type resolution, no
 broadcast_shapes).  What the backend does inside its launch is its own business and is
 measured by the benchmarks, so calls made inside ``cupynum/_backends/`` are not counted.
+
+On host arrays (docs/guide/placement.md) the contract is NumPy's own call on the kept NumPy
+views plus about a microsecond: the tests ``test_host_path_*`` list every call an operator,
+an in-place operator, a ufunc, getitem and setitem, ``sum`` and ``@`` make, and those of
+each of issue 18's statements (``benchmarks/statements.py``).
 """
 import os
 import sys
