@@ -17,6 +17,7 @@ import numpy as np
 from ._array import host_view, ndarray  # noqa: F401 (host_view: the host path's too)
 from ._backends.buffer import Buffer
 from ._dtypes import normalize
+from ._shapes import _broadcast_shapes, _prod
 
 _new = object.__new__
 _U8 = np.dtype(np.uint8)
@@ -71,6 +72,42 @@ def wrap_result(r):
     """``wrap_host`` for an array result; NumPy's scalar as it is (a full reduction, a 1-d
     product of host arrays: NumPy's scalars, as NumPy gives)."""
     return wrap_host(r) if type(r) is np.ndarray else r
+
+
+def product_operator(product, general):
+    """``a @ b`` for ``product`` (``numpy.matmul``): where both operands' data is on the host,
+    NumPy's call on their kept views and its result as NumPy gives it (a product of two 1-d
+    arrays is NumPy's scalar; the public function keeps returning arrays to the package's
+    own code), else ``general(a, b)``."""
+
+    def matmul_operator(a, b):
+        if type(b) is ndarray:
+            raw, braw = a._buf.host, b._buf.host
+            if raw is not None and braw is not None:
+                try:  # (host_view's kept views, read inline)
+                    ha = a._hv if a._hraw is raw else host_view(a)
+                except AttributeError:
+                    ha = host_view(a)
+                try:
+                    hb = b._hv if b._hraw is braw else host_view(b)
+                except AttributeError:
+                    hb = host_view(b)
+                r = product(ha, hb)
+                return wrap_host(r) if type(r) is _NP_ARRAY else r
+        return general(a, b)
+
+    return matmul_operator
+
+
+def host_sized(a, b, big) -> bool:
+    """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
+    most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer
+    product by broadcasting) is the placement rules' to place (``_backends.for_arrays``)."""
+    try:
+        shape = _broadcast_shapes((a._shape, b._shape))
+    except ValueError:
+        return True
+    return _prod(shape) <= big
 
 
 def on_host(a) -> bool:

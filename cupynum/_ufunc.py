@@ -25,14 +25,14 @@ from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
-from ._host_path import host_view, wrap_all, wrap_host
+from ._host_path import host_sized as _host_sized, host_view, wrap_all, wrap_host
 from ._backends import placement as _placement
 from ._backends.base import ElementwiseOp
 from ._dtypes import normalize
 from ._fallback import call_on_host
 from ._ops import type_loops
 from ._ops import UFUNCS as TABLE
-from ._shapes import _broadcast_shapes
+from ._shapes import _broadcast_shapes, _prod
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
@@ -161,17 +161,6 @@ def _hot_binary(uf, fallback):
         return out
 
     return binary
-
-
-def _host_sized(a, b, big) -> bool:
-    """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
-    most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer
-    product by broadcasting) is the placement rules' to place (``_backends.for_arrays``)."""
-    try:
-        shape = _broadcast_shapes((a._shape, b._shape))
-    except ValueError:
-        return True
-    return _prod(shape) <= big
 
 
 def _key(index, hot, k0, k1):
@@ -724,13 +713,6 @@ def _broadcast_error(operands):
     return f"operands could not be broadcast together with shapes {text} "
 
 
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def _same_view(a, b):
     return (a._buf is b._buf and a._offset == b._offset and a._shape == b._shape
             and a._strides == b._strides and a.dtype == b.dtype)
@@ -898,22 +880,17 @@ def _hot_inplace(uf, general):
             # the host path: NumPy in place on the kept NumPy views
             if t is ndarray:
                 oraw = other._buf.host
-                if oraw is None:
-                    o = None
-                else:
-                    try:
-                        o = other._hv if other._hraw is oraw else host_view(other)
-                    except AttributeError:
-                        o = host_view(other)
+                try:
+                    o = None if oraw is None else (
+                        other._hv if other._hraw is oraw else host_view(other))
+                except AttributeError:
+                    o = host_view(other)
             else:
                 o = other if t in scalar_types else None
             if o is not None:
+                mirrored = False
                 if buf.device is not None or buf.readers is not None:
-                    if buf.will_write("host", self._size * self.dtype.itemsize):
-                        hv = host_view(self)
-                        npf(hv, o, hv)
-                        _backends.mirror(self, "host")
-                        return self
+                    mirrored = buf.will_write("host", self._size * self.dtype.itemsize)
                     raw = buf.host  # (the hook may have moved the data)
                 else:
                     buf.version += 1  # Buffer.will_write(), its plain case inline
@@ -922,6 +899,8 @@ def _hot_inplace(uf, general):
                 except AttributeError:
                     hv = host_view(self)
                 npf(hv, o, hv)  # (out positional: NumPy parses no keyword)
+                if mirrored:  # (a small write into data on both sides updates both)
+                    _backends.mirror(self, "host")
                 return self
         if not self._c_contig or buf.pins is not None:
             return general(self, other)
