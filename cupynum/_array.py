@@ -15,8 +15,8 @@ from ._device import current_device
 from ._dtypes import normalize, normalize_for_view
 from ._indexing import (AdvancedIndex, basic_view, int_axis, normalize_axis, slice_axis,
                         zero_d_axis)
-from ._shapes import (_c_strides, _contiguity, _f_strides, _fill_reshape, _prod, _shape_str,
-                      _shape_tuple)
+from ._shapes import (_c_strides, _contiguity, _f_strides, _fill_reshape, _reshape_strides,
+                      _shape_str, _shape_tuple)
 
 
 class _Flags:
@@ -429,10 +429,6 @@ class ndarray:
         self._size, self._c_contig, self._f_contig = out._size, out._c_contig, out._f_contig
         self._hraw = None
 
-    @property
-    def flat(self):
-        return _FlatIter(self)
-
     def to_device(self, device, /, *, stream=None):
         """The array on ``device`` (the array API): cupynum arrays live on one device."""
         if device != self.device and str(device) != str(self.device):
@@ -516,8 +512,6 @@ class ndarray:
                 return view
             offset = self._element_offset(key)  # x = A[i, j]: an int per axis
             if offset is not None:
-                if self._buf.host is not None:  # the host path: NumPy's scalar
-                    return host_view(self)[key]
                 return _element(self, offset)
         elif type(key) is int and self._shape:  # a[i], and iteration; A[i]: a row view
             n = self._shape[0]
@@ -525,8 +519,6 @@ class ndarray:
                 if len(self._shape) > 1:
                     return self._slices((key,) + (_ALL,) * (len(self._shape) - 1),
                                         self if self._base is None else self._base)
-                if self._buf.host is not None:
-                    return host_view(self)[key]
                 return _element(self, self._offset + (key + n if key < 0 else key)
                                 * self._strides[0])
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
@@ -596,21 +588,19 @@ class ndarray:
         buf = self._buf
         raw = buf.host
         if raw is not None and buf.device is None and buf.readers is None:
-            # the host path (data on the host only): NumPy's setitem on the kept view, for
-            # keys of Python ints and slices and values that are numbers or host arrays
+            # the host path: NumPy's setitem on the kept view (data on the host only), for
+            # keys of Python ints and slices, values that are numbers or host arrays
             tv = type(value)
             if tv is ndarray:
                 if value._buf is buf and getattr(value, "_hkey", None) is key and (
                         _closes_augmented(self, value, raw)):
                     return
                 vraw = value._buf.host
-                if vraw is None:
-                    v = None
-                else:
-                    try:
-                        v = value._hv if value._hraw is vraw else host_view(value)
-                    except AttributeError:
-                        v = host_view(value)
+                try:
+                    v = None if vraw is None else (
+                        value._hv if value._hraw is vraw else host_view(value))
+                except AttributeError:
+                    v = host_view(value)
             else:
                 v = value if tv in _HOST_VALUES else None
             tk = type(key)
@@ -701,11 +691,9 @@ def _has_ellipsis(key):
 
 
 def _closes_augmented(a, v, raw) -> bool:
-    """Whether ``a[key] = v`` is the end of ``a[key] op= x``: ``v`` is the view that
-    ``a[key]`` made (its ``_hkey`` is the same key object, checked by the caller) from ``a``'s
-    kept NumPy view, and neither array's layout or host allocation changed since (their kept
-    views are still those), so the in-place op already wrote ``a[key]``: nothing to copy.
-    (NumPy's setitem skips that copy too.)"""
+    """Whether ``a[key] = v`` ends ``a[key] op= x``: ``v`` is the view ``a[key]`` made (the
+    caller checked the key object) from ``a``'s kept NumPy view, and neither array's layout
+    or host allocation changed since, so the in-place op wrote ``a[key]`` already."""
     try:
         return (v._hsrc is a._hv and a._hraw is raw and v._hraw is raw
                 and v.dtype is a.dtype)
@@ -882,48 +870,6 @@ def _resolve_order(order, a):
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
-def _reshape_strides(a, new_shape, order):
-    """Strides giving ``new_shape`` over a's memory without a copy, or None (NumPy's rule)."""
-    itemsize = a.dtype.itemsize
-    if a._size == 0 or a._size == 1:
-        return _f_strides(new_shape, itemsize) if order == "F" else _c_strides(new_shape, itemsize)
-    if order == "C" and a._c_contig:
-        return _c_strides(new_shape, itemsize)
-    if order == "F" and a._f_contig:
-        return _f_strides(new_shape, itemsize)
-    old = [(n, s) for n, s in zip(a._shape, a._strides) if n != 1]
-    old_shape = [n for n, _ in old]
-    old_strides = [s for _, s in old]
-    new = list(new_shape)
-    if order == "F":
-        old_shape, old_strides, new = old_shape[::-1], old_strides[::-1], new[::-1]
-    new_strides = [0] * len(new)
-    oi = ni = 0
-    while oi < len(old_shape) and ni < len(new):
-        np_, op_ = new[ni], old_shape[oi]
-        nj, oj = ni + 1, oi + 1
-        while np_ != op_:
-            if np_ < op_:
-                np_ *= new[nj]
-                nj += 1
-            else:
-                op_ *= old_shape[oj]
-                oj += 1
-        for k in range(oi, oj - 1):
-            if old_strides[k] != old_shape[k + 1] * old_strides[k + 1]:
-                return None
-        new_strides[nj - 1] = old_strides[oj - 1]
-        for k in range(nj - 1, ni, -1):
-            new_strides[k - 1] = new_strides[k] * new[k]
-        ni, oi = nj, oj
-    last = new_strides[ni - 1] if ni > 0 else itemsize
-    for k in range(ni, len(new)):  # trailing size-1 axes
-        new_strides[k] = last
-    if order == "F":
-        new_strides = new_strides[::-1]
-    return tuple(new_strides)
-
-
 def _shares_layout_view(a, b):
     return b._buf is a._buf
 
@@ -1013,61 +959,3 @@ def assign(dst, value):
         src = src.copy()
     _backends.for_writing(dst, src).copy(src, dst)
 
-
-class _FlatIter:
-    """``a.flat``: a flat, C-order view for iteration, indexing and assignment."""
-
-    __slots__ = ("base",)
-
-    def __init__(self, a):
-        self.base = a
-
-    def _flat(self):
-        return self.base.reshape(-1)  # a view when a is C-contiguous, else a copy
-
-    def __len__(self):
-        return self.base._size
-
-    def __iter__(self):
-        return iter(self._flat())
-
-    def __getitem__(self, key):
-        return self._flat()[key]
-
-    def __setitem__(self, key, value):
-        a = self.base
-        flat = a.reshape(-1) if a._c_contig else a.copy().reshape(-1)
-        flat[key] = self._repeated(flat, key, value)
-        if not a._c_contig:  # not viewable flat: written into a C-order copy, now back
-            a[...] = flat.reshape(a._shape)
-
-    @staticmethod
-    def _repeated(flat, key, value):
-        """NumPy's flat assignment does not broadcast: the value's elements, flattened,
-        repeat in order over the selected elements (so ``[]`` writes nothing)."""
-        if isinstance(key, tuple) and not key:
-            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
-        if isinstance(value, ndarray):
-            v = value.astype(flat.dtype, copy=False)
-        elif np.ndim(value) == 0:
-            return value  # a scalar fills the selection as it is (no transfer)
-        else:
-            v = from_host(np.asarray(value, dtype=flat.dtype))
-        if v.ndim == 0:
-            return v
-        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
-            raise ValueError("Error setting single item of array.")
-        shape = flat[key].shape
-        n = _prod(shape)
-        v = v.reshape(-1)
-        if v._size == 0:
-            return flat[key]  # writes the selected elements back unchanged
-        if v._size != n:  # NumPy repeats the values over the selection
-            v = v[from_host(np.arange(n, dtype=np.intp) % v._size)]
-        return v.reshape(shape)
-
-    def copy(self):
-        return self.base.flatten()
-
-    def __array__(self, dtype=None, copy=None):
-        return self._flat().__array__(dtype)
