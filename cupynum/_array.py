@@ -592,9 +592,17 @@ class ndarray:
             # keys of Python ints and slices, values that are numbers or host arrays
             tv = type(value)
             if tv is ndarray:
-                if value._buf is buf and getattr(value, "_hkey", None) is key and (
-                        _closes_augmented(self, value, raw)):
-                    return
+                if value._buf is buf and getattr(value, "_hkey", None) is key:
+                    # ``A[k] op= x`` ends in ``A[k] = v``, v the view A[k] made (the same key
+                    # object) and wrote in place: nothing to copy while neither array's
+                    # layout or host allocation changed since (their kept views are those
+                    # v was made from and over; NumPy's setitem skips this copy too)
+                    try:
+                        if value._hsrc is self._hv and self._hraw is raw and (
+                                value._hraw is raw and value.dtype is self.dtype):
+                            return
+                    except AttributeError:  # (self never built its NumPy view)
+                        pass
                 vraw = value._buf.host
                 try:
                     v = None if vraw is None else (
@@ -688,17 +696,6 @@ def install_advanced_indexing(getitem, setitem):
 
 def _has_ellipsis(key):
     return type(key) is tuple and any(k is Ellipsis for k in key) or key is Ellipsis
-
-
-def _closes_augmented(a, v, raw) -> bool:
-    """Whether ``a[key] = v`` ends ``a[key] op= x``: ``v`` is the view ``a[key]`` made (the
-    caller checked the key object) from ``a``'s kept NumPy view, and neither array's layout
-    or host allocation changed since, so the in-place op wrote ``a[key]`` already."""
-    try:
-        return (v._hsrc is a._hv and a._hraw is raw and v._hraw is raw
-                and v.dtype is a.dtype)
-    except AttributeError:  # (``a`` never built its NumPy view: v is not its view)
-        return False
 
 
 def _element(a, offset):

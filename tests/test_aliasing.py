@@ -225,8 +225,8 @@ def test_view_written_through_another_array_of_its_data():
         t[k] = v  # row 0 of a into its column 0
         k = (2, slice(1, 3))
         w = a[k]
-        b[k] = w + 0 * w  # (a new array: the plain write)
-        b[k] = w
+        b[k] = w  # (the same key object, but b is not a: the plain write)
+        b[k] = w + 1  # (a new array: the plain write)
         return a
 
     compare(other)
