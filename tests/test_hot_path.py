@@ -145,6 +145,17 @@ def test_host_path_unary_and_inplace(host_arrays):
     assert host_path(calls) == ["inplace"] and not numpy_calls(calls)
     assert x._buf.version == version + 1
     np.testing.assert_array_equal(x.get(), np.arange(1000, dtype=np.float32) + 2)
+    # the public ufuncs: their __call__, then the operators' own paths
+    cp.sqrt(a)
+    cp.add(a, b)
+    assert host_calls(lambda: keep.append(cp.sqrt(a))) == ["__call__", "len", "unary", *RESULT]
+    assert host_calls(lambda: keep.append(cp.add(a, b))) == ["__call__", "len", "binary",
+                                                              *RESULT]
+    version = x._buf.version
+    assert host_calls(lambda: x.__imul__(0.5)) == ["inplace"]
+    assert x._buf.version == version + 1
+    np.testing.assert_array_equal(keep[-1].get(), np.arange(1000, dtype=np.float32) + 1)
+    np.testing.assert_array_equal(x.get(), (np.arange(1000, dtype=np.float32) + 2) / 2)
 
 
 def test_host_path_sum_and_matmul(host_arrays):
@@ -180,6 +191,15 @@ def test_host_path_element_and_slice(host_arrays):
     calls = profile(lambda: m.__setitem__((3, 4), 2.0))
     assert host_path(calls) == ["__setitem__"] and m._buf.version == version + 1
     assert m[3, 4] == 2.0 and a[154] == 2.0
+    # slice assignment of another host array's view: NumPy's setitem between kept views
+    b = cp.asarray(np.ones(1000, np.float32))
+    a[1:-1] = b[1:-1]
+    version = a._buf.version
+    assert host_calls(lambda: a.__setitem__(slice(1, -1), b[1:-1])) == [
+        "__getitem__", "object.__new__", "__setitem__"]
+    assert a._buf.version == version + 1 and a[1] == 1.0
+    a[1:-1] = np.arange(1.0, 999.0, dtype=np.float32)  # (back as it was)
+    m[3, 4] = 2.0
     # a view: NumPy makes it on the kept view, the frame adds the result object and works
     # out its offset (``slice.indices`` only for a slice with a step or a negative start)
     for key, indices in ((slice(1, -1), 0), ((3, slice(1, -1)), 0), ((slice(None, 7), 4), 0),
