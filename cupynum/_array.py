@@ -476,18 +476,25 @@ class ndarray:
                 if n:  # a view sharing the Buffer (an empty one: the general path)
                     # NumPy gave the layout and the flags; the byte offset is the keys'
                     offset = self._offset
-                    i = 0
-                    for k in (key if tk is tuple else (key,)):
-                        if type(k) is int:
-                            if k > 0:
-                                offset += k * self._strides[i]
-                            elif k:
-                                offset += (k + self._shape[i]) * self._strides[i]
-                        elif k.step is None and type(k.start) is int and k.start >= 0:
-                            offset += k.start * self._strides[i]  # (below the length)
-                        elif k.start is not None or k.step is not None:
-                            offset += k.indices(self._shape[i])[0] * self._strides[i]
-                        i += 1
+                    if tk is tuple:
+                        i = 0
+                        for k in key:
+                            if type(k) is int:
+                                if k > 0:
+                                    offset += k * self._strides[i]
+                                elif k:
+                                    offset += (k + self._shape[i]) * self._strides[i]
+                            elif k.step is None and type(k.start) is int and k.start >= 0:
+                                offset += k.start * self._strides[i]  # (below the length)
+                            elif k.start is not None or k.step is not None:
+                                offset += k.indices(self._shape[i])[0] * self._strides[i]
+                            i += 1
+                    elif tk is int:  # (A[i]: a row)
+                        offset += (key if key >= 0 else key + self._shape[0]) * self._strides[0]
+                    elif key.step is None and type(key.start) is int and key.start >= 0:
+                        offset += key.start * self._strides[0]
+                    elif key.start is not None or key.step is not None:
+                        offset += key.indices(self._shape[0])[0] * self._strides[0]
                     v = _new(ndarray)
                     v._buf = self._buf
                     v._offset = offset
