@@ -15,8 +15,8 @@ from ._device import current_device
 from ._dtypes import normalize, normalize_for_view
 from ._indexing import (AdvancedIndex, basic_view, int_axis, normalize_axis, slice_axis,
                         zero_d_axis)
-from ._shapes import (_c_strides, _contiguity, _f_strides, _fill_reshape, _prod, _shape_str,
-                      _shape_tuple)
+from ._shapes import (_c_strides, _contiguity, _f_strides, _fill_reshape, _reshape_strides,
+                      _shape_str, _shape_tuple)
 
 
 class _Flags:
@@ -56,8 +56,11 @@ class ndarray:
 
     # _hv, _hraw: the NumPy view of the elements on the host and the host allocation it was
     # built over (``host_view``), kept for the host path; unset until first asked for.
+    # _hkey, _hsrc: of a view made by __getitem__'s host path, its key and the NumPy view it
+    # was taken from (its parent's ``_hv``), so that __setitem__ knows ``A[k] op= x``'s
+    # closing ``A[k] = view`` for the no-op it is; unset on other arrays.
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "dtype", "_size", "_c_contig",
-                 "_f_contig", "_base", "_hv", "_hraw", "__weakref__")
+                 "_f_contig", "_base", "_hv", "_hraw", "_hkey", "_hsrc", "__weakref__")
     __array_priority__ = 100
 
     # construction ---------------------------------------------------------------------
@@ -426,10 +429,6 @@ class ndarray:
         self._size, self._c_contig, self._f_contig = out._size, out._c_contig, out._f_contig
         self._hraw = None
 
-    @property
-    def flat(self):
-        return _FlatIter(self)
-
     def to_device(self, device, /, *, stream=None):
         """The array on ``device`` (the array API): cupynum arrays live on one device."""
         if device != self.device and str(device) != str(self.device):
@@ -455,6 +454,63 @@ class ndarray:
 
     # indexing ---------------------------------------------------------------------------
     def __getitem__(self, key):
+        raw = self._buf.host
+        if raw is not None and self._shape:  # the host path: NumPy indexes the kept view
+            tk = type(key)
+            if tk is tuple:
+                for k in key:
+                    if type(k) is not int and type(k) is not slice:
+                        tk = None
+                        break
+            elif tk is not int and tk is not slice:
+                tk = None
+            if tk is not None:  # a key of Python ints and slices
+                try:
+                    hv = self._hv if self._hraw is raw else host_view(self)
+                except AttributeError:
+                    hv = host_view(self)
+                r = hv[key]  # (NumPy's checks and errors)
+                if type(r) is not _NP_ARRAY:
+                    return r  # an element: NumPy's scalar
+                n = r.size
+                if n:  # a view sharing the Buffer (an empty one: the general path)
+                    # NumPy gave the layout and the flags; the byte offset is the keys'
+                    offset = self._offset
+                    if tk is tuple:
+                        i = 0
+                        for k in key:
+                            if type(k) is int:
+                                if k > 0:
+                                    offset += k * self._strides[i]
+                                elif k:
+                                    offset += (k + self._shape[i]) * self._strides[i]
+                            elif k.step is None and type(k.start) is int and k.start >= 0:
+                                offset += k.start * self._strides[i]  # (below the length)
+                            elif k.start is not None or k.step is not None:
+                                offset += k.indices(self._shape[i])[0] * self._strides[i]
+                            i += 1
+                    elif tk is int:  # (A[i]: a row)
+                        offset += (key if key >= 0 else key + self._shape[0]) * self._strides[0]
+                    elif key.step is None and type(key.start) is int and key.start >= 0:
+                        offset += key.start * self._strides[0]
+                    elif key.start is not None or key.step is not None:
+                        offset += key.indices(self._shape[0])[0] * self._strides[0]
+                    v = _new(ndarray)
+                    v._buf = self._buf
+                    v._offset = offset
+                    v._shape = r.shape
+                    v._strides = r.strides
+                    v.dtype = self.dtype
+                    v._size = n
+                    fl = r.flags
+                    v._c_contig = fl.c_contiguous
+                    v._f_contig = fl.f_contiguous
+                    v._base = self if self._base is None else self._base
+                    v._hv = r  # (so a host op on the view builds nothing)
+                    v._hraw = raw
+                    v._hkey = key
+                    v._hsrc = hv
+                    return v
         if type(key) is slice and self._shape:  # the common case, written out flat
             return self._slice0(key, self if self._base is None else self._base)
         if type(key) is tuple and len(key) == len(self._shape) and key:  # a slice per axis
@@ -463,8 +519,6 @@ class ndarray:
                 return view
             offset = self._element_offset(key)  # x = A[i, j]: an int per axis
             if offset is not None:
-                if self._buf.host is not None:  # the host path: NumPy's scalar
-                    return host_view(self)[key]
                 return _element(self, offset)
         elif type(key) is int and self._shape:  # a[i], and iteration; A[i]: a row view
             n = self._shape[0]
@@ -472,8 +526,6 @@ class ndarray:
                 if len(self._shape) > 1:
                     return self._slices((key,) + (_ALL,) * (len(self._shape) - 1),
                                         self if self._base is None else self._base)
-                if self._buf.host is not None:
-                    return host_view(self)[key]
                 return _element(self, self._offset + (key + n if key < 0 else key)
                                 * self._strides[0])
         if type(key) is ndarray:  # a[idx], a[mask]: no basic view to try first
@@ -541,22 +593,46 @@ class ndarray:
 
     def __setitem__(self, key, value):
         buf = self._buf
-        if buf.host is not None and buf.device is None and buf.readers is None and (
-                type(key) in _BASIC_KEYS) and (type(value) in _HOST_VALUES or type(
-                value) is ndarray and value._buf.host is not None):
-            # the host path: NumPy's setitem on the kept view (data on the host only)
-            if type(key) is tuple:
-                for k in key:
-                    if type(k) not in _BASIC_ITEMS:
-                        break
-                else:
-                    buf.version += 1  # Buffer.will_write(), its plain case inline
-                    host_view(self)[key] = (host_view(value) if type(value) is ndarray
-                                            else value)
-                    return
+        raw = buf.host
+        if raw is not None and buf.device is None and buf.readers is None:
+            # the host path: NumPy's setitem on the kept view (data on the host only), for
+            # keys of Python ints and slices, values that are numbers or host arrays
+            tv = type(value)
+            if tv is ndarray:
+                if value._buf is buf and getattr(value, "_hkey", None) is key:
+                    # ``A[k] op= x`` ends in ``A[k] = v``, v the view A[k] made (the same key
+                    # object) and wrote in place: nothing to copy while neither array's
+                    # layout or host allocation changed since (their kept views are those
+                    # v was made from and over; NumPy's setitem skips this copy too)
+                    try:
+                        if value._hsrc is self._hv and self._hraw is raw and (
+                                value._hraw is raw and value.dtype is self.dtype):
+                            return
+                    except AttributeError:  # (self never built its NumPy view)
+                        pass
+                vraw = value._buf.host
+                try:
+                    v = None if vraw is None else (
+                        value._hv if value._hraw is vraw else host_view(value))
+                except AttributeError:
+                    v = host_view(value)
             else:
-                buf.version += 1
-                host_view(self)[key] = host_view(value) if type(value) is ndarray else value
+                v = value if tv in _HOST_VALUES else None
+            tk = type(key)
+            if tk is tuple:
+                for k in key:
+                    if type(k) is not int and type(k) is not slice:
+                        v = None
+                        break
+            elif tk is not int and tk is not slice:
+                v = None
+            if v is not None:
+                buf.version += 1  # Buffer.will_write(), its plain case inline
+                try:
+                    hv = self._hv if self._hraw is raw else host_view(self)
+                except AttributeError:
+                    hv = host_view(self)
+                hv[key] = v
                 return
         if type(key) is slice and self._shape:
             target = self._slice0(key, self)
@@ -614,9 +690,8 @@ def _cai_stream():
 
 # ------------------------------------------------------------------------------------------
 _ALL = slice(None)
-# The host path's setitem: keys of ints and slices, values that are numbers or host arrays.
-_BASIC_ITEMS = frozenset({int, slice})
-_BASIC_KEYS = frozenset({int, slice, tuple})
+_NP_ARRAY = np.ndarray
+# The host path's setitem: values that are numbers (or host arrays).
 _HOST_VALUES = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
                           np.int32, np.bool_, np.complex128})
 
@@ -809,48 +884,6 @@ def _resolve_order(order, a):
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
-def _reshape_strides(a, new_shape, order):
-    """Strides giving ``new_shape`` over a's memory without a copy, or None (NumPy's rule)."""
-    itemsize = a.dtype.itemsize
-    if a._size == 0 or a._size == 1:
-        return _f_strides(new_shape, itemsize) if order == "F" else _c_strides(new_shape, itemsize)
-    if order == "C" and a._c_contig:
-        return _c_strides(new_shape, itemsize)
-    if order == "F" and a._f_contig:
-        return _f_strides(new_shape, itemsize)
-    old = [(n, s) for n, s in zip(a._shape, a._strides) if n != 1]
-    old_shape = [n for n, _ in old]
-    old_strides = [s for _, s in old]
-    new = list(new_shape)
-    if order == "F":
-        old_shape, old_strides, new = old_shape[::-1], old_strides[::-1], new[::-1]
-    new_strides = [0] * len(new)
-    oi = ni = 0
-    while oi < len(old_shape) and ni < len(new):
-        np_, op_ = new[ni], old_shape[oi]
-        nj, oj = ni + 1, oi + 1
-        while np_ != op_:
-            if np_ < op_:
-                np_ *= new[nj]
-                nj += 1
-            else:
-                op_ *= old_shape[oj]
-                oj += 1
-        for k in range(oi, oj - 1):
-            if old_strides[k] != old_shape[k + 1] * old_strides[k + 1]:
-                return None
-        new_strides[nj - 1] = old_strides[oj - 1]
-        for k in range(nj - 1, ni, -1):
-            new_strides[k - 1] = new_strides[k] * new[k]
-        ni, oi = nj, oj
-    last = new_strides[ni - 1] if ni > 0 else itemsize
-    for k in range(ni, len(new)):  # trailing size-1 axes
-        new_strides[k] = last
-    if order == "F":
-        new_strides = new_strides[::-1]
-    return tuple(new_strides)
-
-
 def _shares_layout_view(a, b):
     return b._buf is a._buf
 
@@ -933,65 +966,10 @@ def assign(dst, value):
         broadcast_view(src, dst._shape)  # still raises on bad shapes
         return
     src = broadcast_view(src, dst._shape)
+    if src._buf is dst._buf and src._offset == dst._offset and (
+            src._strides == dst._strides and src.dtype == dst.dtype):
+        return  # the view written onto itself (``A[k] += x`` ends so): nothing changes
     if may_overlap(src, dst):
         src = src.copy()
     _backends.for_writing(dst, src).copy(src, dst)
 
-
-class _FlatIter:
-    """``a.flat``: a flat, C-order view for iteration, indexing and assignment."""
-
-    __slots__ = ("base",)
-
-    def __init__(self, a):
-        self.base = a
-
-    def _flat(self):
-        return self.base.reshape(-1)  # a view when a is C-contiguous, else a copy
-
-    def __len__(self):
-        return self.base._size
-
-    def __iter__(self):
-        return iter(self._flat())
-
-    def __getitem__(self, key):
-        return self._flat()[key]
-
-    def __setitem__(self, key, value):
-        a = self.base
-        flat = a.reshape(-1) if a._c_contig else a.copy().reshape(-1)
-        flat[key] = self._repeated(flat, key, value)
-        if not a._c_contig:  # not viewable flat: written into a C-order copy, now back
-            a[...] = flat.reshape(a._shape)
-
-    @staticmethod
-    def _repeated(flat, key, value):
-        """NumPy's flat assignment does not broadcast: the value's elements, flattened,
-        repeat in order over the selected elements (so ``[]`` writes nothing)."""
-        if isinstance(key, tuple) and not key:
-            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
-        if isinstance(value, ndarray):
-            v = value.astype(flat.dtype, copy=False)
-        elif np.ndim(value) == 0:
-            return value  # a scalar fills the selection as it is (no transfer)
-        else:
-            v = from_host(np.asarray(value, dtype=flat.dtype))
-        if v.ndim == 0:
-            return v
-        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
-            raise ValueError("Error setting single item of array.")
-        shape = flat[key].shape
-        n = _prod(shape)
-        v = v.reshape(-1)
-        if v._size == 0:
-            return flat[key]  # writes the selected elements back unchanged
-        if v._size != n:  # NumPy repeats the values over the selection
-            v = v[from_host(np.arange(n, dtype=np.intp) % v._size)]
-        return v.reshape(shape)
-
-    def copy(self):
-        return self.base.flatten()
-
-    def __array__(self, dtype=None, copy=None):
-        return self._flat().__array__(dtype)

@@ -17,9 +17,12 @@ import numpy as np
 from ._array import host_view, ndarray  # noqa: F401 (host_view: the host path's too)
 from ._backends.buffer import Buffer
 from ._dtypes import normalize
+from ._shapes import _broadcast_shapes, _prod
 
 _new = object.__new__
 _U8 = np.dtype(np.uint8)
+_NP_ARRAY = np.ndarray
+_frombuffer = np.frombuffer
 _buffer_of = Buffer  # the Buffer of a result's host bytes (tests/shim.py aliases a device copy)
 
 
@@ -27,22 +30,24 @@ def wrap_host(r):
     """A new array over the host data of ``r`` (a NumPy array or scalar fresh from a NumPy
     call on host views: the host path's result, nobody else's memory), with no copy where
     ``r`` is contiguous; ``r`` is kept as its NumPy view."""
-    if type(r) is not np.ndarray:
+    if type(r) is not _NP_ARRAY:
         r = np.asarray(r)
     dt = r.dtype
     if dt.char in "qQ" or not dt.isnative:
         dt = normalize(dt)
         r = r.astype(dt, copy=False) if r.dtype != dt else r.view(dt)
     fl = r.flags
-    c, f = fl.c_contiguous, fl.f_contiguous
-    if c:  # (a view, not np.frombuffer: an array made over a buffer export costs 1 us more)
-        raw = r.view(_U8) if len(r.shape) == 1 else r.reshape(-1).view(_U8)
+    c = fl.c_contiguous
+    f = fl.f_contiguous
+    # the bytes as one flat uint8 array over r's memory (one call, whatever r's shape)
+    if c:
+        raw = _frombuffer(r, _U8)
     elif f:
-        raw = r.T.reshape(-1).view(_U8)
+        raw = _frombuffer(r.T, _U8)
     else:
         r = np.ascontiguousarray(r)
         c, f = True, r.flags.f_contiguous
-        raw = r.reshape(-1).view(_U8)
+        raw = _frombuffer(r, _U8)
     a = _new(ndarray)
     a._buf = _buffer_of(raw)
     a._offset = 0
@@ -67,6 +72,42 @@ def wrap_result(r):
     """``wrap_host`` for an array result; NumPy's scalar as it is (a full reduction, a 1-d
     product of host arrays: NumPy's scalars, as NumPy gives)."""
     return wrap_host(r) if type(r) is np.ndarray else r
+
+
+def product_operator(product, general):
+    """``a @ b`` for ``product`` (``numpy.matmul``): where both operands' data is on the host,
+    NumPy's call on their kept views and its result as NumPy gives it (a product of two 1-d
+    arrays is NumPy's scalar; the public function keeps returning arrays to the package's
+    own code), else ``general(a, b)``."""
+
+    def matmul_operator(a, b):
+        if type(b) is ndarray:
+            raw, braw = a._buf.host, b._buf.host
+            if raw is not None and braw is not None:
+                try:  # (host_view's kept views, read inline)
+                    ha = a._hv if a._hraw is raw else host_view(a)
+                except AttributeError:
+                    ha = host_view(a)
+                try:
+                    hb = b._hv if b._hraw is braw else host_view(b)
+                except AttributeError:
+                    hb = host_view(b)
+                r = product(ha, hb)
+                return wrap_host(r) if type(r) is _NP_ARRAY else r
+        return general(a, b)
+
+    return matmul_operator
+
+
+def host_sized(a, b, big) -> bool:
+    """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
+    most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer
+    product by broadcasting) is the placement rules' to place (``_backends.for_arrays``)."""
+    try:
+        shape = _broadcast_shapes((a._shape, b._shape))
+    except ValueError:
+        return True
+    return _prod(shape) <= big
 
 
 def on_host(a) -> bool:

@@ -114,3 +114,45 @@ def _broadcast_shapes(shapes):
             _broadcast_cache.clear()
         _broadcast_cache[shapes] = shape
     return shape
+
+
+def _reshape_strides(a, new_shape, order):
+    """Strides giving ``new_shape`` over a's memory without a copy, or None (NumPy's rule)."""
+    itemsize = a.dtype.itemsize
+    if a._size == 0 or a._size == 1:
+        return _f_strides(new_shape, itemsize) if order == "F" else _c_strides(new_shape, itemsize)
+    if order == "C" and a._c_contig:
+        return _c_strides(new_shape, itemsize)
+    if order == "F" and a._f_contig:
+        return _f_strides(new_shape, itemsize)
+    old = [(n, s) for n, s in zip(a._shape, a._strides) if n != 1]
+    old_shape = [n for n, _ in old]
+    old_strides = [s for _, s in old]
+    new = list(new_shape)
+    if order == "F":
+        old_shape, old_strides, new = old_shape[::-1], old_strides[::-1], new[::-1]
+    new_strides = [0] * len(new)
+    oi = ni = 0
+    while oi < len(old_shape) and ni < len(new):
+        np_, op_ = new[ni], old_shape[oi]
+        nj, oj = ni + 1, oi + 1
+        while np_ != op_:
+            if np_ < op_:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op_ *= old_shape[oj]
+                oj += 1
+        for k in range(oi, oj - 1):
+            if old_strides[k] != old_shape[k + 1] * old_strides[k + 1]:
+                return None
+        new_strides[nj - 1] = old_strides[oj - 1]
+        for k in range(nj - 1, ni, -1):
+            new_strides[k - 1] = new_strides[k] * new[k]
+        ni, oi = nj, oj
+    last = new_strides[ni - 1] if ni > 0 else itemsize
+    for k in range(ni, len(new)):  # trailing size-1 axes
+        new_strides[k] = last
+    if order == "F":
+        new_strides = new_strides[::-1]
+    return tuple(new_strides)

@@ -25,7 +25,7 @@ from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
-from ._host_path import host_view, wrap_all, wrap_host
+from ._host_path import host_sized as _host_sized, host_view, wrap_all, wrap_host
 from ._backends import placement as _placement
 from ._backends.base import ElementwiseOp
 from ._backends.elements import Element
@@ -33,7 +33,7 @@ from ._dtypes import normalize
 from ._fallback import call_on_host
 from ._ops import type_loops
 from ._ops import UFUNCS as TABLE
-from ._shapes import _broadcast_shapes
+from ._shapes import _broadcast_shapes, _prod
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
@@ -94,13 +94,22 @@ def _hot_binary(uf, fallback):
     def binary(a, b):
         if type(a) is ndarray:
             tb = type(b)
-            if a._buf.host is not None and (a._size <= big or stays(a)):  # the host path
+            raw = a._buf.host
+            if raw is not None and (a._size <= big or stays(a)):  # the host path
+                try:  # (host_view's kept view, read inline)
+                    ha = a._hv if a._hraw is raw else host_view(a)
+                except AttributeError:
+                    ha = host_view(a)
                 if tb is ndarray:
-                    if b._buf.host is not None and (b._shape == a._shape
-                                                    or _host_sized(a, b, big)):
-                        return wrap(npf(host_view(a), host_view(b)))
+                    raw = b._buf.host
+                    if raw is not None and (b._shape == a._shape or _host_sized(a, b, big)):
+                        try:
+                            hb = b._hv if b._hraw is raw else host_view(b)
+                        except AttributeError:
+                            hb = host_view(b)
+                        return wrap(npf(ha, hb))
                 elif tb in scalar_types:
-                    return wrap(npf(host_view(a), b))
+                    return wrap(npf(ha, b))
             elif a._buf.pending is not None and uf._row.comparison and tb in scalar_types and (
                     value := _backends.elements.to_host(a)) is not None:
                 return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
@@ -161,17 +170,6 @@ def _hot_binary(uf, fallback):
     return binary
 
 
-def _host_sized(a, b, big) -> bool:
-    """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
-    most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer
-    product by broadcasting) is the placement rules' to place (``_backends.for_arrays``)."""
-    try:
-        shape = _broadcast_shapes((a._shape, b._shape))
-    except ValueError:
-        return True
-    return _prod(shape) <= big
-
-
 def _key(index, hot, k0, k1):
     """The ``ufunc._fast`` key of ``index[k0][k1]`` (see ``_hot_binary``)."""
     return (k1, k0, 1) if index is hot[2] else (k0, k1, 0)
@@ -189,8 +187,14 @@ def _hot_one(uf):
     wrap = wrap_host if uf.nout == 1 else wrap_all
 
     def unary(x):
-        if type(x) is ndarray and x._buf.host is not None:  # the host path
-            return wrap(npf(host_view(x)))
+        if type(x) is ndarray:
+            raw = x._buf.host
+            if raw is not None:  # the host path
+                try:  # (host_view's kept view, read inline)
+                    hx = x._hv if x._hraw is raw else host_view(x)
+                except AttributeError:
+                    hx = host_view(x)
+                return wrap(npf(hx))
         if type(x) is ndarray and x._c_contig:
             rec = index.get(x.dtype)
             if rec is None:
@@ -716,13 +720,6 @@ def _broadcast_error(operands):
     return f"operands could not be broadcast together with shapes {text} "
 
 
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def _same_view(a, b):
     return (a._buf is b._buf and a._offset == b._offset and a._shape == b._shape
             and a._strides == b._strides and a.dtype == b.dtype)
@@ -885,21 +882,33 @@ def _hot_inplace(uf, general):
             return general(self, other)
         t = type(other)
         buf = self._buf
-        if buf.host is not None and (t in scalar_types or t is ndarray
-                                     and other._buf.host is not None) and (
-                self._size <= big or stays(self)):
-            # the host path: NumPy in place on the kept NumPy view
-            if buf.device is not None or buf.readers is not None:
-                if buf.will_write("host", self._size * self.dtype.itemsize):
-                    hv = host_view(self)
-                    npf(hv, host_view(other) if t is ndarray else other, out=hv)
-                    _backends.mirror(self, "host")
-                    return self
+        raw = buf.host
+        if raw is not None and (self._size <= big or stays(self)):
+            # the host path: NumPy in place on the kept NumPy views
+            if t is ndarray:
+                oraw = other._buf.host
+                try:
+                    o = None if oraw is None else (
+                        other._hv if other._hraw is oraw else host_view(other))
+                except AttributeError:
+                    o = host_view(other)
             else:
-                buf.version += 1  # Buffer.will_write(), its plain case inline
-            hv = host_view(self)
-            npf(hv, host_view(other) if t is ndarray else other, out=hv)
-            return self
+                o = other if t in scalar_types else None
+            if o is not None:
+                mirrored = False
+                if buf.device is not None or buf.readers is not None:
+                    mirrored = buf.will_write("host", self._size * self.dtype.itemsize)
+                    raw = buf.host  # (the hook may have moved the data)
+                else:
+                    buf.version += 1  # Buffer.will_write(), its plain case inline
+                try:
+                    hv = self._hv if self._hraw is raw else host_view(self)
+                except AttributeError:
+                    hv = host_view(self)
+                npf(hv, o, hv)  # (out positional: NumPy parses no keyword)
+                if mirrored:  # (a small write into data on both sides updates both)
+                    _backends.mirror(self, "host")
+                return self
         if not self._c_contig or buf.pins is not None:
             return general(self, other)
         if t is ndarray:
@@ -957,7 +966,6 @@ def _install_operators():
         setattr(ndarray, f"__{short}__", forward)
         setattr(ndarray, f"__r{short}__", reflected)
         setattr(ndarray, f"__i{short}__", inplace)
-    _fast_scalar_power()
     dm_forward, dm_reflected, _ = _binary(uf.divmod)
     ndarray.__divmod__, ndarray.__rdivmod__ = dm_forward, dm_reflected
     for short, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
@@ -967,34 +975,6 @@ def _install_operators():
                         "invert": "invert"}.items():
         setattr(ndarray, f"__{short}__", _unary(UFUNCS[name]))
     ndarray.__hash__ = None
-
-
-def _fast_scalar_power():
-    """NumPy's ``fast_scalar_power``: ``x ** 2``, ``x ** -1`` (Python ints) and ``x ** 0.5``
-    (a Python float) of a float or complex array are ``square``, ``reciprocal`` and
-    ``sqrt`` (so ``(-0.0) ** 0.5`` is -0.0, as ``sqrt`` gives); in place for ``**=``."""
-    power, ipower = ndarray.__pow__, ndarray.__ipow__
-    # (exponent type, value): the type is part of the key, so 2.0 and True stay on power
-    by_exponent = {(int, 2): uf.square, (int, -1): uf.reciprocal,
-                   (float, 0.5): uf.sqrt}
-
-    def pow_(self, other):
-        t = type(other)
-        if (t is int or t is float) and self.dtype.kind in "fc":
-            uf = by_exponent.get((t, other))
-            if uf is not None:
-                return uf(self)
-        return power(self, other)
-
-    def ipow(self, other):
-        t = type(other)
-        if (t is int or t is float) and self.dtype.kind in "fc":
-            uf = by_exponent.get((t, other))
-            if uf is not None:
-                return uf(self, out=self)
-        return ipower(self, other)
-
-    ndarray.__pow__, ndarray.__ipow__ = pow_, ipow
 
 
 _install_operators()

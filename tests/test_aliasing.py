@@ -169,3 +169,89 @@ def test_element_supports_scalar_protocols():
     assert [10, 11, 12, 13, 14, 15][x] == 15
     assert float(x) == 5.0 and int(x) == 5 and bool(x)
     assert x == 5 and x > 4 and x < 6
+
+
+def test_augmented_assignment_through_views():
+    """``A[k] op= x`` ends in ``A[k] = A[k]'s view``, which writes nothing new (the in-place
+    op already wrote through the view)."""
+    def statements(xp):
+        a = xp.arange(20.0).reshape(4, 5)
+        a[1, 1:-1] += a[0, :-2]
+        a[2:, ::2] *= 2
+        a[-1] -= a[0]
+        a[1:3] /= 4
+        a[::-1, 3] += 1
+        k = (1, slice(None, 3))
+        v = a[k]
+        a[1, 0] = 99  # (the view sees it)
+        a[k] = v  # the view written back with the same key object: nothing changes
+        return a, v
+
+    compare(statements)
+
+
+def test_view_written_back_after_its_array_changed_shape():
+    def reshaped(xp):
+        a = xp.arange(12.0)
+        k = slice(0, 6)
+        v = a[k]
+        a.shape = (2, 6)  # the same key now selects both rows: v is broadcast into them
+        a[k] = v
+        return a
+
+    compare(reshaped)
+
+
+def test_view_written_back_after_it_changed_shape():
+    def reshaped(xp):
+        a = xp.arange(12.0)
+        k = slice(0, 6)
+        v = a[k]
+        v.shape = (6, 1)
+        a[k] = v  # (6, 1) does not fit (6,): NumPy's error
+        return a
+
+    compare(reshaped)
+
+
+def test_view_written_through_another_array_of_its_data():
+    def other(xp):
+        a = xp.arange(16.0).reshape(4, 4)
+        t = a.T
+        t[0, 0]  # (t's kept view is built, and is not a's)
+        b = a.view()  # (b's is never built)
+        k = (0, slice(None))
+        v = a[k]
+        t[k] = v  # row 0 of a into its column 0
+        k = (2, slice(1, 3))
+        w = a[k]
+        b[k] = w  # (the same key object, but b is not a: the plain write)
+        b[k] = w + 1  # (a new array: the plain write)
+        return a
+
+    compare(other)
+
+
+def test_view_written_back_after_its_data_moved():
+    """A view's data moved between the read and the write back (to the device, and back to
+    the host into a new allocation): the write back is a plain write."""
+    import cupynum as cp
+    from cupynum.testing import place
+
+    a = cp.arange(20.0).reshape(4, 5)
+    want = np.arange(20.0).reshape(4, 5)
+    for where in ("device", "both", "host"):
+        k = (2, slice(1, -1))
+        v = a[k]
+        v += 1
+        place(a, where)
+        a[k] = v
+        want[2, 1:-1] += 1
+        np.testing.assert_array_equal(a.get(), want)
+        v = a[k]
+        place(a, "device")
+        place(a, "host")
+        v *= 2  # (v's kept NumPy view is the old allocation's: rebuilt)
+        a[k] = v
+        want[2, 1:-1] *= 2
+        np.testing.assert_array_equal(a.get(), want)

@@ -5,6 +5,11 @@ warm-up call, the frontend may call only a handful of its own small functions, o
 allocation and one backend launch (or copy), and never into NumPy (no type resolution, no
 broadcast_shapes).  What the backend does inside its launch is its own business and is
 measured by the benchmarks, so calls made inside ``cupynum/_backends/`` are not counted.
+
+On host arrays (docs/guide/placement.md) the contract is NumPy's own call on the kept NumPy
+views plus about a microsecond: the tests ``test_host_path_*`` list every call an operator,
+an in-place operator, a ufunc, getitem and setitem, ``sum`` and ``@`` make, and those of
+each of issue 18's statements (``benchmarks/statements.py``).
 """
 import gc
 import os
@@ -16,24 +21,28 @@ import pytest
 import cupynum as cp
 
 BACKENDS = os.sep + "_backends" + os.sep
+NUMPY = os.path.dirname(np.__file__) + os.sep
 
 
 def profile(fn):
-    """Python and C calls made by ``fn()`` outside the backend."""
+    """Python and C calls made by ``fn()`` outside the backend and NumPy: a call into
+    either is listed once, as ``("backend", name)`` or ``("numpy", name)``, and what it
+    calls in turn is its own business."""
     calls = []
     inside = [0]
 
     def hook(frame, event, arg):
         name = frame.f_code.co_filename  # generated launchers are the backend's too
-        in_backend = BACKENDS in name or name.startswith("<cupynum launcher")
+        owner = ("backend" if BACKENDS in name or name.startswith("<cupynum launcher") else
+                 "numpy" if name.startswith(NUMPY) else None)
         if event == "call":
-            if in_backend:
+            if owner is not None:
                 if inside[0] == 0:
-                    calls.append(("backend", frame.f_code.co_name))
+                    calls.append((owner, frame.f_code.co_name))
                 inside[0] += 1
             elif inside[0] == 0:
                 calls.append((frame.f_code.co_filename, frame.f_code.co_name))
-        elif event == "return" and in_backend:
+        elif event == "return" and owner is not None:
             inside[0] -= 1
         elif event == "c_call" and inside[0] == 0:
             calls.append(("C", getattr(arg, "__qualname__", repr(arg))))
@@ -98,7 +107,8 @@ def host_arrays():
 
 def host_path(calls):
     """The Python frames of a host-path call (the caller's lambda left out), checking that
-    it made no backend call: NumPy on the kept views, one result object."""
+    it made no backend call but the result's Buffer: NumPy on the kept views, one result
+    object."""
     assert not [c for c in calls if c[0] == "backend" and c[1] != "__init__"], calls
     return [c[1] for c in calls if c[0] not in ("C", "backend") and not c[0].endswith(
         "test_hot_path.py")]
@@ -109,17 +119,28 @@ def numpy_calls(calls):
         "list.append", "object.__new__", "len")]
 
 
+def host_calls(fn):
+    """What ``fn()`` calls outside this file, by name: cupynum's Python frames, the
+    backend's (only a result's ``Buffer.__init__`` may appear) and C functions.  NumPy's
+    own Python frames are left out (they vary with its version); NumPy's ufunc calls and
+    ``hv[key]`` are no calls to the profiler: they run inside the frames listed."""
+    calls = profile(fn)
+    assert not [c for c in calls if c[0] == "backend" and c[1] != "__init__"], calls
+    return [c[1] for c in calls if not c[0].endswith("test_hot_path.py")
+            and c[0] != "numpy" and c[1] != "list.append"]
+
+
 def test_host_path_binary_operator(host_arrays):
     a, b = host_arrays
     a + b
     keep = []
     calls = profile(lambda: keep.append(a + b))
-    # the operator, both kept NumPy views (built once: no NumPy call), the result object
-    assert host_path(calls) == ["binary", "host_view", "host_view", "wrap_host"]
-    # NumPy's own ufunc call is a C call of the ufunc, not listed; the result's byte view
-    assert numpy_calls(calls) == ["ndarray.view"]
+    # the operator (reading both kept NumPy views inline), the result object; NumPy's own
+    # ufunc call is a C call of the ufunc, not listed; the result's bytes as one flat view
+    assert host_path(calls) == ["binary", "wrap_host"]
+    assert numpy_calls(calls) == ["frombuffer"]
     calls = profile(lambda: keep.append(a * 2.0))
-    assert host_path(calls) == ["binary", "host_view", "wrap_host"]
+    assert host_path(calls) == ["binary", "wrap_host"]
     np.testing.assert_array_equal(keep[0].get(), np.arange(1000, dtype=np.float32) + 1)
 
 
@@ -129,11 +150,23 @@ def test_host_path_unary_and_inplace(host_arrays):
     -a
     x += b
     keep = []
-    assert host_path(profile(lambda: keep.append(-a))) == ["unary", "host_view", "wrap_host"]
+    assert host_path(profile(lambda: keep.append(-a))) == ["unary", "wrap_host"]
     version = x._buf.version
-    assert host_path(profile(lambda: x.__iadd__(b))) == ["inplace", "host_view", "host_view"]
+    calls = profile(lambda: x.__iadd__(b))
+    assert host_path(calls) == ["inplace"] and not numpy_calls(calls)
     assert x._buf.version == version + 1
     np.testing.assert_array_equal(x.get(), np.arange(1000, dtype=np.float32) + 2)
+    # the public ufuncs: their __call__, then the operators' own paths
+    cp.sqrt(a)
+    cp.add(a, b)
+    assert host_calls(lambda: keep.append(cp.sqrt(a))) == ["__call__", "len", "unary", *RESULT]
+    assert host_calls(lambda: keep.append(cp.add(a, b))) == ["__call__", "len", "binary",
+                                                              *RESULT]
+    version = x._buf.version
+    assert host_calls(lambda: x.__imul__(0.5)) == ["inplace"]
+    assert x._buf.version == version + 1
+    np.testing.assert_array_equal(keep[-1].get(), np.arange(1000, dtype=np.float32) + 1)
+    np.testing.assert_array_equal(x.get(), (np.arange(1000, dtype=np.float32) + 2) / 2)
 
 
 def test_host_path_sum_and_matmul(host_arrays):
@@ -151,8 +184,7 @@ def test_host_path_sum_and_matmul(host_arrays):
     assert frames == ["public", "sum", "_kd", "_red", "ufunc_reduce", "on_host", "host_view",
                       "wrap_host", "host_view"], frames  # (then NumPy's scalar from the 0-d)
     frames = host_path(profile(lambda: keep.append(a @ b)))  # (1-d @ 1-d: NumPy's scalar)
-    assert frames == ["_matmul_operator", "on_host", "on_host", "host_view", "host_view",
-                      "wrap_result"]
+    assert frames == ["matmul_operator"]  # (reading both kept views inline)
     assert type(keep[1]) is np.float32
     assert keep[1] == np.arange(1000, dtype=np.float32) @ np.ones(1000, np.float32)
 
@@ -162,17 +194,102 @@ def test_host_path_element_and_slice(host_arrays):
     m = a.reshape(20, 50)
     m[3, 4]
     keep = []
-    frames = host_path(profile(lambda: keep.append(m[3, 4])))
-    assert frames == ["__getitem__", "_slices", "_element_offset", "host_view"]
+    calls = profile(lambda: keep.append(m[3, 4]))  # NumPy's element read on the kept view
+    assert host_path(calls) == ["__getitem__"] and not numpy_calls(calls)
     assert type(keep[0]) is np.float32 and keep[0] == 154
     m[3, 4] = 1.0
     version = m._buf.version
     calls = profile(lambda: m.__setitem__((3, 4), 2.0))
-    assert host_path(calls) == ["__setitem__", "host_view"] and m._buf.version == version + 1
+    assert host_path(calls) == ["__setitem__"] and m._buf.version == version + 1
     assert m[3, 4] == 2.0 and a[154] == 2.0
-    calls = profile(lambda: keep.append(a[1:-1]))
-    assert host_path(calls) == ["__getitem__", "_slice0"] and numpy_calls(calls) == [
-        "slice.indices"]
+    # slice assignment of another host array's view: NumPy's setitem between kept views
+    b = cp.asarray(np.ones(1000, np.float32))
+    a[1:-1] = b[1:-1]
+    version = a._buf.version
+    assert host_calls(lambda: a.__setitem__(slice(1, -1), b[1:-1])) == [
+        "__getitem__", "object.__new__", "__setitem__"]
+    assert a._buf.version == version + 1 and a[1] == 1.0
+    a[1:-1] = np.arange(1.0, 999.0, dtype=np.float32)  # (back as it was)
+    m[3, 4] = 2.0
+    # a view: NumPy makes it on the kept view, the frame adds the result object and works
+    # out its offset (``slice.indices`` only for a slice with a step or a negative start)
+    for key, indices in ((slice(1, -1), 0), ((3, slice(1, -1)), 0), ((slice(None, 7), 4), 0),
+                         (3, 0), ((-2, slice(-5, None)), 1),
+                         ((slice(None, None, -2), slice(3, 40, 3)), 2)):
+        calls = profile(lambda: keep.append(m[key]))
+        assert host_path(calls) == ["__getitem__"], key
+        assert numpy_calls(calls) == ["slice.indices"] * indices, (key, calls)
+        v = keep[-1]
+        want = np.arange(1000, dtype=np.float32).reshape(20, 50)
+        want[3, 4] = 2.0
+        want = want[key]
+        assert v._buf is m._buf and v._base is a and v.shape == want.shape
+        assert v.strides == want.strides and (v.flags.c_contiguous, v.flags.f_contiguous) == (
+            want.flags.c_contiguous, want.flags.f_contiguous)
+        np.testing.assert_array_equal(v.get(), want)
+
+
+VIEW = ["__getitem__", "object.__new__"]  # a view of a host array: one frame, one object
+PRODUCT = VIEW + VIEW + ["matmul_operator"]  # A[i, :j] @ A[:j, j]: NumPy's scalar
+RESULT = ["wrap_host", "frombuffer", "object.__new__", "__init__"]  # an array from NumPy's
+# the in-place op on a view, then setitem of that view onto itself: known for what it is
+INPLACE_VIEW = ["inplace", "__setitem__", "getattr"]
+
+# Issue 18's statements (benchmarks/statements.py) on host arrays, and all that each calls
+# outside NumPy: a frame per ndarray method the statement reaches, the result objects.
+# ``A[k] op= x`` is __getitem__, the in-place op, then __setitem__ of the view onto itself,
+# which copies nothing (as NumPy's does not).
+HOST_STATEMENTS = [
+    ("x = A[i, j]", ["__getitem__"]),  # NumPy's scalar, from the kept view
+    ("A[i, j] += A[i, j - 1]", ["__getitem__", "__getitem__", "__setitem__"]),
+    ("A[i, j] /= 9.0", ["__getitem__", "__setitem__"]),
+    ("A[i, 1:-1] += A[i - 1, :-2]", VIEW + VIEW + INPLACE_VIEW),
+    ("x = A[i, :j] @ A[:j, j]", PRODUCT),
+    ("A[i, j] -= A[i, :j] @ A[:j, j]", ["__getitem__"] + PRODUCT + ["__setitem__"]),
+    ("x = A * 2.0 + 1.0", ["binary"] + RESULT + ["binary"] + RESULT),
+    ("x = A.sum()", ["public", "len", "host_view", "ndarray.sum", "wrap_result"]),
+    ("x = 1 if A[i, j] > 0 else 0", ["__getitem__"]),
+    ("x = float(A[i, j])", ["__getitem__"]),
+    ("C[i, :i + 1] *= beta", VIEW + INPLACE_VIEW),
+]
+
+
+@pytest.mark.parametrize("statement, expected", HOST_STATEMENTS,
+                         ids=[s for s, _ in HOST_STATEMENTS])
+def test_host_path_statements(statement, expected):
+    """Each statement, after a first run, makes exactly the calls listed, bumps the
+    version of the data it writes once, and leaves the arrays and ``x`` as NumPy's run
+    does."""
+    from cupynum._backends import placement
+
+    rng = np.random.default_rng(0)
+    ref = {"A": rng.uniform(0.5, 1.5, (100, 100)), "C": rng.uniform(0.5, 1.5, (100, 100))}
+    arrays = {k: cp.asarray(v) for k, v in ref.items()}
+    if cp.placement(arrays["A"]) != "host" or placement.MODE == "random":
+        pytest.skip("no host placement (CUPYNUM_PLACEMENT=device), or operands moved at random")
+    ns = {}
+    exec(compile(f"def run(A, C, i=50, j=50, beta=0.999):\n    x = None\n    {statement}\n"
+                 f"    return x\n", __file__, "exec"), ns)
+    run = ns["run"]
+    run(**ref)
+    run(**arrays)
+    versions = {k: a._buf.version for k, a in arrays.items()}
+    kept = []
+    assert host_calls(lambda: kept.append(run(**arrays))) == expected
+    want = run(**ref)
+    for k, a in arrays.items():
+        np.testing.assert_array_equal(a.get(), ref[k])
+        # one write each: the in-place op's, or setitem's of an element (writing A[k]'s
+        # view back onto itself writes nothing)
+        assert a._buf.version - versions[k] == statement.startswith(k + "[")
+    if want is not None:
+        got = kept[0]
+        if isinstance(want, np.ndarray):
+            assert cp.placement(got) == "host"
+            got = got.get()
+        else:
+            assert type(got) is type(want)  # NumPy's scalars, as NumPy gives
+        np.testing.assert_array_equal(got, want)
 
 
 def test_add(arrays):

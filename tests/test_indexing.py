@@ -190,6 +190,67 @@ def test_hypothesis_getitem_setitem(case):
         compare(seta, a)
 
 
+@st.composite
+def basic_view_case(draw):
+    """An array (maybe a strided or transposed view) and a chain of keys of Python ints and
+    slices: what the host path of getitem takes (docs/internals.md)."""
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=1, max_size=3)))
+    keys = []
+    for _ in range(draw(st.integers(1, 3))):
+        key = []
+        for _ in range(draw(st.integers(0, 3))):
+            if draw(st.booleans()):
+                key.append(draw(st.integers(-6, 5)))
+            else:
+                key.append(slice(draw(st.one_of(st.none(), st.integers(-7, 7))),
+                                 draw(st.one_of(st.none(), st.integers(-7, 7))),
+                                 draw(st.sampled_from([None, 1, 2, -1, -3]))))
+        keys.append(tuple(key) if len(key) != 1 or draw(st.booleans()) else key[0])
+    return shape, draw(st.sampled_from(["plain", "transposed", "strided"])), keys
+
+
+@settings(max_examples=200, deadline=None)
+@given(basic_view_case())
+def test_hypothesis_views_of_ints_and_slices(case):
+    """Each view of the chain has NumPy's layout, flags, byte offset and values, and a write
+    through the last one lands where NumPy's does (on the host: the host path's views)."""
+    shape, layout, keys = case
+    ref = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    a = cp.asarray(ref)
+    base_ref, base = ref, a
+    if layout == "transposed":
+        ref, a = ref.T, a.T
+    elif layout == "strided":
+        ref, a = ref[..., ::-2], a[..., ::-2]
+
+    def address(x):
+        return x.__array_interface__["data"][0]
+
+    for key in keys:
+        try:
+            want = ref[key]
+        except IndexError:
+            with pytest.raises(IndexError):
+                a[key]
+            return
+        got = a[key]
+        if not isinstance(want, np.ndarray):
+            assert type(got) is type(want) or cp.placement(a) != "host"
+            assert got == want
+            return
+        assert got.shape == want.shape and got._buf is base._buf
+        if want.size:  # (an empty view's strides and offset are nobody's business)
+            assert got.strides == want.strides
+            assert (got.flags.c_contiguous, got.flags.f_contiguous) == (
+                want.flags.c_contiguous, want.flags.f_contiguous)
+            assert got._offset == address(want) - address(base_ref)
+        np.testing.assert_array_equal(got.get(), want)
+        ref, a = want, got
+    a += 1000.0
+    ref += 1000.0
+    np.testing.assert_array_equal(base.get(), base_ref)
+
+
 # --- routines --------------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_take_put(dtype):

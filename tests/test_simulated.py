@@ -49,6 +49,21 @@ def test_binary_op_is_one_launch_and_no_transfer():
 
 
 @on_simulated
+def test_augmented_slice_assignment_is_one_launch():
+    """``A[1, 1:-1] += x`` is __getitem__, the in-place add, then __setitem__ of that view
+    onto itself, which copies nothing (as NumPy's setitem does)."""
+    a = cp.arange(20.0).reshape(4, 5)
+    want = np.arange(20.0).reshape(4, 5)
+    want[1, 1:-1] += want[0, :-2]
+
+    def statement():
+        a[1, 1:-1] += a[0, :-2]
+
+    assert _counted(statement) == _counts(launches=1)
+    np.testing.assert_array_equal(a.get(), want)
+
+
+@on_simulated
 def test_reduction_is_one_launch():
     a = cp.arange(12.0).reshape(3, 4)
     assert _counted(lambda: a.sum(axis=0)) == _counts(launches=1)

@@ -311,3 +311,35 @@ def isposinf(x, out=None):
 def isneginf(x, out=None):
     """True where x is -inf (NumPy's isinf and signbit)."""
     return _signed_inf(x, out, False)
+
+
+def _install_fast_scalar_power():
+    """NumPy's ``fast_scalar_power``: ``x ** 2``, ``x ** -1`` (Python ints) and ``x ** 0.5``
+    (a Python float) of a float or complex array are ``square``, ``reciprocal`` and
+    ``sqrt`` (so ``(-0.0) ** 0.5`` is -0.0, as ``sqrt`` gives); in place for ``**=``.
+    Installed over the operators that ``_ufunc`` installs."""
+    power, ipower = ndarray.__pow__, ndarray.__ipow__
+    # (exponent type, value): the type is part of the key, so 2.0 and True stay on power
+    by_exponent = {(int, 2): uf.square, (int, -1): uf.reciprocal,
+                   (float, 0.5): uf.sqrt}
+
+    def pow_(self, other):
+        t = type(other)
+        if (t is int or t is float) and self.dtype.kind in "fc":
+            uf = by_exponent.get((t, other))
+            if uf is not None:
+                return uf(self)
+        return power(self, other)
+
+    def ipow(self, other):
+        t = type(other)
+        if (t is int or t is float) and self.dtype.kind in "fc":
+            uf = by_exponent.get((t, other))
+            if uf is not None:
+                return uf(self, out=self)
+        return ipower(self, other)
+
+    ndarray.__pow__, ndarray.__ipow__ = pow_, ipow
+
+
+_install_fast_scalar_power()

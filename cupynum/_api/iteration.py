@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array import _FlatIter, ndarray
+from .._array import from_host, ndarray
+from .._shapes import _prod
 from .creation import asarray
 from .manipulation import broadcast_to
 
@@ -18,7 +19,67 @@ __all__ = ["ndindex", "ndenumerate", "broadcast", "nditer", "flatiter"]
 # The indices of a shape, in C order: NumPy's own object (it yields tuples of Python ints).
 ndindex = np.ndindex
 
+class _FlatIter:
+    """``a.flat``: a flat, C-order view for iteration, indexing and assignment."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, a):
+        self.base = a
+
+    def _flat(self):
+        return self.base.reshape(-1)  # a view when a is C-contiguous, else a copy
+
+    def __len__(self):
+        return self.base._size
+
+    def __iter__(self):
+        return iter(self._flat())
+
+    def __getitem__(self, key):
+        return self._flat()[key]
+
+    def __setitem__(self, key, value):
+        a = self.base
+        flat = a.reshape(-1) if a._c_contig else a.copy().reshape(-1)
+        flat[key] = self._repeated(flat, key, value)
+        if not a._c_contig:  # not viewable flat: written into a C-order copy, now back
+            a[...] = flat.reshape(a._shape)
+
+    @staticmethod
+    def _repeated(flat, key, value):
+        """NumPy's flat assignment does not broadcast: the value's elements, flattened,
+        repeat in order over the selected elements (so ``[]`` writes nothing)."""
+        if isinstance(key, tuple) and not key:
+            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
+        if isinstance(value, ndarray):
+            v = value.astype(flat.dtype, copy=False)
+        elif np.ndim(value) == 0:
+            return value  # a scalar fills the selection as it is (no transfer)
+        else:
+            v = from_host(np.asarray(value, dtype=flat.dtype))
+        if v.ndim == 0:
+            return v
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            raise ValueError("Error setting single item of array.")
+        shape = flat[key].shape
+        n = _prod(shape)
+        v = v.reshape(-1)
+        if v._size == 0:
+            return flat[key]  # writes the selected elements back unchanged
+        if v._size != n:  # NumPy repeats the values over the selection
+            v = v[from_host(np.arange(n, dtype=np.intp) % v._size)]
+        return v.reshape(shape)
+
+    def copy(self):
+        return self.base.flatten()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._flat().__array__(dtype)
+
+
 flatiter = _FlatIter
+ndarray.flat = property(_FlatIter, doc="A flat, C-order iterator over the array (``flatiter``).")
 
 
 class ndenumerate:

@@ -16,7 +16,7 @@ from .. import _backends
 from .._array import _make, broadcast_view, empty_array, may_overlap, ndarray
 from .._dtypes import normalize
 from .._fallback import fallback_for
-from .._host_path import host_view, on_host, wrap_host, wrap_result
+from .._host_path import host_view, on_host, product_operator, wrap_host
 from .._indexing import normalize_axis
 from .._ufunc import uf
 from . import creation, manipulation, reductions
@@ -554,13 +554,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return manipulation.moveaxis(out, -1, axisc)
 
 
-# ``a @ b``, ``b @ a`` and ``a @= b``: installed on the ndarray from here, where matmul is.
-def _matmul_operator(self, other):
-    if type(other) is ndarray and on_host(self) and on_host(other):
-        # the host path, NumPy's result as NumPy gives it: a product of two 1-d arrays is a
-        # NumPy scalar (the public matmul keeps returning arrays to the package's own code)
-        return wrap_result(np.matmul(host_view(self), host_view(other)))
-    return matmul(self, other)
+# ``a @ b``, ``b @ a`` and ``a @= b``: installed on the ndarray from here, where matmul is;
+# ``a @ b`` of host arrays is NumPy's (``_host_path.product_operator``).
+_matmul_operator = product_operator(np.matmul, matmul)
 
 
 def _rmatmul_operator(self, other):
