@@ -116,15 +116,18 @@ _FUNCTION_METHODS = (
 
 
 def _scalar_reductions():
-    """Full reductions of host arrays return NumPy scalars (``_host_path.scalar_results``):
-    the public functions, and so the methods, are wrapped; ``out``'s position per name."""
-    from ._host_path import scalar_results
+    """Full reductions and products of 1-d host arrays return NumPy scalars
+    (``_host_path.scalar_results``, ``scalar_products``): the public functions, and so the
+    methods, are wrapped; ``out``'s position per reduction."""
+    from ._host_path import scalar_products, scalar_results
 
     namespace = globals()
     for name, out_position in {"sum": 3, "prod": 3, "mean": 3, "std": 3, "var": 3, "max": 2,
                                "min": 2, "amax": 2, "amin": 2, "any": 2, "all": 2,
                                "argmax": 2, "argmin": 2}.items():
         namespace[name] = scalar_results(namespace[name], out_position)
+    for name in ("dot", "vdot", "inner", "matmul"):
+        namespace[name] = scalar_products(namespace[name], getattr(_np, name))
 
 
 _scalar_reductions()

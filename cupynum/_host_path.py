@@ -99,6 +99,28 @@ def product_operator(product, general):
     return matmul_operator
 
 
+def scalar_products(func, numpy_func):
+    """The public product ``func`` (``dot``, ``vdot``, ``inner``, ``matmul``): for two
+    arrays whose data is on the host and no other argument, ``numpy_func`` on their kept
+    views and its result as NumPy gives it (a product of 1-d arrays is NumPy's scalar, as
+    for ``a @ b``); otherwise ``func``, with a new 0-d host result as NumPy's scalar."""
+
+    @functools.wraps(func)
+    def public(*args, **kwargs):
+        if len(args) == 2 and not kwargs:
+            a, b = args
+            if type(a) is ndarray and type(b) is ndarray and a._buf.host is not None \
+                    and b._buf.host is not None:
+                return wrap_result(numpy_func(host_view(a), host_view(b)))
+        r = func(*args, **kwargs)
+        if type(r) is ndarray and not r._shape and r._buf.host is not None and \
+                kwargs.get("out", args[2] if len(args) > 2 else None) is not r:
+            return host_view(r)[()]
+        return r
+
+    return public
+
+
 def host_sized(a, b, big) -> bool:
     """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
     most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer

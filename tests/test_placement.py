@@ -258,6 +258,26 @@ def test_the_product_operator_of_1d_host_arrays_is_numpy_s_scalar():
 
 
 @auto_only
+@pytest.mark.parametrize("name", ["dot", "vdot", "inner", "matmul"])
+def test_the_product_functions_of_1d_host_arrays_are_numpy_s_scalars(name):
+    ha, hb = np.arange(1.0, 5.0), np.arange(2.0, 6.0)
+    a, b = cp.asarray(ha), cp.asarray(hb)
+    place(a, "host")
+    place(b, "host")
+    want = getattr(np, name)(ha, hb)
+    for got in (getattr(cp, name)(a, b), getattr(np, name)(a, b)):  # (and NumPy's dispatch)
+        assert type(got) is type(want) and got == want
+    m = cp.asarray(np.eye(4))
+    place(m, "host")
+    if name != "vdot":
+        assert type(getattr(cp, name)(m, a)) is cp.ndarray  # arrays stay arrays
+    place(a, "device")
+    place(b, "device")
+    got = getattr(cp, name)(a, b)
+    assert type(got) is cp.ndarray and got.shape == () and got.get() == want  # device: 0-d
+
+
+@auto_only
 def test_a_device_pin_keeps_the_data_on_the_device():
     """What ``__cuda_array_interface__`` (for good) and a DLPack export (until its deleter
     runs) do to an array, through their mechanism (the exports themselves need CUDA)."""
