@@ -278,6 +278,23 @@ def test_the_product_functions_of_1d_host_arrays_are_numpy_s_scalars(name):
 
 
 @auto_only
+def test_device_copies_of_host_data_are_evicted_first_when_memory_runs_out():
+    kept = cp.asarray(np.arange(10.0))
+    place(kept, "both")
+    exported = cp.asarray(np.arange(4.0))
+    place(exported, "both")
+    exported._address()  # (a device address handed out: pinned to the device for good)
+    only = cp.asarray(np.arange(6.0))
+    place(only, "device")
+    assert pl.evict_device_copies()  # (what the device pool does before it gives up)
+    assert cp.placement(kept) == "host" and cp.placement(only) == "device"
+    assert exported._buf.device is not None  # (its device copy stays)
+    np.testing.assert_array_equal(kept.get(), np.arange(10.0))
+    np.testing.assert_array_equal((kept + only[:1]).get(), np.arange(10.0))  # copied again
+    assert not pl.evict_device_copies() or cp.placement(kept) == "host"
+
+
+@auto_only
 def test_a_device_pin_keeps_the_data_on_the_device():
     """What ``__cuda_array_interface__`` (for good) and a DLPack export (until its deleter
     runs) do to an array, through their mechanism (the exports themselves need CUDA)."""

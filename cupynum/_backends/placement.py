@@ -18,6 +18,8 @@ Every number here is data to calibrate on the H200 machine, never a timer.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import _config
@@ -116,7 +118,30 @@ def resolve(buf, side: str):
     if buf.pins is not None and other(side) in buf.pins:
         return raw  # pinned to the other side by an export that may write it: a read copy
     setattr(buf, side, raw)
+    if buf.host is not None and buf.device is not None:
+        _both.add(buf)
     return raw
+
+
+# Buffers that were given a second copy (``resolve``): their device copies are what the
+# out-of-memory path may drop (``evict_device_copies``).
+_both = weakref.WeakSet()
+
+
+def evict_device_copies() -> bool:
+    """Drop the device copy of every Buffer whose data is valid on the host as well (the
+    device pool is out of memory: such a copy is a cache, made again by the next device op
+    that reads the data), except copies pinned to the device by an export or read by a
+    pending expression; False when none was dropped.  Frees are stream-ordered, so kernels
+    already queued on a dropped copy still read it."""
+    dropped = False
+    for buf in list(_both):
+        if buf.host is not None and buf.device is not None and buf.readers is None \
+                and not (buf.pins and DEVICE in buf.pins):
+            buf.device = None
+            dropped = True
+    _both.clear()
+    return dropped
 
 
 def read_back(buf):

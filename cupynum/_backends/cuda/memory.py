@@ -62,7 +62,7 @@ import threading
 
 import numpy as np
 
-from .. import elements, fusion
+from .. import elements, fusion, placement
 from ..counters import COUNTS
 from . import runtime, tuning
 from .driver import check
@@ -294,6 +294,10 @@ class MemoryPool:
                     fusion.flush_for_memory() | elements.flush_for_memory()):
                 # pending expressions and element reads kept their inputs alive: once
                 # run, those may go
+                self.free_all_blocks()
+                err, ptr = self._alloc_async(size, self._handle, stream)
+            if err and self._is_oom(err, size) and placement.evict_device_copies():
+                # device copies of data valid on the host too are caches: dropped last
                 self.free_all_blocks()
                 err, ptr = self._alloc_async(size, self._handle, stream)
             if err:
