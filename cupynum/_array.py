@@ -798,11 +798,13 @@ def empty_array(shape, dtype, order="C"):
     return fresh_array(shape, strides, dtype, size, c, f)
 
 
-def fresh_array(shape, strides, dtype, size, c_contig, f_contig):
+def fresh_array(shape, strides, dtype, size, c_contig, f_contig, backend=None):
     """A new array over a new buffer of ``size`` elements, its slots set directly (no
-    ``__init__`` frame): the layout and flags come from the caller."""
+    ``__init__`` frame): the layout and flags come from the caller.  ``backend``: allocated
+    there now (the op's backend, known), else where its first op runs."""
     a = _new(ndarray)
-    a._buf = _backends.new_buffer(size * dtype.itemsize)
+    a._buf = _backends.new_buffer(size * dtype.itemsize) if backend is None else \
+        backend.alloc(size * dtype.itemsize)
     a._offset = 0
     a._shape = shape
     a._strides = strides

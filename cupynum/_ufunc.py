@@ -486,7 +486,10 @@ class ufunc:
         if entry is False:
             return None
         launch, dt, strides, c_contig, f_contig, n = entry
-        out = fresh_array(shape, strides, dt, n, c_contig, f_contig)
+        # (allocated on the op's backend now, unless fusion may defer it: a pending result's
+        # memory is taken when it is computed)
+        out = fresh_array(shape, strides, dt, n, c_contig, f_contig,
+                          backend if n < _backends.fusion.MIN_ELEMENTS else None)
         launch(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
         return out
 

@@ -128,7 +128,7 @@ def for_arrays(*operands):
         get()
         if _single is not None:
             return _single
-    device = pinned = False
+    device = pinned = host_only = False
     fresh = -1
     bufs = []
     for x in operands:
@@ -141,8 +141,11 @@ def for_arrays(*operands):
                 fresh = max(fresh, buf.nbytes)
                 continue
             device = True
-        elif buf.pins is not None and HOST in buf.pins:  # a live NumPy export: on the host
-            pinned = True
+        else:
+            if buf.pins is not None and HOST in buf.pins:  # a live NumPy export: on the host
+                pinned = True
+            if buf.device is None:
+                host_only = True
         bufs.append((buf, x._size))
     if not bufs:
         return _host if max(fresh, 0) <= placement.THRESHOLD_BYTES else _backend
@@ -164,7 +167,10 @@ def for_arrays(*operands):
             placement.move(buf, HOST if side == DEVICE else DEVICE)
             device = any(b.host is None for b, _ in bufs)
             break
-    if device and placement.host_is_cheaper(bufs, made):
+    # (with no operand only on the host, the host is never cheaper while moving an operand
+    # costs more than the sides' difference per op: placement.DEVICE_ONLY_STAYS)
+    if device and (host_only or not placement.DEVICE_ONLY_STAYS) and \
+            placement.host_is_cheaper(bufs, made):
         for buf, _ in bufs:
             if buf.host is None:
                 placement.move(buf, HOST)

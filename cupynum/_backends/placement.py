@@ -50,6 +50,13 @@ COSTS = {
 }
 
 
+# Whether an op whose operands are all on the device (none only on the host) always costs
+# less there than on the host with one or more of them moved over: true when one move costs
+# more than the host's saving per op, at every size (for_arrays then skips the pricing).
+DEVICE_ONLY_STAYS = (COSTS[HOST]["op"] + COSTS["transfer"] >= COSTS[DEVICE]["op"]
+                     and COSTS[HOST]["per_element"] >= COSTS[DEVICE]["per_element"])
+
+
 def op_cost(side: str, elements: int) -> float:
     row = COSTS[side]
     return row["op"] + row["per_element"] * elements
