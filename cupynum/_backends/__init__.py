@@ -37,21 +37,11 @@ class _One:
         self._buf = buf
 
 
-class _Result:
-    """A new result of ``nbytes`` bytes, as an operand of ``for_arrays`` (not allocated)."""
-
-    __slots__ = ("_buf",)
-    _size = 0
-
-    def __init__(self, nbytes):
-        self._buf = placement.Unallocated(nbytes)
-
-
 def for_result(nbytes: int, *operands):
     """``for_arrays(*operands)`` for an op that makes a new result of ``nbytes`` bytes."""
     if _single is not None:
         return _single
-    return for_arrays(_Result(nbytes), *operands)
+    return _place(operands, nbytes)
 
 
 def for_element(a):
@@ -124,12 +114,17 @@ def for_arrays(*operands):
     Each base Buffer's cost ledger records the op and may move the data first."""
     if _single is not None:
         return _single
+    return _place(operands, -1)
+
+
+def _place(operands, fresh: int):
+    """``for_arrays(*operands)``, with ``fresh``: the bytes of a new result (or -1)."""
     if _backend is None:
         get()
         if _single is not None:
             return _single
-    device = pinned = host_only = False
-    fresh = -1
+    device = pinned = host_only = held_twice = False
+    held = None  # the (first) Buffer only on the device: it holds the op there
     bufs = []
     for x in operands:
         try:
@@ -141,6 +136,10 @@ def for_arrays(*operands):
                 fresh = max(fresh, buf.nbytes)
                 continue
             device = True
+            if held is None:
+                held = buf
+            elif held is not buf:
+                held_twice = True
         else:
             if buf.pins is not None and HOST in buf.pins:  # a live NumPy export: on the host
                 pinned = True
@@ -159,9 +158,12 @@ def for_arrays(*operands):
         return _backend if any(b.host is None for b, _ in bufs) else _host
     side = DEVICE if device else HOST
     made = fresh // 8  # an op is priced by the larger of what it reads and what it makes
-    stuck = _device_only(bufs) if device else None
-    for buf, n in bufs:  # (a broadcast's small operands, whose result is large, stay put)
-        if stuck and any(b is not buf for b in stuck):
+    last = None  # (a broadcast's small operands, whose result is large, stay put)
+    for buf, n in bufs:
+        if buf is last:
+            continue  # (views of one array side by side: one op on its data)
+        last = buf
+        if device and (held_twice or held is not buf):
             continue  # another operand holds the op on the device: moving this one would not
         if placement.record(buf, side, n if n >= made else made):  # bring the op over
             placement.move(buf, HOST if side == DEVICE else DEVICE)
@@ -176,10 +178,6 @@ def for_arrays(*operands):
                 placement.move(buf, HOST)
         return _host
     return _backend if device else _host
-
-
-def _device_only(bufs) -> list:
-    return [b for b, _ in bufs if b.host is None]
 
 
 def stays_on_host(a) -> bool:
