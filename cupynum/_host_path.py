@@ -15,6 +15,8 @@ import functools
 import numpy as np
 
 from ._array import host_view, ndarray  # noqa: F401 (host_view: the host path's too)
+from . import _backends
+from ._backends import placement as _placement
 from ._backends.buffer import Buffer
 from ._dtypes import normalize
 from ._shapes import _broadcast_shapes, _prod
@@ -161,3 +163,25 @@ def scalar_results(func, out_position: int):
         return r
 
     return public
+
+
+def _install_astype():
+    """``ndarray.astype`` of a C- or F-contiguous array whose data is on the host: NumPy's
+    ``astype`` of the kept view (a new array, wrapped with no copy), its errors NumPy's;
+    other arrays, and ``copy=False`` of an unchanged dtype (the array itself), take the
+    general method."""
+    general = ndarray.astype
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if type(self) is ndarray and self._buf.host is not None and (
+                self._c_contig or self._f_contig) and (  # (NumPy's result then is too)
+                self._size <= _placement.THRESHOLD or _backends.stays_on_host(self)):
+            dt = normalize(dtype)
+            if copy or dt != self.dtype:
+                return wrap_host(host_view(self).astype(dt, order=order, casting=casting))
+        return general(self, dtype, order, casting, subok, copy)
+
+    ndarray.astype = astype
+
+
+_install_astype()

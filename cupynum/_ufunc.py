@@ -37,6 +37,10 @@ from ._shapes import _broadcast_shapes, _prod
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
+# The scalars the host path hands to NumPy as they are: Python's and NumPy's numeric ones
+# (an element read of a host array is a NumPy scalar, so loops meet them constantly).
+_HOST_SCALAR_TYPES = _SCALAR_TYPES | frozenset(
+    t for t in set(np.sctypeDict.values()) if issubclass(t, (np.bool_, np.number)))
 _BOOL = np.dtype(np.bool_)  # a Python bool is not weak in NEP 50: it resolves as numpy.bool
 _INT_CHARS = "bhilqBHILQ"
 # Loop chars whose parameter slot a Python scalar may be packed into as it is (the CUDA
@@ -87,6 +91,7 @@ def _hot_binary(uf, fallback):
     by_arrays, by_array_scalar, by_scalar_array = uf._hot
     record = uf._hot_record
     scalar_types = _SCALAR_TYPES
+    host_scalars = _HOST_SCALAR_TYPES
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
     big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
@@ -108,7 +113,7 @@ def _hot_binary(uf, fallback):
                         except AttributeError:
                             hb = host_view(b)
                         return wrap(npf(ha, hb))
-                elif tb in scalar_types:
+                elif tb in host_scalars:
                     return wrap(npf(ha, b))
             elif a._buf.pending is not None and uf._row.comparison and tb in scalar_types and (
                     value := _backends.elements.to_host(a)) is not None:
@@ -122,9 +127,9 @@ def _hot_binary(uf, fallback):
             else:
                 return fallback(a, b)
             x = a
+        elif type(b) is ndarray and type(a) in host_scalars and b._buf.host is not None:
+            return wrap(npf(a, host_view(b)))
         elif type(b) is ndarray and type(a) in scalar_types and b._c_contig:
-            if b._buf.host is not None:
-                return wrap(npf(a, host_view(b)))
             k0, k1, index = b.dtype, type(a), by_scalar_array
             x = b
         else:
@@ -877,6 +882,7 @@ def _hot_inplace(uf, general):
     record = uf._hot_record
     fast = uf._fast
     scalar_types = _SCALAR_TYPES
+    host_scalars = _HOST_SCALAR_TYPES
     npf = uf._np
     big, stays = _placement.THRESHOLD, _backends.stays_on_host
 
@@ -896,7 +902,7 @@ def _hot_inplace(uf, general):
                 except AttributeError:
                     o = host_view(other)
             else:
-                o = other if t in scalar_types else None
+                o = other if t in host_scalars else None
             if o is not None:
                 mirrored = False
                 if buf.device is not None or buf.readers is not None:

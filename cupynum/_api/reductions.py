@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .. import _backends
+from .._backends import placement as _placement
 from .._array import _fill, _make, assign, broadcast_view, empty_array, may_overlap, ndarray
 from .._backends.base import ReduceOp
 from .._dtypes import normalize
@@ -283,7 +284,8 @@ def _scan(uf, a, axis, dtype, out, np_func):
     out = _out_arg(out)
     if dtype is not None:
         dtype = np.dtype(dtype)
-    key = (np_func, a.dtype, _pattern(a._shape), axis, dtype, None if out is None else out.dtype)
+    key = (np_func, a.dtype, _pattern(a._shape), type(axis), axis, dtype,  # (True == 1:
+           None if out is None else out.dtype)  # the type keeps NumPy's check of a bool axis)
     m = _acc_meta.get(key)
     if m is None:
         host = np.zeros(_pattern(a._shape), a.dtype)
@@ -767,6 +769,11 @@ def _reduce_method(self, array, axis=0, dtype=None, out=None, keepdims=False,
 
 
 def _accumulate_method(self, array, axis=0, dtype=None, out=None):
+    if type(array) is ndarray and out is None and type(axis) is int and on_host(array) and (
+            array._size <= _placement.THRESHOLD or _backends.stays_on_host(array)):
+        # (NumPy's own accumulate on the kept view; an axis of another type, such as True,
+        # takes the general checks: cumsum refuses what accumulate would take)
+        return wrap_host(self._np.accumulate(host_view(array), axis=axis, dtype=dtype))
     if self.nin != 2 or self.nout != 1:
         return self._host_method("accumulate", array, axis=axis, dtype=dtype, out=out)
     return ufunc_accumulate(self, array, axis, dtype, out)
