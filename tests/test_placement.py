@@ -278,6 +278,30 @@ def test_the_product_functions_of_1d_host_arrays_are_numpy_s_scalars(name):
 
 
 @auto_only
+def test_small_writes_stop_updating_both_copies_once_that_costs_a_whole_copy():
+    """Element writes into data valid on both sides update both copies, until those updates
+    have cost more than copying the whole buffer over again: then the other copy goes, and
+    the writes land on one side only (the ski-rental rule of the ledger)."""
+    h = np.arange(2000.0)
+    a = cp.asarray(h)
+    place(a, "both")
+    writes = 0
+    while cp.placement(a) == "both":
+        a[writes] = -1.0
+        writes += 1
+        assert writes < 100
+    per_write = pl.COSTS["transfer"] + pl.COSTS["per_byte"] * 8
+    assert writes == int(pl.migration_cost(a.nbytes) // per_write) + 1
+    h[:writes] = -1.0
+    np.testing.assert_array_equal(a.get(), h)
+    big = cp.zeros(LARGE)
+    place(big, "both")
+    for i in range(writes):  # (the same writes into a large buffer: both copies stay)
+        big[i] = 1.0
+    assert cp.placement(big) == "both"
+
+
+@auto_only
 def test_device_copies_of_host_data_are_evicted_first_when_memory_runs_out():
     kept = cp.asarray(np.arange(10.0))
     place(kept, "both")

@@ -199,10 +199,25 @@ def before_write(buf, side, nbytes=None) -> bool:
     drop = other(side)
     if (buf.host if drop == HOST else buf.device) is None:
         return False
-    if nbytes is not None and nbytes <= SMALL_WRITE:
+    if nbytes is not None and nbytes <= SMALL_WRITE and not _mirrored_enough(buf, nbytes):
         return True
     setattr(buf, drop, None)
     return False
+
+
+def _mirrored_enough(buf, nbytes: int) -> bool:
+    """Charge a small write's update of the other copy to ``buf``'s ledger; True when such
+    updates have cost more than copying the whole buffer over again (the ski-rental rule
+    once more): the other copy is then dropped, and the writes that follow go to one side
+    only (a small array written element by element stops paying for two copies)."""
+    led = buf.ledger
+    if led is None:
+        led = buf.ledger = Ledger()
+    led.mirrored += COSTS["transfer"] + COSTS["per_byte"] * nbytes
+    if led.mirrored <= migration_cost(nbytes_of(buf)):
+        return False
+    led.mirrored = 0.0
+    return True
 
 
 def result_on_device(result_nbytes: int, bufs) -> bool:
@@ -240,14 +255,15 @@ def host_is_cheaper(bufs, made: int = 0) -> bool:
 class Ledger:
     """A base Buffer's record of its ops since its last move: ``regret`` (microseconds the
     ops would have saved on the other side, never below 0), ``ops`` (counted since the last
-    move) and ``moves``."""
+    move), ``moves``, and ``mirrored`` (microseconds spent keeping both copies)."""
 
-    __slots__ = ("regret", "ops", "moves")
+    __slots__ = ("regret", "ops", "moves", "mirrored")
 
     def __init__(self):
         self.regret = 0.0
         self.ops = 0
         self.moves = 0
+        self.mirrored = 0.0  # what updating both copies on small writes has cost
 
 
 def record(buf, side: str, elements: int) -> bool:
