@@ -24,6 +24,10 @@ from ._shapes import _broadcast_shapes, _prod
 _new = object.__new__
 _U8 = np.dtype(np.uint8)
 _NP_ARRAY = np.ndarray
+# The scalars the host path hands to NumPy as they are: Python's and NumPy's numeric ones
+# (an element read of a host array is a NumPy scalar, so loops meet them constantly).
+HOST_SCALARS = frozenset((bool, int, float, complex)) | frozenset(
+    t for t in set(np.sctypeDict.values()) if issubclass(t, (np.bool_, np.number)))
 _frombuffer = np.frombuffer
 _buffer_of = Buffer  # the Buffer of a result's host bytes (tests/shim.py aliases a device copy)
 
@@ -132,6 +136,25 @@ def host_sized(a, b, big) -> bool:
     except ValueError:
         return True
     return _prod(shape) <= big
+
+
+def host_operands(args):
+    """NumPy's operands for ``args`` (a function's), or None: each a cupynum array whose data
+    is on the host and of at most the placement threshold (its kept view), or a numeric
+    scalar; anything else (device data, a large array the ledger watches, a list) leaves
+    the call to the general path."""
+    out = []
+    for x in args:
+        t = type(x)
+        if t is ndarray:
+            if x._buf.host is None or x._size > _placement.THRESHOLD:
+                return None
+            out.append(host_view(x))
+        elif t in HOST_SCALARS:
+            out.append(x)
+        else:
+            return None
+    return out
 
 
 def on_host(a) -> bool:

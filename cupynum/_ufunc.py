@@ -25,7 +25,7 @@ from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
-from ._host_path import host_sized as _host_sized, host_view, wrap_all, wrap_host
+from ._host_path import HOST_SCALARS, host_sized as _host_sized, host_view, wrap_all, wrap_host
 from ._backends import placement as _placement
 from ._backends.base import ElementwiseOp
 from ._backends.elements import Element
@@ -37,10 +37,7 @@ from ._shapes import _broadcast_shapes, _prod
 
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
-# The scalars the host path hands to NumPy as they are: Python's and NumPy's numeric ones
-# (an element read of a host array is a NumPy scalar, so loops meet them constantly).
-_HOST_SCALAR_TYPES = _SCALAR_TYPES | frozenset(
-    t for t in set(np.sctypeDict.values()) if issubclass(t, (np.bool_, np.number)))
+_HOST_SCALAR_TYPES = HOST_SCALARS
 _BOOL = np.dtype(np.bool_)  # a Python bool is not weak in NEP 50: it resolves as numpy.bool
 _INT_CHARS = "bhilqBHILQ"
 # Loop chars whose parameter slot a Python scalar may be packed into as it is (the CUDA

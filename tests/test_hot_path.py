@@ -191,12 +191,14 @@ def test_host_path_sum_and_matmul(host_arrays):
 
 def test_host_path_numpy_scalars_astype_accumulate_and_products(host_arrays):
     """An element of a host array is NumPy's scalar; ops with it stay on the host path, as
-    do ``astype``, ``ufunc.accumulate`` and the product functions of host arrays."""
+    do ``astype``, ``ufunc.accumulate``, ``where`` and the product functions of host
+    arrays."""
     a, b = host_arrays
     s = np.float32(3.0)
     keep = []
     for fn in (lambda: a != s, lambda: s * a, lambda: a.astype(np.int64),
-               lambda: cp.minimum.accumulate(a), lambda: cp.dot(a, b)):
+               lambda: cp.minimum.accumulate(a), lambda: cp.dot(a, b),
+               lambda: cp.where(b, a, s)):
         fn()
         calls = profile(lambda: keep.append(fn()))
         assert not [c for c in calls if c[0] == "backend" and c[1] != "__init__"], calls
@@ -206,7 +208,8 @@ def test_host_path_numpy_scalars_astype_accumulate_and_products(host_arrays):
     assert host_path(profile(lambda: x.__isub__(s))) == ["inplace"]
     ha, hb = np.arange(1000, dtype=np.float32), np.ones(1000, np.float32)
     for got, want in zip(keep, [ha != s, s * ha, ha.astype(np.int64),
-                                np.minimum.accumulate(ha), np.dot(ha, hb)]):
+                                np.minimum.accumulate(ha), np.dot(ha, hb),
+                                np.where(hb, ha, s)]):
         want = np.asarray(want)
         got = got.get() if isinstance(got, cp.ndarray) else np.asarray(got)
         assert got.dtype == want.dtype and np.array_equal(got, want)

@@ -9,6 +9,7 @@ from .. import _backends
 from .._array import assign, broadcast_view, empty_array, from_host, ndarray
 from .._backends.base import ElementwiseOp
 from .._fallback import call_on_host
+from .._host_path import host_operands, wrap_host
 from .._ufunc import _as_operand, uf
 from .creation import asarray, zeros
 
@@ -33,6 +34,9 @@ def where(condition, x=None, y=None, /):
         return asarray(condition).nonzero()  # the method: nonzero is built above, on indexing
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
+    hosted = host_operands((condition, x, y))
+    if hosted is not None:  # the host path: NumPy's where on the kept views
+        return wrap_host(np.where(*hosted))
     cond = asarray(condition)
     if cond.dtype != np.bool_:
         cond = cond.astype(np.bool_)
