@@ -216,6 +216,13 @@ def test_host_path_numpy_scalars_astype_accumulate_and_products(host_arrays):
     np.testing.assert_array_equal(x.get(), ha - 2 * s)
 
 
+def test_host_path_leaves_scalars_of_other_dtypes_to_the_general_path(host_arrays):
+    a, _ = host_arrays  # (NumPy would make float128 and timedelta64 arrays cupynum cannot hold)
+    for s in (np.timedelta64(1), np.longdouble(2.0)):
+        with pytest.raises(TypeError, match="does not support dtype"):
+            a + s
+
+
 def test_host_path_element_and_slice(host_arrays):
     a, _ = host_arrays
     m = a.reshape(20, 50)
