@@ -14,6 +14,7 @@ A 0-d cupynum array stands where NumPy returns a scalar (internals.md principle 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import cupynum as cp
 
@@ -117,3 +118,17 @@ def assert_values(got: np.ndarray, exp: np.ndarray, *, ulp=None, rtol=None, atol
 
 def _diff(what, g, e):
     return f"{what} differ:\ncupynum: {g!r}\nNumPy:   {e!r}"
+
+
+def _nvrtc_available() -> bool:
+    try:
+        from cupynum._backends.cuda import compiler
+
+        compiler.nvrtc_version()
+        return True
+    except Exception:
+        return False
+
+
+# For tests that compile CUDA source with NVRTC (which needs no GPU).
+needs_nvrtc = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not installed")

@@ -14,21 +14,9 @@ from cupynum._backends.buffer import Buffer
 from cupynum._backends.cuda import elementwise as ew
 from cupynum._backends.cuda import elementwise_source as es
 from cupynum._backends.cuda import fused
+from helpers import needs_nvrtc
 
 pytestmark = pytest.mark.usefixtures("small_arrays_fuse")
-
-
-def _nvrtc_available() -> bool:
-    try:
-        from cupynum._backends.cuda import compiler
-
-        compiler.nvrtc_version()
-        return True
-    except Exception:
-        return False
-
-
-needs_nvrtc = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not installed")
 
 
 class _Arr:

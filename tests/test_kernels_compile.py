@@ -18,19 +18,9 @@ import pytest
 from cupynum import _ops
 from cupynum._backends.base import ElementwiseOp
 from cupynum._backends.cuda import elementwise as ew
+from helpers import needs_nvrtc
 
 
-def _nvrtc_available() -> bool:
-    try:
-        from cupynum._backends.cuda import compiler
-
-        compiler.nvrtc_version()
-        return True
-    except Exception:
-        return False
-
-
-needs_nvrtc = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not installed")
 GROUPS = list(ew.default_groups())
 
 

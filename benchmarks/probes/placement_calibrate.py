@@ -28,33 +28,21 @@ from __future__ import annotations
 import json
 import math
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _probe_util import log  # noqa: E402
+from _probe_util import log, wall_median  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 
 def _timer(sync):
+    """Seconds per call of a statement: ``wall_median`` over rounds of about ``budget``
+    seconds (a round of one call for the slowest)."""
     def per_call(fn, budget=0.02, repeats=5):
-        fn()
-        sync()
-        t = time.perf_counter()
-        fn()
-        sync()
-        once = max(time.perf_counter() - t, 1e-7)
-        calls = max(1, min(20000, int(budget / once)))
-        runs = []
-        for _ in range(repeats):
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            sync()
-            runs.append((time.perf_counter() - t) / calls)
-        return statistics.median(runs)
+        once = wall_median(fn, sync, reps=1)
+        calls = max(1, min(20000, int(budget / max(once, 1e-7))))
+        return wall_median(fn, sync, reps=repeats, warm=0, calls=calls)
     return per_call
 
 
@@ -100,11 +88,14 @@ def families(xp, n, host_arrays):
 
 
 def fit(points):
-    """Least squares of t = op + per_element * n over (n, t) points (microseconds)."""
+    """Least squares of t = op + per_element * n over (n, t) points (microseconds), each
+    weighted by 1/t (relative errors: the small sizes, where the sides cross, count as much
+    as the large ones)."""
     ns = np.array([p[0] for p in points], float)
     ts = np.array([p[1] for p in points], float)
-    a = np.vstack([np.ones_like(ns), ns]).T
-    (op, per), *_ = np.linalg.lstsq(a, ts, rcond=None)
+    w = 1.0 / ts
+    a = np.vstack([np.ones_like(ns), ns]).T * w[:, None]
+    (op, per), *_ = np.linalg.lstsq(a, ts * w, rcond=None)
     return {"op": round(max(op, 0.0), 3), "per_element": float(f"{max(per, 0.0):.3g}")}
 
 
