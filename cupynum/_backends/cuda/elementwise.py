@@ -477,12 +477,6 @@ def run(exprs, ins, outs) -> None:
         if len(_plans) >= 4096:
             _plans.clear()
         _plans[key] = plan
-    plan[1].launch(operand_values(xs) + plan[2], plan[3], BLOCK)
-
-
-def operand_values(xs) -> list:
-    """A kernel's parameter values for operands ``xs``: an array's device address, a
-    scalar as it is, a complex scalar as its two parts."""
     values = []
     for x in xs:
         if hasattr(x, "_buf"):
@@ -491,7 +485,7 @@ def operand_values(xs) -> list:
             values += (x.real, x.imag)
         else:
             values.append(x)
-    return values
+    plan[1].launch(values + plan[2], plan[3], BLOCK)
 
 
 _plans: dict = {}

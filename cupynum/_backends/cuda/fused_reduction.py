@@ -30,7 +30,7 @@ import logging
 
 import numpy as np
 
-from .elementwise import collapse, operand_values
+from .elementwise import collapse
 from .elementwise_source import KernelSpec, _body, _dtype, _ops_in, canonical_char, ctype
 from . import compiler, fused, launch, reduction, runtime, tuning
 from .reduction import BLOCK, MAXD, Unit
@@ -264,7 +264,7 @@ def run(graph, method, src, args) -> bool:
         _plans[pkey] = plan
     if plan is None:
         return False
-    _execute(plan, src, out, initial, mean, operand_values(graph.ins) + lay_values)
+    _execute(plan, src, out, initial, mean, _prologue_values(graph.ins) + lay_values)
     return True
 
 
@@ -289,6 +289,18 @@ def _plan(prog, unit, op, src, out, axes, has_init):
                                         reduction._ident_values(unit, neutral, None)[0])
     firsts = set(map(id, prog.prepared.values()))
     return tuple((*s, id(s[0]) in firsts) for s in steps), temps
+
+
+def _prologue_values(ins):
+    values = []
+    for x in ins:
+        if hasattr(x, "_buf"):
+            values.append(dptr(x))
+        elif x.dtype.kind == "c":
+            values += (x.real, x.imag)
+        else:
+            values.append(x)
+    return values
 
 
 def _execute(plan, src, out, initial, mean, extra):
