@@ -89,6 +89,18 @@ def test_chain_over_strided_and_broadcast_views_is_one_launch():
 
 
 @on_simulated
+def test_numpy_scalars_and_general_path_calls_fuse():
+    """Calls the hot path passes on (a NumPy scalar operand, a keyword) still defer: their
+    new result is not allocated until it is computed."""
+    (ha, hb, _), (a, b, _) = operands()
+    keep = []
+    assert launches(lambda: keep.append(cp.multiply(a * b, np.float32(2), dtype=np.float32)
+                                         + np.float32(0.5) * b)) == 0
+    assert launches(lambda: same_bits(keep[0], (ha * hb) * np.float32(2)
+                                      + np.float32(0.5) * hb)) == 1
+
+
+@on_simulated
 def test_a_pending_result_broadcast_to_a_larger_shape_is_computed_first():
     h = np.arange(1, 61, dtype=np.float64).reshape(6, 10)
     x, row = cp.asarray(h), cp.asarray(h[0])

@@ -233,9 +233,12 @@ def deferrable_into(out) -> bool:
     the Buffer may turn pending: nothing else reads it, nothing pins it, no host copy."""
     buf = out._buf
     raw = buf.device
-    return (raw is not None and buf.readers is None and buf.pins is None and buf.host is None
+    # (a Buffer not allocated yet, placement's new result, is taken when it is computed)
+    nbytes = getattr(buf, "nbytes", None) if raw is None and buf.pending is None else \
+        getattr(raw, "nbytes", None)
+    return (buf.readers is None and buf.pins is None and buf.host is None
             and out._offset == 0 and (out._c_contig or out._f_contig) and out._size > 0
-            and raw.nbytes == out._size * out.dtype.itemsize)
+            and nbytes == out._size * out.dtype.itemsize)
 
 
 def _prune(readers) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _backends, _ops
 from .._array import ndarray
 from . import translate as tr
-from .vectorize import Cached, _kernel_dtype, _run_kernel
+from .vectorize import Cached, _run_kernel
 
 
 def _arg_type(a):
@@ -49,7 +49,7 @@ class Fusion:
             t = self._translations.get(types)
         except (tr.Untranslatable, tr.NeedsOutputType):
             return self.func(*args)
-        out = _run_kernel(t, args, [_kernel_dtype(t_) for t_ in types])
+        out = _run_kernel(t, args)
         if t.reduction is not None:
             reduce, extra, kw = t.reduction
             return reduce(out, *extra, **kw)

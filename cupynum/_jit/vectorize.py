@@ -15,13 +15,15 @@ where the two differ.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from .. import _backends, _ops
 from .._api.creation import asarray
-from .._array import broadcast_view, empty_array, ndarray
+from .._array import broadcast_view, fresh_array, ndarray
+from .._shapes import _c_strides
 from .._fallback import FallbackWarning, call_on_host
 from . import translate as tr
 
@@ -118,13 +120,11 @@ class vectorize(np.vectorize):
             return None  # (NumPy refuses empty inputs without otypes: its error)
         if self._translations is None:
             self._translations = Cached(self.pyfunc)
-        arrays = [a for a in args if isinstance(a, ndarray)]
-        backend = _backends.for_arrays(*arrays) if arrays else _backends.for_new(0)
         try:
             try:
                 t = self._translations.get(types, out_type)
             except tr.NeedsOutputType:
-                if not backend.cuda_memory:
+                if not _backends.for_side(_backends.DEVICE).cuda_memory:
                     return None
                 first = self._first_type(args, types)
                 if first is None:
@@ -133,9 +133,9 @@ class vectorize(np.vectorize):
         except tr.Untranslatable as e:
             self._warn(e)
             return None
-        if not backend.cuda_memory:
+        if not _backends.for_side(_backends.DEVICE).cuda_memory:
             return None
-        return _run_kernel(t, args, [_kernel_dtype(t_) for t_ in types])
+        return _run_kernel(t, args)
 
     def _first_type(self, args, types):
         """The dtype of the function's result for the first element (NumPy's rule for the
@@ -171,33 +171,38 @@ class vectorize(np.vectorize):
                       VectorizeFallbackWarning, stacklevel=4)
 
 
-def _kernel_dtype(t):
-    """The kernel operand dtype of an argument type (a weak Python scalar: its default)."""
-    return t if isinstance(t, np.dtype) else np.dtype(tr.WEAK[t])
+def _run_kernel(t, vector):
+    """Run translation ``t`` over the vectorized arguments: a new array of its output.
 
-
-def _run_kernel(t, vector, types):
-    """Run translation ``t`` over the vectorized arguments; a new array of its output."""
+    The functor is an op like a table op (``kernel.op``), run by the device backend's
+    elementwise engine: any strides and broadcasting, and fusion with the ops around it.
+    Arguments whose data is on the host (small arrays, under placement ``auto``) are copied
+    over and a small result comes back: one kernel and two copies cost less than Python
+    calling the function once per element."""
     from . import kernel
 
-    ins, shapes = [], []
-    for a, dt in zip(vector, types):
-        if isinstance(a, ndarray):
-            shapes.append(a.shape)
-        elif isinstance(a, np.ndarray) and a.ndim:
+    op = kernel.op(t)
+    arrays, ins = [], []
+    for a, c in zip(vector, t.in_chars):
+        if isinstance(a, np.ndarray) and a.ndim:
             a = asarray(a)
-            shapes.append(a.shape)
-        ins.append(a)
-    shape = np.broadcast_shapes(*shapes) if shapes else ()
-    out = empty_array(shape, np.dtype(t.out_char))
-    launch_ins = []
-    for a, dt, c in zip(ins, types, t.in_chars):
         if isinstance(a, ndarray):
-            v = broadcast_view(a, shape)
-            if not v._c_contig or v.dtype != np.dtype(c):
-                v = v.astype(np.dtype(c), order="C")
-            launch_ins.append(v)
+            arrays.append(a)
+            ins.append(a)
         else:
-            launch_ins.append(np.dtype(c).type(np.asarray(a).reshape(()).item()))
-    kernel.launch(t, launch_ins, out)
+            ins.append(np.dtype(c).type(np.asarray(a).reshape(()).item()))
+    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
+    backend = _backends.for_arrays(*arrays) if arrays else _backends.for_new(0)
+    from_host = not backend.cuda_memory
+    if from_host:
+        backend = _backends.for_side(_backends.DEVICE)
+    ins = [broadcast_view(x, shape) if isinstance(x, ndarray) and x.shape != shape else x
+           for x in ins]
+    dt = np.dtype(t.out_char)
+    size = math.prod(shape)
+    out = fresh_array(shape, _c_strides(shape, dt.itemsize), dt, size, True,
+                      sum(n != 1 for n in shape) <= 1 or size == 0, backend)
+    backend.elementwise(op, ins, [out])
+    if from_host and _backends.for_new(size * dt.itemsize) is not backend:
+        _backends.place(out, _backends.HOST)
     return out

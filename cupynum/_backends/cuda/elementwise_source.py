@@ -149,9 +149,29 @@ def _ops_in(exprs) -> list:
     return seen
 
 
+# Functors that are not in kernels/: structs translated from users' Python functions
+# (``cupynum.vectorize``, ``cupynum.fuse``), by name.  A name is a hash of its struct's text,
+# so a name is one text and the programs (and their cache keys) that use it are too.
+_USER_FUNCTORS: dict = {}  # functor name -> (struct source, whether it needs complex.cuh)
+
+
+def add_functor(name: str, source: str, cplx: bool) -> None:
+    """Make ``cpn::<name>`` (defined by ``source``) usable as an op's functor in any
+    program this module or the fused reductions write."""
+    _USER_FUNCTORS[name] = (source, cplx)
+
+
+def user_functors(exprs) -> tuple[str, bool]:
+    """The struct text of the user functors that ``exprs`` use (to place after the
+    includes) and whether any of them needs the complex header."""
+    found = [_USER_FUNCTORS[op.functor] for op in _ops_in(exprs) if op.functor in _USER_FUNCTORS]
+    return "".join(dict.fromkeys(src for src, _ in found)), any(c for _, c in found)
+
+
 def needs_complex(spec: KernelSpec) -> bool:
     return any(_is_complex(c) for _, c in spec.operands) or any(
-        _is_complex(c) for op in _ops_in(spec.exprs) for c in op.loop)
+        _is_complex(c) for op in _ops_in(spec.exprs) for c in op.loop) or \
+        user_functors(spec.exprs)[1]
 
 
 def kernel_name(spec: KernelSpec) -> str:
@@ -438,5 +458,6 @@ def program_source(specs) -> str:
     # The launchers pack by-value scalars in NumPy's layout: check that the C++ types agree.
     checks = [f'static_assert(sizeof({ctype(t)}) == {_dtype(t).itemsize}, "{t} size");'
               for t in types]
+    users = "".join(dict.fromkeys(user_functors(s.exprs)[0] for s in specs))
     body = "\n".join(kernel_source(s) for s in specs)
-    return "\n".join(head) + "\n" + _PRELUDE + "\n".join(checks) + "\n\n" + body
+    return "\n".join(head) + "\n" + users + _PRELUDE + "\n".join(checks) + "\n\n" + body

@@ -31,7 +31,8 @@ import logging
 import numpy as np
 
 from .elementwise import collapse
-from .elementwise_source import KernelSpec, _body, _dtype, _ops_in, canonical_char, ctype
+from .elementwise_source import (KernelSpec, _body, _dtype, _ops_in, canonical_char, ctype,
+                                 user_functors)
 from . import compiler, fused, launch, reduction, runtime, tuning
 from .reduction import BLOCK, MAXD, Unit
 from .view import dptr
@@ -184,9 +185,10 @@ def program(key, exprs, kinds, unit, cls) -> Program:
     params = _params(kinds, cls)
     pro = reduction.Prologue(f"cpn_pro_{h}", tuple((t, n) for t, n, _ in params),
                              f"cpn_redfused_{h}")
-    cplx = any(_dtype(c).kind == "c" for _, c in kinds) or any(
+    users, users_cplx = user_functors(exprs)
+    cplx = users_cplx or any(_dtype(c).kind == "c" for _, c in kinds) or any(
         _dtype(c).kind == "c" for op in _ops_in(exprs) for c in op.loop)
-    source = "\n\n".join([reduction.program_head([unit], cplx),
+    source = "\n\n".join([reduction.program_head([unit], cplx) + "\n" + users,
                            _struct(pro.struct, spec, kinds, cls), reduction.unit_source(unit, pro)])
     names = {k: n for k, n in reduction.kernel_names(unit, pro.base).items() if k in FIRST}
     dtypes = [*reduction._layout(unit, "rows")[0], *(dt for _, _, dt in params)]
