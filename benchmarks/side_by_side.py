@@ -69,7 +69,7 @@ def computed(r):
             computed(v)
         return r
     buf = getattr(r, "_buf", None)
-    if buf is not None and buf.pending is not None:
+    if getattr(buf, "pending", None) is not None:  # (an older cupynum's data never waits)
         buf.on_device()
     return r
 

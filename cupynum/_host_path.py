@@ -209,3 +209,14 @@ def _install_astype():
 
 
 _install_astype()
+
+
+def host_getitem(a, key):
+    """``a[key]`` for an array ``key`` of integers or booleans (one or more dims) where both
+    arrays' data is on the host: NumPy's indexing of the kept views (its result and its
+    errors), else None."""
+    if type(key) is ndarray and key._buf.host is not None and a._buf.host is not None and \
+            key._shape and key.dtype.kind in "biu" and (
+                a._size <= _placement.THRESHOLD or _backends.stays_on_host(a)):
+        return wrap_host(host_view(a)[host_view(key)])
+    return None

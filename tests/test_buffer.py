@@ -74,14 +74,16 @@ def test_host_backend_buffers_hold_host_copies():
     b = a + a  # the hot path's allocation (launch.new)
     c = cp.empty((3, 4), np.int16)
     s = cp.sum(a, axis=0, keepdims=True)
-    for x in (a, b, c, cp.zeros(5), s, a[a > 3]):
+    picked = a[a > 3]
+    for x in (a, b, c, cp.zeros(5), s, picked):
         buf = x._buf
         assert type(buf) is Buffer
         assert buf.device is None
         assert isinstance(buf.host, np.ndarray) and buf.host.dtype == np.uint8
         assert buf.host.ndim == 1 and buf.host.nbytes == x.nbytes
         assert buf.on_host() is buf.host
-        if x is not b and x is not s:  # (the host path's results are NumPy's allocations)
+        if x is not b and x is not s and x is not picked:  # (the host path's results:
+            # NumPy's allocations)
             assert buf.host.ctypes.data % 64 == 0  # aligned as device memory is
     assert b._address() == b._buf.host.ctypes.data
 
@@ -236,7 +238,8 @@ def test_for_arrays_picks_where_the_data_lives(monkeypatch):
     monkeypatch.setattr(_backends, "_host", host)
     monkeypatch.setattr(_backends, "_single", None)  # placement decides (auto)
     monkeypatch.setattr(_backends, "_chaos", None)
-    monkeypatch.setattr(placement, "record", lambda buf, side, n: False)  # (no moves here)
+    monkeypatch.setattr(placement, "record",  # (no moves here)
+                        lambda buf, side, n, extra=0.0: False)
     monkeypatch.setattr(_backends, "_placing", True)  # (the moves the cost table asks for)
     monkeypatch.setattr(placement, "_backends_of", {"host": host, "device": device}.get)
     assert _backends.for_arrays(h) is host

@@ -197,6 +197,23 @@ def test_triangular_solve_by_rows_moves_the_matrix_to_the_host_once():
 
 
 @auto_only
+def test_small_device_operands_come_along_when_the_matrix_moves():
+    """A row product of a large device matrix and a small vector whose data is only on the
+    device too: the small vector holds nothing, so the matrix's ledger counts the op, and
+    when the matrix moves to the host the vector comes with it (the op then runs on the
+    host, and the matrix is not copied back)."""
+    n = int(np.sqrt(pl.THRESHOLD)) + 40
+    rng = np.random.default_rng(1)
+    A_ref, v_ref = rng.random((n, n)), rng.random(n)
+    A, v = cp.asarray(A_ref), cp.asarray(v_ref)
+    place(v, "device")
+    got = [A[i] @ v for i in range(n)]
+    assert cp.placement(A) == "host" and cp.placement(v) == "host"
+    assert A._buf.ledger.moves == 1
+    np.testing.assert_allclose([float(g) for g in got], A_ref @ v_ref, rtol=1e-12)
+
+
+@auto_only
 def test_a_large_host_array_swept_whole_moves_to_the_device():
     x = cp.asarray(np.ones(pl.THRESHOLD * 4))
     place(x, "host")

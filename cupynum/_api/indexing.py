@@ -27,6 +27,7 @@ from .. import _backends
 from .._array import (_make, assign, broadcast_view, empty_array, from_host,
                       install_advanced_indexing, may_overlap, ndarray)
 from .._shapes import dim
+from .._host_path import host_getitem
 from .._backends.base import ElementwiseOp
 from .._indexing import int_axis, normalize_axis, slice_axis, zero_d_axis
 from .._ufunc import uf
@@ -269,6 +270,9 @@ def _gather(plan):
 
 
 def getitem_advanced(a, key):
+    res = host_getitem(a, key)
+    if res is not None:
+        return res
     if type(key) is ndarray and key.dtype == _INTP and len(a._shape) == 1 and key._c_contig:
         res = _gather_flat(a, key)
         if res is not None:

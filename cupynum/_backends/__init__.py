@@ -136,10 +136,12 @@ def _place(operands, fresh: int):
                 fresh = max(fresh, buf.nbytes)
                 continue
             device = True
-            if held is None:
-                held = buf
-            elif held is not buf:
-                held_twice = True
+            # (a small device-only operand holds nothing: it comes along for a transfer)
+            if buf.pending is not None or placement.nbytes_of(buf) > placement.THRESHOLD_BYTES:
+                if held is None:
+                    held = buf
+                elif held is not buf:
+                    held_twice = True
         else:
             if buf.pins is not None and HOST in buf.pins:  # a live NumPy export: on the host
                 pinned = True
@@ -158,6 +160,8 @@ def _place(operands, fresh: int):
         return _backend if any(b.host is None for b, _ in bufs) else _host
     side = DEVICE if device else HOST
     made = fresh // 8  # an op is priced by the larger of what it reads and what it makes
+    # on the device, the op also pays for copying its host-only operands over
+    extra = placement.copies_to_device(bufs) if device and host_only else 0.0
     last = None  # (a broadcast's small operands, whose result is large, stay put)
     for buf, n in bufs:
         if buf is last:
@@ -165,8 +169,12 @@ def _place(operands, fresh: int):
         last = buf
         if device and (held_twice or held is not buf):
             continue  # another operand holds the op on the device: moving this one would not
-        if placement.record(buf, side, n if n >= made else made):  # bring the op over
+        if placement.record(buf, side, n if n >= made else made, extra):  # bring the op over
             placement.move(buf, HOST if side == DEVICE else DEVICE)
+            if device:  # (the small device-only operands come along: they held nothing)
+                for b, _ in bufs:
+                    if b.host is None and b.pins is None:
+                        placement.move(b, HOST)
             device = any(b.host is None for b, _ in bufs)
             break
     # (with no operand only on the host, the host is never cheaper while moving an operand

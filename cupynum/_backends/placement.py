@@ -266,16 +266,23 @@ class Ledger:
         self.mirrored = 0.0  # what updating both copies on small writes has cost
 
 
-def record(buf, side: str, elements: int) -> bool:
-    """Record an op on ``side`` touching ``elements`` of ``buf``'s elements; True when the
-    ledger says ``buf`` should now move to the other side (the caller moves it)."""
+def copies_to_device(bufs) -> float:
+    """What an op on the device pays to copy its host-only operands over (``bufs``:
+    (Buffer, elements touched))."""
+    return sum(migration_cost(nbytes_of(buf)) for buf, _ in bufs if buf.device is None)
+
+
+def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
+    """Record an op on ``side`` touching ``elements`` of ``buf``'s elements (``extra``: what
+    the op pays there besides, in microseconds: operands copied over); True when the ledger
+    says ``buf`` should now move to the other side (the caller moves it)."""
     if buf.host is not None and buf.device is not None or buf.pending is not None:
         return False  # valid on both sides (ops read either copy at no extra cost); pending
     led = buf.ledger
     if led is None:
         led = buf.ledger = Ledger()
     led.ops += 1
-    regret = led.regret + op_cost(side, elements) - op_cost(other(side), elements)
+    regret = led.regret + op_cost(side, elements) + extra - op_cost(other(side), elements)
     led.regret = regret if regret > 0.0 else 0.0
     if led.regret < migration_cost(nbytes_of(buf)) or (
             led.moves and led.ops < MIN_OPS_BETWEEN_MOVES):
