@@ -92,6 +92,7 @@ def _hot_binary(uf, fallback):
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
     big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
+    priced = _backends.stays_on_device  # (the ledger of device data)
 
     def binary(a, b):
         if type(a) is ndarray:
@@ -146,6 +147,8 @@ def _hot_binary(uf, fallback):
                 b = c1(b)
         if run is None:  # several outputs
             return _launch_new(uf._fast[_key(index, uf._hot, k0, k1)], (a, b), x)
+        if _backends._single is None and not priced(x, b if x is a else a):
+            return fallback(a, b)  # (placement's ledger moved the data to the host)
         if type(x._buf.pending) is Element or type(b) is ndarray and type(
                 b._buf.pending) is Element:
             a, b = _backends.elements.sources(a, b)  # a[i, j] * 2 reads a[i, j] where it is
@@ -187,6 +190,7 @@ def _hot_one(uf):
 
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
+    priced = _backends.stays_on_device  # (the ledger of device data)
 
     def unary(x):
         if type(x) is ndarray:
@@ -201,7 +205,7 @@ def _hot_one(uf):
             rec = index.get(x.dtype)
             if rec is None:
                 rec = record(x.dtype)
-            if rec is not False:
+            if rec is not False and (_backends._single is not None or priced(x)):
                 run, itemsize, same_strides, dt = rec
                 if run is None:  # several outputs
                     return _launch_new(fast[(x.dtype, 0)], (x,), x)
@@ -882,6 +886,7 @@ def _hot_inplace(uf, general):
     host_scalars = _HOST_SCALAR_TYPES
     npf = uf._np
     big, stays = _placement.THRESHOLD, _backends.stays_on_host
+    priced = _backends.stays_on_device  # (the ledger of device data)
 
     def inplace(self, other):
         if type(self) is not ndarray:
@@ -915,7 +920,8 @@ def _hot_inplace(uf, general):
                 if mirrored:  # (a small write into data on both sides updates both)
                     _backends.mirror(self, "host")
                 return self
-        if not self._c_contig or buf.pins is not None:
+        if not self._c_contig or buf.pins is not None or (
+                _backends._single is None and not priced(self, other)):
             return general(self, other)
         if t is ndarray:
             if not other._c_contig or other._shape != self._shape or (  # (an overlap:

@@ -504,16 +504,18 @@ def params(k):
     ptrs = (ctypes.c_uint64 * k).from_address(last[9])
     return [ctypes.c_uint64.from_address(p).value for p in ptrs]
 
-h = np.arange(1000, dtype=np.float32)
+n = 40000  # (an op this large costs less on the device: the ledger keeps it there)
+h = np.arange(n, dtype=np.float32)
 a = cp.asarray(h)
+place(a, "host")
 assert cp.placement(a) == "host" and a._buf.device is None
 place(a, "device")  # one host-to-device copy (the fake's memcpy), the host copy dropped
 assert cp.placement(a) == "device"
-b = cp.asarray(np.ones(1000, np.float32))
-assert cp.placement(b) == "host"
+b = cp.asarray(np.ones(n, np.float32))
+place(b, "host")
 c = a + b  # the device hot path: b's device copy made by PTR_EXPR's on_device, and kept
 assert cp.placement(b) == "both" and cp.placement(c) == "device"
-assert params(4) == [a._buf.device.ptr, b._buf.device.ptr, c._buf.device.ptr, 1000], params(4)
+assert params(4) == [a._buf.device.ptr, b._buf.device.ptr, c._buf.device.ptr, n], params(4)
 d = a[::2] + b[1::2]  # the strided path reads b's kept copy through dptr
 assert cp.placement(b) == "both"
 place(a, "host")  # the whole buffer read back (the fake's memcpy)

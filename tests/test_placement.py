@@ -197,6 +197,23 @@ def test_triangular_solve_by_rows_moves_the_matrix_to_the_host_once():
 
 
 @auto_only
+def test_row_operators_on_a_large_device_array_move_it_to_the_host():
+    """The operators' device hot path enters its small ops in the ledger too: in-place
+    row updates of a large device array (each far cheaper on the host) move it there once,
+    and the rest of the loop runs on the host."""
+    ref = np.arange(200 * 1000, dtype=np.float64).reshape(200, 1000)
+    A = cp.asarray(ref)
+    assert cp.placement(A) == "device"
+    for i in range(200):
+        A[i] *= 0.5
+        A[i] += 1.0
+        ref[i] *= 0.5
+        ref[i] += 1.0
+    assert cp.placement(A) == "host" and A._buf.ledger.moves == 1
+    np.testing.assert_array_equal(A.get(), ref)
+
+
+@auto_only
 def test_small_device_operands_come_along_when_the_matrix_moves():
     """A row product of a large device matrix and a small vector whose data is only on the
     device too: the small vector holds nothing, so the matrix's ledger counts the op, and

@@ -188,6 +188,21 @@ def _place(operands, fresh: int):
     return _backend if device else _host
 
 
+def stays_on_device(x, y=None) -> bool:
+    """The cost ledger's entry for an op that the device hot path is about to run over
+    array ``x`` (and ``y``: an array or a scalar): False where the ledger moved the data to
+    the host (the caller then takes the general path, which runs the op there).  Only ops
+    small enough to be cheaper on the host are priced, and larger ones while ``x``'s
+    ledger holds a regret (they lower it): a large op on device data costs no Python."""
+    if _single is not None:
+        return True
+    if x._size > placement.HOST_WINS_BELOW:
+        led = x._buf.ledger
+        if led is None or not led.regret:
+            return True
+    return _place((x, y), -1) is not _host
+
+
 def stays_on_host(a) -> bool:
     """The host path's ledger entry for a large array ``a`` valid on the host: records the
     op, and False where the ledger moved the data to the device (the op then runs there)."""

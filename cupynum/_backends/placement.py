@@ -50,6 +50,10 @@ COSTS = {
 }
 
 
+# Ops on fewer elements than this cost less on the host than on the device.
+HOST_WINS_BELOW = int((COSTS[DEVICE]["op"] - COSTS[HOST]["op"])
+                      / (COSTS[HOST]["per_element"] - COSTS[DEVICE]["per_element"]))
+
 # Whether an op whose operands are all on the device (none only on the host) always costs
 # less there than on the host with one or more of them moved over: true when one move costs
 # more than the host's saving per op, at every size (for_arrays then skips the pricing).
