@@ -26,6 +26,9 @@ python3 -m pip install -q --no-deps --no-build-isolation --no-compile --target /
   >/dev/null 2>&1 && export PYTHONPATH=$PYTHONPATH:/tmp/cpn-meta
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 python3 -m cupynum info 2>&1 | tee "$out/info.txt"
+# (the host path is interpreter-bound: how this Python was built bears on its figures)
+python3 -c "import sys, sysconfig; print(sys.executable, sys.version.split()[0],
+  sysconfig.get_config_var('CONFIG_ARGS'))" >>"$out/info.txt" 2>&1
 /usr/bin/time -f "precompile: %e s" python3 -m cupynum precompile --jobs 16 >"$out/precompile.log" 2>&1
 tail -2 "$out/precompile.log"
 if [ "${SUITE:-1}" = 1 ]; then  # (SUITE=0: the benchmark stages only)
