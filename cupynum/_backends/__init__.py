@@ -364,9 +364,9 @@ def placement_of(buf) -> str:
 
 
 def place(a, where: str) -> None:
-    """Move the data of array ``a`` to ``where`` ("host", "device" or "both"; a test and
-    debugging aid, ``cupynum.testing.place``); nothing to do without placement (the host
-    backend, or CUPYNUM_PLACEMENT=device)."""
+    """Move the data of array ``a`` to ``where`` ("host", "device" or "both"):
+    ``cupynum.testing.place``, and vectorize's small results of host arguments; nothing to
+    do without placement (the host backend, or CUPYNUM_PLACEMENT=device)."""
     if where not in (HOST, DEVICE, "both"):
         raise ValueError(f"place: where must be 'host', 'device' or 'both', not {where!r}")
     if _backend is None:
