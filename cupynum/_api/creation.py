@@ -14,6 +14,7 @@ from .._array import (_fill, _make, _shape_tuple, broadcast_view, empty_array, f
 from .._shapes import MAXDIMS
 from .._dtypes import normalize
 from .._dtypes import _cache as _dtype_cache  # normalize()'s answers, for empty's fast path
+from .._host_path import wrap_host
 from .._interop import from_dlpack as _from_dlpack
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy",
@@ -156,16 +157,27 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    out = empty(shape, dtype, order)
-    if out._size:  # 0 and 1 convert exactly to every dtype: no NumPy casting rules needed
-        _backends.for_arrays(out).fill(out, _constant(out.dtype, 0))
-    return out
+    return _filled(empty(shape, dtype, order), 0, np.zeros, order)
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    out = empty(shape, dtype, order)
-    if out._size:
-        _backends.for_arrays(out).fill(out, _constant(out.dtype, 1))
+    return _filled(empty(shape, dtype, order), 1, np.ones, order)
+
+
+def _filled(out, value, numpy_maker, order):
+    """New array ``out`` (from ``empty(..., order)``, which checked ``order``) filled with
+    ``value``, 0 or 1: they convert exactly
+    to every dtype, so no NumPy casting rules are needed.  Where a new array of its size
+    starts on the host, NumPy's own ``zeros``/``ones``, wrapped (one call: a small array's
+    creation is most of a loop-heavy program's statement); else the fill runs where the
+    array is allocated."""
+    n = out._size
+    if not n:
+        return out
+    backend = _backends.for_new(n * out.dtype.itemsize)
+    if backend.side == "host":
+        return wrap_host(numpy_maker(out._shape, out.dtype, order))
+    _backends.for_filling(out).fill(out, _constant(out.dtype, value))
     return out
 
 

@@ -44,6 +44,19 @@ def for_result(nbytes: int, *operands):
     return _place(operands, nbytes)
 
 
+def for_filling(a):
+    """``for_arrays(a)`` for a new array ``a`` that is about to be filled (``zeros``,
+    ``ones``): under placement its Buffer, not allocated yet, is allocated now where a new
+    array of its size starts (a fill is its first op, so that is where ``for_arrays`` would
+    send it), without the placeholder's resolve."""
+    buf = a._buf
+    if _single is not None or type(buf) is not placement.Unallocated:
+        return for_arrays(a)
+    backend = _host if buf.nbytes <= placement.THRESHOLD_BYTES else _backend
+    a._buf = backend.alloc(buf.nbytes)
+    return backend
+
+
 def for_element(a):
     """``for_arrays(a)`` for an op that touches one element of ``a`` (its ledger records
     one element, not the array's size)."""

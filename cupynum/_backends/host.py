@@ -7,6 +7,8 @@ Buffer's ``host`` copy, a 1-D uint8 NumPy array; the array's elements are the Nu
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from .base import Backend, ElementwiseOp
@@ -33,10 +35,15 @@ def elements(a, raw) -> np.ndarray:
 
 
 def _alloc(nbytes: int) -> np.ndarray:
-    # Over-allocate and slice so the data is 64-byte aligned, as device memory is.
+    # Over-allocate and slice so the data is 64-byte aligned, as device memory is.  (The
+    # address through a ctypes view of the buffer: ``raw.ctypes.data`` costs ~0.9 us, a
+    # third of a small array's creation.)
     raw = np.empty(nbytes + _ALIGN, np.uint8)
-    start = (-raw.ctypes.data) % _ALIGN
+    start = (-_addressof(_c_char.from_buffer(raw))) % _ALIGN
     return raw[start : start + nbytes]
+
+
+_addressof, _c_char = ctypes.addressof, ctypes.c_char
 
 
 def _copy_of(host: np.ndarray) -> np.ndarray:
