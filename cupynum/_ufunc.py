@@ -52,6 +52,10 @@ _PACK_ERRORS = (struct.error, OverflowError)  # the packer refused a Python scal
 # exact, or OverflowError (never a float overflow to inf that errstate would silence).
 _PLAIN_CONVERSIONS = {float: "dD", complex: "D", int: _INT_CHARS + "d",
                       bool: "?" + _INT_CHARS + "efdFD"}
+# NumPy scalars as _plain_call's operand kinds: strong (a dtype in NEP 50's resolution) but
+# passed by value, so not the bare dtype an array of that dtype has.
+_NUMPY_SCALAR_KINDS = {np.dtype(c).type: ("numpy scalar", normalize(np.dtype(c)))
+                       for c in "?bhilqBHILQefdFD"}
 
 
 def _launch_new(entry, args, x):
@@ -412,6 +416,9 @@ class ufunc:
             elif t in _SCALAR_TYPES:
                 kinds.append(t)
                 arrays_only = False
+            elif t in _NUMPY_SCALAR_KINDS:
+                kinds.append(_NUMPY_SCALAR_KINDS[t])
+                arrays_only = False
             else:
                 return None
         if shape is None:
@@ -520,7 +527,7 @@ class ufunc:
 
     def _plan(self, key):
         """``_plans[key]``: what ``_call`` derives from the operand kinds alone."""
-        in_types = tuple(_BOOL if t is bool else t for t in key)
+        in_types = tuple(_BOOL if t is bool else t[1] if type(t) is tuple else t for t in key)
         try:
             loop = self._np.resolve_dtypes(in_types + (None,) * self.nout, casting="same_kind")
         except Exception:
@@ -528,10 +535,11 @@ class ufunc:
             return False
         loop = tuple(normalize(d) for d in loop)
         # Python scalars whose conversion to the loop dtype cannot overflow to inf (so
-        # needs no errstate); OverflowError still goes through _scalar_operand.
+        # needs no errstate); OverflowError still goes through _scalar_operand.  A NumPy
+        # scalar is strong: its loop dtype holds it (NumPy's own cast of the value).
         scalar_convs = tuple(
-            loop[i].type if not isinstance(t, np.dtype) and loop[i].char in _PLAIN_CONVERSIONS[t]
-            else None for i, t in enumerate(key))
+            None if isinstance(t, np.dtype) else loop[i].type if type(t) is tuple
+            or loop[i].char in _PLAIN_CONVERSIONS[t] else None for i, t in enumerate(key))
         plan = (loop, self._op(tuple(d.char for d in loop)), scalar_convs,
                 self.__name__ == "power" and loop[1].kind == "i")
         self._plans[key] = plan

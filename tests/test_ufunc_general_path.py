@@ -71,6 +71,25 @@ def test_strided_array_and_python_scalar(name, dtype):
             assert_same(outcome(lambda: nf(s, view)), outcome(lambda: cf(s, dev)), ulps)
 
 
+NUMPY_SCALARS = [np.bool_(True), np.int8(-3), np.uint8(200), np.int64(2**40), np.float16(0.5),
+                 np.float32(2.5), np.float64(1e300), np.complex64(1 - 2j)]
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_strided_array_and_numpy_scalar(name, dtype, device_placement):
+    """NumPy scalars are strong (NEP 50) and passed by value: the plan's kind for them is
+    their dtype marked as a scalar, never the kind of an array of that dtype."""
+    view, dev = strided(dtype)
+    nf, cf = getattr(np, name), getattr(cp, name)
+    ulps = 4 if name == "power" else 0
+    for s in NUMPY_SCALARS:
+        for _ in range(2):
+            assert_same(outcome(lambda: nf(view, s)), outcome(lambda: cf(dev, s)), ulps)
+            assert_same(outcome(lambda: nf(s, view)), outcome(lambda: cf(s, dev)), ulps)
+            assert_same(outcome(lambda: s * view), outcome(lambda: s * dev))
+
+
 @pytest.mark.parametrize("name", OPS)
 @pytest.mark.parametrize("dtypes", [("float64", "float64"), ("int8", "uint8"),
                                     ("float32", "int64"), ("bool", "complex64"),
@@ -146,10 +165,11 @@ def test_out_of_range_comparisons_go_to_numpy():
                 assert_same(outcome(lambda: nf(s, h)), outcome(lambda: cf(s, d)))
 
 
-def test_strided_call_makes_no_numpy_calls_after_warm_up():
+def test_strided_call_makes_no_numpy_calls_after_warm_up(device_placement):
     u = cp.asarray(np.arange(100.0).reshape(10, 10))
     a, b = u[1:-1, 1:-1], u[2:, 1:-1]
-    cases = [lambda: a + b, lambda: 0.2 * a, lambda: a - 4, lambda: -a, lambda: cp.add(a, b)]
+    cases = [lambda: a + b, lambda: 0.2 * a, lambda: a - 4, lambda: -a, lambda: cp.add(a, b),
+             lambda: np.float64(0.2) * a, lambda: a < np.int64(3)]
     for case in cases:
         case()  # warm-up: resolves the loop once
         called = []
