@@ -223,6 +223,19 @@ def test_host_path_leaves_scalars_of_other_dtypes_to_the_general_path(host_array
             a + s
 
 
+def test_host_path_first_write_of_a_new_array(host_arrays):
+    """``cur = empty(n); cur[0] = i``: the first write of a new array that starts on the host
+    allocates it there (one backend call) and is NumPy's setitem on the kept view, with no
+    placement decision (no ``for_writing``, no ``_place``)."""
+    cur = cp.empty(1001, dtype=np.int64)
+    if cur._buf.host is not None:
+        pytest.skip("no placement (the host backend): empty allocates at once")
+    assert cur._buf.device is None  # (not allocated yet)
+    calls = profile(lambda: cur.__setitem__(0, 5))
+    assert [c[1] for c in calls if c[0] == "backend"] == ["host_for_new"], calls
+    assert cp.placement(cur) == "host" and int(cur[0]) == 5
+
+
 def test_host_path_element_and_slice(host_arrays):
     a, _ = host_arrays
     m = a.reshape(20, 50)

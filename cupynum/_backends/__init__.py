@@ -57,6 +57,16 @@ def for_filling(a):
     return backend
 
 
+def host_for_new(buf):
+    """The host allocation of ``buf`` when it is placement's placeholder for a new array
+    (not allocated yet) of a size that starts on the host: allocated now, so that its first
+    write (``cur = empty(n); cur[0] = i``) takes the host path; else None."""
+    if type(buf) is not placement.Unallocated or buf.nbytes > placement.THRESHOLD_BYTES:
+        return None
+    raw = buf.host = _host.alloc(buf.nbytes).host  # (what resolve does, without its hops)
+    return raw
+
+
 def for_element(a):
     """``for_arrays(a)`` for an op that touches one element of ``a`` (its ledger records
     one element, not the array's size)."""
