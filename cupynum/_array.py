@@ -594,8 +594,9 @@ class ndarray:
     def __setitem__(self, key, value):
         buf = self._buf
         raw = buf.host
-        if raw is None and buf.device is None and buf.pending is None:
-            raw = _backends.host_for_new(buf)  # a new array's first write, where it starts
+        if raw is None and buf.device is None and buf.pending is None and (
+                type(value) is not ndarray or value._buf.host is not None):
+            raw = _backends.host_for_new(buf)  # a new array's first write of host data
         if raw is not None and buf.device is None and buf.readers is None:
             # the host path: NumPy's setitem on the kept view (data on the host only), for
             # keys of Python ints and slices, values that are numbers or host arrays
