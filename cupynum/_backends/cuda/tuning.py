@@ -203,7 +203,8 @@ _DEFAULTS = {
     "ELEMENTWISE": Elementwise(), "REDUCTION": Reduction(), "SCAN": Scan(),
     "GATHER": Gather(), "COMPACTION": Compaction(), "TRANSPOSE": Transpose(), "SORT": Sort(),
     "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "BLAS": Blas(),
-    "FFT": Fft(), "MEMORY": Memory(), "FUSION": Fusion(),
+    "FFT": Fft(), "MEMORY": Memory(),
+    "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "FUSION": Fusion(),
 }
 
 ELEMENTWISE = _DEFAULTS["ELEMENTWISE"]
