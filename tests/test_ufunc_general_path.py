@@ -59,16 +59,23 @@ def assert_same(expected, got, ulps=0):
         np.testing.assert_array_equal(host, expected)
 
 
-@pytest.mark.parametrize("name", OPS)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_strided_array_and_python_scalar(name, dtype):
+def check_with_scalars(name, dtype, scalars):
+    """``ufunc(view, s)`` and ``ufunc(s, view)`` for each scalar, each twice (the second
+    call reads the cached plan), against NumPy."""
     view, dev = strided(dtype)
     nf, cf = getattr(np, name), getattr(cp, name)
     ulps = 4 if name == "power" else 0
-    for s in SCALARS:
+    for s in scalars:
         for _ in range(2):
             assert_same(outcome(lambda: nf(view, s)), outcome(lambda: cf(dev, s)), ulps)
             assert_same(outcome(lambda: nf(s, view)), outcome(lambda: cf(s, dev)), ulps)
+    return view, dev
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_strided_array_and_python_scalar(name, dtype):
+    check_with_scalars(name, dtype, SCALARS)
 
 
 NUMPY_SCALARS = [np.bool_(True), np.int8(-3), np.uint8(200), np.int64(2**40), np.float16(0.5),
@@ -80,14 +87,9 @@ NUMPY_SCALARS = [np.bool_(True), np.int8(-3), np.uint8(200), np.int64(2**40), np
 def test_strided_array_and_numpy_scalar(name, dtype, device_placement):
     """NumPy scalars are strong (NEP 50) and passed by value: the plan's kind for them is
     their dtype marked as a scalar, never the kind of an array of that dtype."""
-    view, dev = strided(dtype)
-    nf, cf = getattr(np, name), getattr(cp, name)
-    ulps = 4 if name == "power" else 0
-    for s in NUMPY_SCALARS:
-        for _ in range(2):
-            assert_same(outcome(lambda: nf(view, s)), outcome(lambda: cf(dev, s)), ulps)
-            assert_same(outcome(lambda: nf(s, view)), outcome(lambda: cf(s, dev)), ulps)
-            assert_same(outcome(lambda: s * view), outcome(lambda: s * dev))
+    view, dev = check_with_scalars(name, dtype, NUMPY_SCALARS)
+    for s in NUMPY_SCALARS:  # (the scalar's own operator: NumPy's __array_ufunc__ call)
+        assert_same(outcome(lambda: s * view), outcome(lambda: s * dev))
 
 
 @pytest.mark.parametrize("name", OPS)

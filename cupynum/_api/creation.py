@@ -166,18 +166,17 @@ def ones(shape, dtype=None, order="C", *, device=None, like=None):
 
 def _filled(out, value, numpy_maker, order):
     """New array ``out`` (from ``empty(..., order)``, which checked ``order``) filled with
-    ``value``, 0 or 1: they convert exactly
-    to every dtype, so no NumPy casting rules are needed.  Where a new array of its size
-    starts on the host, NumPy's own ``zeros``/``ones``, wrapped (one call: a small array's
-    creation is most of a loop-heavy program's statement); else the fill runs where the
-    array is allocated."""
+    ``value``, 0 or 1: they convert exactly to every dtype, so no NumPy casting rules are
+    needed.  Where a new array of its size starts on the host, NumPy's own ``zeros`` or
+    ``ones``, wrapped (one call: a small array's creation is most of a loop-heavy program's
+    statement); else one fill where it starts."""
     n = out._size
     if not n:
         return out
     backend = _backends.for_new(n * out.dtype.itemsize)
     if backend.side == "host":
         return wrap_host(numpy_maker(out._shape, out.dtype, order))
-    _backends.for_filling(out).fill(out, _constant(out.dtype, value))
+    backend.fill(out, _constant(out.dtype, value))
     return out
 
 

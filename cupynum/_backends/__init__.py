@@ -44,19 +44,6 @@ def for_result(nbytes: int, *operands):
     return _place(operands, nbytes)
 
 
-def for_filling(a):
-    """``for_arrays(a)`` for a new array ``a`` that is about to be filled (``zeros``,
-    ``ones``): under placement its Buffer, not allocated yet, is allocated now where a new
-    array of its size starts (a fill is its first op, so that is where ``for_arrays`` would
-    send it), without the placeholder's resolve."""
-    buf = a._buf
-    if _single is not None or type(buf) is not placement.Unallocated:
-        return for_arrays(a)
-    backend = _host if buf.nbytes <= placement.THRESHOLD_BYTES else _backend
-    a._buf = backend.alloc(buf.nbytes)
-    return backend
-
-
 def host_for_new(buf):
     """The host allocation of ``buf`` when it is placement's placeholder for a new array
     (not allocated yet) of a size that starts on the host: allocated now, so that its first
