@@ -285,6 +285,19 @@ def test_integers_array_bounds_wide_and_errors():
                 lib.random.default_rng(0).integers(*args, **kw)
 
 
+def test_a_seed_reproduces_after_other_generators_died():
+    """On the GPU, a dead generator's cuRAND handle is reseeded for the next one: the
+    stream of a seed must not depend on which generators came and went before."""
+    first = h(cp.random.default_rng(5).standard_normal(1001))
+    for seed in (7, 8):  # their handles retire, advanced past their streams' start
+        h(cp.random.default_rng(seed).standard_normal(4096, dtype=np.float32))
+    np.testing.assert_array_equal(h(cp.random.default_rng(5).standard_normal(1001)), first)
+    g = cp.random.default_rng(11)
+    u = h(g.standard_exponential(64))
+    del g
+    np.testing.assert_array_equal(h(cp.random.default_rng(11).standard_exponential(64)), u)
+
+
 def test_reproducible():
     a = cp.random.default_rng(42)
     b = cp.random.default_rng(42)

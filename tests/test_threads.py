@@ -355,6 +355,52 @@ def test_random_generation_retried_after_releasing_cached_blocks(monkeypatch):
     del state
 
 
+class RecordingCurand(FakeLibrary):
+    """A fake cuRAND that records the seed and offset calls of each handle."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+        self.create_generator = self._make
+        self.destroy_generator = self._destroy
+
+    def set_pseudo_random_generator_seed(self, gen, seed):
+        self.calls.append(("seed", gen, seed))
+
+    def set_generator_offset(self, gen, offset):
+        self.calls.append(("offset", gen, offset))
+
+
+def test_random_generators_are_made_on_first_use_and_reused_reseeded(monkeypatch):
+    from cupynum._backends.cuda import rng
+
+    cr = RecordingCurand()
+    monkeypatch.setattr(rng, "_lib", cr)
+    monkeypatch.setattr(rng, "_retired", [])
+    monkeypatch.setattr(runtime, "current_stream", lambda: 0)
+    out = DeviceView(types.SimpleNamespace(ptr=0x10000), (8,), np.float64)
+    first = rng.State(5)
+    assert cr.made == []  # the kernels' draws need no cuRAND generator
+    first.fill(None, "uniform", out)
+    assert cr.made == [101] and cr.calls == [("seed", 101, 5)]
+    del first
+    second = rng.State(6)
+    second.fill(None, "normal", out)
+    assert cr.made == [101] and cr.destroyed == []  # the dead one's handle, reseeded
+    assert cr.calls[1:] == [("seed", 101, 6), ("offset", 101, 0)]
+    dead = [rng.State(s) for s in range(rng.KEEP_RETIRED + 2)]
+    for st in dead:
+        st.fill(None, "uniform", out)
+    del dead, st
+    assert len(rng._retired) == rng.KEEP_RETIRED + 2
+    last = rng.State(9)
+    last.fill(None, "uniform", out)  # past the keep: the surplus destroyed, then one taken
+    assert len(cr.destroyed) == 2 and len(rng._retired) == rng.KEEP_RETIRED - 1
+    assert len(cr.made) == 1 + rng.KEEP_RETIRED + 2  # (none new for the last)
+    monkeypatch.setattr(memory, "_shutdown", True)  # (nothing destroyed at the test's end)
+    del second, last
+
+
 # --- the soak: threads x mixed ops x their own streams, compared with NumPy -----------------
 
 

@@ -38,36 +38,64 @@ def lib():
     return _lib
 
 
-# Generators whose State was collected: (the library that made it, handle, the stream it
-# last ran on).
+# Generators whose State was collected, kept for the next States (a generator's creation
+# allocates on the device, and its destruction frees, which waits for the whole device):
+# (the library that made it, handle, the stream it last ran on).  Past KEEP_RETIRED they
+# are destroyed, at the next generator's birth (no CUDA call from the garbage collector).
 _retired: list = []
+KEEP_RETIRED = 4
 
 
-def _destroy_retired() -> None:
-    while _retired and not memory._shutdown:
+def _take_retired():
+    """(handle, stream) of a retired generator of this library, or None."""
+    while True:
         try:
             cr, gen, stream = _retired.pop()
-        except IndexError:  # another thread took the last one
-            return
+        except IndexError:  # none left (another thread may have taken the last one)
+            return None
+        if cr is lib():
+            return gen, stream
+        _destroy(cr, gen, stream)
+
+
+def _destroy(cr, gen, stream) -> None:
+    try:
+        if stream:  # the stream it last ran on may be destroyed by now: detach it first
+            cr.set_stream(gen, 0)
+        cr.destroy_generator(gen)
+    except Exception:  # noqa: BLE001 - nothing to report a failed release to
+        pass
+
+
+def _generator(seed: int):
+    """(handle, stream it is bound to) of a cuRAND Philox generator at the start of the
+    stream of ``seed``: a retired one reseeded (seed and offset 0 make its next draw a new
+    generator's), else a new one."""
+    while len(_retired) > KEEP_RETIRED and not memory._shutdown:
         try:
-            if stream:  # the stream it last ran on may be destroyed by now: detach it first
-                cr.set_stream(gen, 0)
-            cr.destroy_generator(gen)
-        except Exception:  # noqa: BLE001 - nothing to report a failed release to
-            pass
+            _destroy(*_retired.pop(0))
+        except IndexError:
+            break
+    cr = lib()
+    seed = int(seed) & (2**64 - 1)
+    reused = _take_retired()
+    if reused is not None:
+        cr.set_pseudo_random_generator_seed(reused[0], seed)
+        cr.set_generator_offset(reused[0], 0)
+        return reused
+    gen = memory.library_alloc(cr.create_generator, PHILOX, what="curandCreateGenerator")
+    cr.set_pseudo_random_generator_seed(gen, seed)
+    return gen, None
 
 
 class State:
-    """A cuRAND Philox generator seeded with ``seed`` (a 64-bit int)."""
+    """A generator's device streams for ``seed`` (a 64-bit int): the Philox key of our own
+    kernels, and a cuRAND Philox generator for the base streams, made at its first use."""
 
     def __init__(self, seed: int):
-        _destroy_retired()
-        cr = self._lib = lib()
+        self._seed = seed
         self._lock = threading.Lock()
-        self._gen = memory.library_alloc(cr.create_generator, PHILOX,
-                                         what="curandCreateGenerator")
-        cr.set_pseudo_random_generator_seed(self._gen, int(seed) & (2**64 - 1))
-        self._stream = None
+        self._gen = self._stream = None
         self.key = philox_key(seed)
         self._calls = 0
 
@@ -80,10 +108,10 @@ class State:
 
     def __del__(self):
         # No CUDA call from the garbage collector (it runs on whatever thread allocates,
-        # in the middle of anything): the generator is destroyed at the next State's birth.
+        # in the middle of anything): the generator waits for a later State.
         gen = getattr(self, "_gen", None)
         if gen is not None:
-            _retired.append((self._lib, gen, self._stream))
+            _retired.append((_lib, gen, self._stream))
 
     def fill(self, backend, kind: str, out, param=None) -> None:
         """kind: 'uniform' (float32/64 in (0, 1]), 'normal' (float32/64, N(0, 1)),
@@ -99,6 +127,8 @@ class State:
         cr = lib()
         stream = runtime.current_stream()
         with self._lock:
+            if self._gen is None:
+                self._gen, self._stream = _generator(self._seed)
             if self._stream != stream:
                 cr.set_stream(self._gen, stream)
                 self._stream = stream
