@@ -772,8 +772,9 @@ def _make(buf, offset, shape, strides, dtype, base):
     return a
 
 
-def empty_array(shape, dtype, order="C"):
-    """A new uninitialised array (shape a tuple of ints, dtype a canonical numpy.dtype).
+def empty_array(shape, dtype, order="C", backend=None):
+    """A new uninitialised array (shape a tuple of ints, dtype a canonical numpy.dtype),
+    allocated on ``backend`` now where given (the op's, known), else where its first op runs.
 
     Written flat for ``empty``'s per-call cost: the flags of a fresh array follow from its
     shape alone (C order: C-contiguous, and F-contiguous too when at most one axis is
@@ -798,7 +799,7 @@ def empty_array(shape, dtype, order="C"):
         else:
             strides = _c_strides(shape, itemsize)
             c = True
-    return fresh_array(shape, strides, dtype, size, c, f)
+    return fresh_array(shape, strides, dtype, size, c, f, backend)
 
 
 def fresh_array(shape, strides, dtype, size, c_contig, f_contig, backend=None):

@@ -88,9 +88,17 @@ def _same_batch_matmul(a, b):
     sa, sb = a._shape, b._shape
     if len(sa) != len(sb) or sa[:-2] != sb[:-2] or sa[-1] != sb[-2]:
         return None
-    res = empty_array(sa[:-1] + sb[-1:], a.dtype)
-    if res._size:
-        _backends.for_arrays(a, b, res).matmul(a, b, res)
+    shape = sa[:-1] + sb[-1:]
+    dt = a.dtype
+    nbytes = dt.itemsize
+    for n in shape:
+        nbytes *= n
+    if not nbytes:
+        return empty_array(shape, dt)
+    backend = _backends.for_result(nbytes, a, b)
+    # (allocated where the product runs: no placeholder to resolve at its first read)
+    res = empty_array(shape, dt, backend=backend)
+    backend.matmul(a, b, res)
     return res
 
 

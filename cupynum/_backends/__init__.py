@@ -179,6 +179,9 @@ def _place(operands, fresh: int):
         last = buf
         if device and (held_twice or held is not buf):
             continue  # another operand holds the op on the device: moving this one would not
+        if device and not extra and (n if n >= made else made) > placement.HOST_WINS_BELOW \
+                and (buf.ledger is None or not buf.ledger.regret):
+            continue  # (cheaper on the device, and no regret to lower: as stays_on_device)
         if placement.record(buf, side, n if n >= made else made, extra):  # bring the op over
             placement.move(buf, HOST if side == DEVICE else DEVICE)
             if device:  # (the small device-only operands come along: they held nothing)
