@@ -244,9 +244,13 @@ def test_for_arrays_picks_where_the_data_lives(monkeypatch):
     monkeypatch.setattr(placement, "_backends_of", {"host": host, "device": device}.get)
     assert _backends.for_arrays(h) is host
     assert _backends.for_arrays(d) is device
-    # a device-only operand: the device, unless the cost table prices the host lower with
-    # the device data brought over (here 32 bytes: the host)
-    assert _backends.for_arrays(h, d) is host and d._buf.host is not None
+    # a device-only operand: the device (the host data copied over: no wait), unless the
+    # cost table prices the host lower with the device data brought over and the wait for
+    # the device that bringing it costs (here a MiB of host data against 32 bytes)
+    assert _backends.for_arrays(h, d) is device and d._buf.host is None
+    wide = _arange(4)
+    wide._buf = Buffer(np.zeros(1 << 20, np.uint8))  # (a MiB only on the host)
+    assert _backends.for_arrays(wide, d) is host and d._buf.host is not None
     big = _arange(4)
     big._buf = Buffer(device=np.zeros(1 << 24, np.uint8))  # 16 MiB only on the device
     assert _backends.for_arrays(h, big) is device

@@ -41,12 +41,15 @@ MIN_OPS_BETWEEN_MOVES = 16
 # The cost table (microseconds, measured on the H200 machine with fusion on by
 # benchmarks/probes/placement_calibrate.py; the run is in docs/internals.md): an op touching
 # n elements costs ``op + per_element * n`` on a side; a move of b bytes costs
-# ``transfer + per_byte * b``.
+# ``transfer + per_byte * b``.  An op that brings device-only data over to the host pays
+# ``sync`` besides, once: the host waits there for the device's queued work, which
+# otherwise runs while the host goes on (a copy the other way does not wait).
 COSTS = {
     HOST: {"op": 1.2, "per_element": 0.0004},
     DEVICE: {"op": 8.3, "per_element": 0.000006},
     "transfer": 12.0,
     "per_byte": 0.0002,
+    "sync": 10.0,
 }
 
 
@@ -252,6 +255,8 @@ def host_is_cheaper(bufs, made: int = 0) -> bool:
             to_host += migration_cost(nbytes_of(buf))
         elif buf.device is None:
             to_device += migration_cost(nbytes_of(buf))
+    if to_host:
+        to_host += COSTS["sync"]
     return op_cost(HOST, n) + to_host < op_cost(DEVICE, n) + to_device
 
 
