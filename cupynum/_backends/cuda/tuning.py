@@ -203,8 +203,7 @@ _DEFAULTS = {
     "ELEMENTWISE": Elementwise(), "REDUCTION": Reduction(), "SCAN": Scan(),
     "GATHER": Gather(), "COMPACTION": Compaction(), "TRANSPOSE": Transpose(), "SORT": Sort(),
     "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "BLAS": Blas(),
-    "FFT": Fft(), "MEMORY": Memory(),
-    "CUB_SORT": CubSort(), "SOLVER": Solver(), "RANDOM": Random(), "FUSION": Fusion(),
+    "FFT": Fft(), "MEMORY": Memory(), "FUSION": Fusion(),
 }
 
 ELEMENTWISE = _DEFAULTS["ELEMENTWISE"]
