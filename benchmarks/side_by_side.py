@@ -35,11 +35,13 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
 
 
-def load_libraries():
+def load_libraries(with_cupy=True):
     libs = {"numpy": np}
     import cupynum
 
     libs["cupynum"] = cupynum
+    if not with_cupy:
+        return libs
     try:
         import cupy
 
@@ -644,8 +646,10 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--numpy-time", choices=("all", "examples", "none"), default="all",
                     help="which workloads NumPy is timed on (it is always the reference)")
+    ap.add_argument("--no-cupy", action="store_true",
+                    help="leave CuPy out (a second cupynum tree timed in the same session)")
     args = ap.parse_args()
-    libs = load_libraries()
+    libs = load_libraries(not args.no_cupy)
     from cupynum import _backends
 
     print(f"cupynum backend: {_backends.name()}")
