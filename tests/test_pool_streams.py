@@ -376,9 +376,11 @@ def test_thread_churn_does_not_leak_device_memory():
         rng = np.random.default_rng(seed)
         a = rng.standard_normal((64, 64))
         b = rng.standard_normal(64)
-        da = cp.asarray(a)
+        da, db = cp.asarray(a), cp.asarray(b)
+        for x in (da, db):  # (small arrays start on the host under placement: the libraries
+            cp.testing.place(x, "device")  # and their handles are what this test is about)
         np.testing.assert_allclose(cp.asnumpy(da @ da), a @ a, rtol=1e-10, atol=1e-10)
-        np.testing.assert_allclose(cp.asnumpy(cp.linalg.solve(da, cp.asarray(b))),
+        np.testing.assert_allclose(cp.asnumpy(cp.linalg.solve(da, db)),
                                    np.linalg.solve(a, b), rtol=1e-8, atol=1e-8)
         np.testing.assert_allclose(cp.asnumpy(cp.fft.fft(da[0])), np.fft.fft(a[0]),
                                    rtol=1e-10, atol=1e-10)
@@ -397,7 +399,10 @@ def test_thread_churn_does_not_leak_device_memory():
     free_before = cuda.Device().mem_info[0]
     churn(64, 100)
     free_after = cuda.Device().mem_info[0]
-    assert free_before - free_after < 256 << 20  # one leaked thread was 160 MiB
+    # One leaked thread was 160 MiB (10 GiB for 64).  The free memory is the whole device's,
+    # and the suite's other workers allocate beside this one (505 MiB once under -n 16):
+    # the bound catches a leak of 32 MiB a thread, not their noise.
+    assert free_before - free_after < 2 << 30
 
 
 def _record_errors(errors, fn, *args):
