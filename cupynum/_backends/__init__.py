@@ -133,6 +133,26 @@ def _place(operands, fresh: int):
         get()
         if _single is not None:
             return _single
+    if _chaos is None and placement.DEVICE_ONLY_STAYS:
+        # Device data alone in an op too large to be cheaper on the host, no ledger holding
+        # a regret: what the pricing below would decide, without it (a device program's op)
+        most, device = fresh >> 3, False
+        for x in operands:
+            buf = getattr(x, "_buf", None)
+            if buf is None:
+                continue
+            if buf.host is not None or buf.ledger is not None and buf.ledger.regret:
+                break
+            if buf.device is not None or buf.pending is not None:
+                device = True
+                n = x._size
+            else:  # (not allocated yet: a new result, counted as the pricing counts it)
+                n = buf.nbytes >> 3
+            if n > most:
+                most = n
+        else:
+            if device and most > placement.HOST_WINS_BELOW:
+                return _backend
     device = pinned = host_only = held_twice = False
     held = None  # the (first) Buffer only on the device: it holds the op there
     bufs = []
