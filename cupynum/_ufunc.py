@@ -26,7 +26,7 @@ from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
 from ._host_path import HOST_SCALARS, host_sized as _host_sized, host_view, wrap_all, wrap_host
-from ._backends import placement as _placement
+from ._backends import fusion as _fusion, placement as _placement
 from ._backends.base import ElementwiseOp
 from ._backends.elements import Element
 from ._dtypes import normalize
@@ -142,7 +142,7 @@ def _hot_binary(uf, fallback):
             rec = record(index, k0, k1)
         if rec is False:
             return fallback(a, b)
-        run, itemsize, same_strides, conv, raw_ok, dt = rec
+        run, itemsize, same_strides, conv, raw_ok, dt, now = rec
         if conv is not None and not raw_ok:  # scalars become NumPy scalars of the loop dtype
             c0, c1 = conv
             if c0 is not None:
@@ -157,6 +157,8 @@ def _hot_binary(uf, fallback):
                 b._buf.pending) is Element:
             a, b = _backends.elements.sources(a, b)  # a[i, j] * 2 reads a[i, j] where it is
         n = x._size
+        if n < _fusion.MIN_ELEMENTS:
+            run = now  # (fusion's size floor: the launcher that runs at once, no deferral)
         out = _new(ndarray)  # the result object, its slots set directly (no __init__ frame)
         out._offset = 0
         out._shape = x._shape
@@ -210,10 +212,12 @@ def _hot_one(uf):
             if rec is None:
                 rec = record(x.dtype)
             if rec is not False and (_backends._single is not None or priced(x)):
-                run, itemsize, same_strides, dt = rec
+                run, itemsize, same_strides, dt, now = rec
                 if run is None:  # several outputs
                     return _launch_new(fast[(x.dtype, 0)], (x,), x)
                 n = x._size
+                if n < _fusion.MIN_ELEMENTS:
+                    run = now  # (as in binary)
                 out = _new(ndarray)  # the result object, its slots set directly
                 out._offset = 0
                 out._shape = x._shape
@@ -230,22 +234,22 @@ def _hot_one(uf):
     return unary
 
 
-def _allocating(launch, nin=2):
-    """``run(a, b, out, n, nbytes)`` or ``run(x, out, n, nbytes)`` (as ``launch.new``) for
-    a backend launcher without ``new``."""
-    backend = _backends.for_side("device")  # (the launchers' side)
+def _runners(out_dtypes, launch):
+    """``(run, now)`` of a hot-path record: ``run(*ins, out, n, nbytes)`` allocates ``out._buf``
+    and launches or defers (fusion), ``now`` never defers (for results below fusion's size
+    floor: a frame less); (None, None) for several outputs."""
+    if len(out_dtypes) != 1:
+        return None, None
+    run = getattr(launch, "new", None)
+    if run is None:  # (a backend launcher without ``new``)
+        backend = _backends.for_side("device")  # (the launchers' side)
 
-    def run2(a, b, out, n, nbytes):
-        out._buf = backend.alloc(nbytes)
-        if n:
-            launch((a, b), (out,), n)
-
-    def run1(x, out, n, nbytes):
-        out._buf = backend.alloc(nbytes)
-        if n:
-            launch((x,), (out,), n)
-
-    return run2 if nin == 2 else run1
+        def run(*args):  # (x0, .., out, n, nbytes)
+            out = args[-3]
+            out._buf = backend.alloc(args[-1])
+            if args[-2]:
+                launch(args[:-3], (out,), args[-2])
+    return run, getattr(launch, "new_now", None) or run
 
 
 def _converted(conv, a, b):
@@ -308,7 +312,7 @@ class ufunc:
 
     def _hot_unary_record(self, dtype):
         """``_hot_unary[dtype]`` filled from ``_fast``: False for the general path, else
-        ``(run, out itemsize, out strides equal the operand's, out dtype)`` (see
+        ``(run, out itemsize, out strides equal the operand's, out dtype, now)`` (see
         ``_hot_record``)."""
         key = (dtype, 0)
         entry = self._fast.get(key)
@@ -319,10 +323,8 @@ class ufunc:
         else:
             out_dtypes, launch = entry[0], entry[1]
             dt = out_dtypes[0]
-            run = None
-            if len(out_dtypes) == 1:
-                run = getattr(launch, "new", None) or _allocating(launch, 1)
-            rec = (run, dt.itemsize, dt.itemsize == dtype.itemsize, dt)
+            run, now = _runners(out_dtypes, launch)
+            rec = (run, dt.itemsize, dt.itemsize == dtype.itemsize, dt, now)
         self._hot_unary[dtype] = rec
         return rec
 
@@ -362,9 +364,9 @@ class ufunc:
 
     def _hot_record(self, index, k0, k1):
         """``index[k0][k1]`` filled from ``_fast``: False for the general path, else
-        ``(run, out itemsize, out strides equal the operand's, conv, raw_ok, out dtype)``
-        with ``run(a, b, out, n, nbytes)`` allocating ``out._buf`` and launching (None for
-        several outputs)."""
+        ``(run, out itemsize, out strides equal the operand's, conv, raw_ok, out dtype,
+        now)`` with ``run(a, b, out, n, nbytes)`` allocating ``out._buf`` and launching
+        (``_runners``; None for several outputs)."""
         key = _key(index, self._hot, k0, k1)
         entry = self._fast.get(key)
         if entry is None:
@@ -374,10 +376,8 @@ class ufunc:
         else:
             out_dtypes, launch, conv, raw_ok = entry
             dt = out_dtypes[0]
-            run = None
-            if len(out_dtypes) == 1:
-                run = getattr(launch, "new", None) or _allocating(launch)
-            rec = (run, dt.itemsize, dt.itemsize == k0.itemsize, conv, raw_ok, dt)
+            run, now = _runners(out_dtypes, launch)
+            rec = (run, dt.itemsize, dt.itemsize == k0.itemsize, conv, raw_ok, dt, now)
         index.setdefault(k0, {})[k1] = rec
         return rec
 
@@ -498,12 +498,11 @@ class ufunc:
             entry = self._layout_entry(lkey, args, shape, dt, op, backend)
         if entry is False:
             return None
-        launch, dt, strides, c_contig, f_contig, n = entry
-        # (allocated on the op's backend now, unless fusion may defer it: a pending result's
-        # memory is taken when it is computed)
-        out = fresh_array(shape, strides, dt, n, c_contig, f_contig,
-                          backend if n < _backends.fusion.MIN_ELEMENTS else None)
-        launch(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
+        launch, dt, strides, c_contig, f_contig, n, now = entry
+        if n >= _fusion.MIN_ELEMENTS:  # fusion may defer it: memory is taken when computed
+            backend, now = None, launch
+        out = fresh_array(shape, strides, dt, n, c_contig, f_contig, backend)
+        now(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
         return out
 
     def _layout_entry(self, lkey, args, shape, dt, op, backend):
@@ -519,7 +518,8 @@ class ufunc:
             views = [broadcast_view(x, shape) if type(x) is ndarray else x for x in args]
             launch = backend.layout_launcher(op, views, (res,))
             if launch is not None:
-                entry = (launch, dt, res._strides, res._c_contig, res._f_contig, res._size)
+                entry = (launch, dt, res._strides, res._c_contig, res._f_contig, res._size,
+                         getattr(launch, "now", launch))
         if len(self._layouts) >= 1024:
             self._layouts.clear()
         self._layouts[lkey] = entry

@@ -216,7 +216,8 @@ def deferring_new(backend, op, eager, stream=None):
 
 def deferring_layout(backend, op, views, outs, eager, stream=None):
     """A layout launcher's ``launch(ins, outs)`` (see ``Backend.layout_launcher``) that
-    defers, else runs ``eager``; ``views``: the operands as broadcast at its creation."""
+    defers, else runs ``eager``; ``views``: the operands as broadcast at its creation.
+    ``launch.now`` is ``eager`` (callers run results below ``MIN_ELEMENTS`` through it)."""
     strides = [getattr(v, "_strides", None) for v in views]
 
     def launch(ins, outs):
@@ -225,6 +226,7 @@ def deferring_layout(backend, op, views, outs, eager, stream=None):
                 strides=strides):
             eager(ins, outs)
 
+    launch.now = eager
     return launch if len(outs) == 1 else eager
 
 
