@@ -163,13 +163,16 @@ class Backend(abc.ABC):
         ``operand_dtypes[i]`` is input i's stored dtype, or None for a Python scalar passed
         as is (converted to the loop dtype by the launcher).  When ``op`` has one output,
         ``launch.new(*ins, out, n, nbytes)`` may also be offered: it sets
-        ``out._buf = alloc(nbytes)`` and launches (one call less on the hot path);
+        ``out._buf = alloc(nbytes)`` and launches (one call less on the hot path), or
+        defers it (fusion), with ``launch.new_now`` the same without deferring (the
+        frontend's choice for results below ``fusion.MIN_ELEMENTS``);
         ``launch.packs_python_scalars`` (True) says Python scalars may be passed raw."""
 
     def layout_launcher(self, op: ElementwiseOp, ins: Sequence, outs: Sequence):
         """A function ``launch(ins, outs)`` running ``op`` on operands of exactly these
         layouts (arrays broadcast to the outputs' shape, scalars), reused while the layout
-        repeats; None (the default): the frontend calls ``elementwise`` each time."""
+        repeats; None (the default): the frontend calls ``elementwise`` each time.  A
+        launcher that may defer (fusion) offers ``launch.now``, which never does."""
         return None
 
     @abc.abstractmethod
