@@ -249,7 +249,7 @@ def _runners(out_dtypes, launch):
             out._buf = backend.alloc(args[-1])
             if args[-2]:
                 launch(args[:-3], (out,), args[-2])
-    return run, getattr(launch, "new_now", None) or run
+    return run, getattr(run, "now", run)
 
 
 def _converted(conv, a, b):

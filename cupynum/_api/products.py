@@ -18,6 +18,7 @@ from .._dtypes import normalize
 from .._fallback import fallback_for
 from .._host_path import host_view, on_host, product_operator, wrap_host
 from .._indexing import normalize_axis
+from .._shapes import _prod
 from .._ufunc import uf
 from . import creation, manipulation, reductions
 
@@ -90,9 +91,7 @@ def _same_batch_matmul(a, b):
         return None
     shape = sa[:-1] + sb[-1:]
     dt = a.dtype
-    nbytes = dt.itemsize
-    for n in shape:
-        nbytes *= n
+    nbytes = _prod(shape) * dt.itemsize
     if not nbytes:
         return empty_array(shape, dt)
     backend = _backends.for_result(nbytes, a, b)

@@ -164,7 +164,7 @@ class Backend(abc.ABC):
         as is (converted to the loop dtype by the launcher).  When ``op`` has one output,
         ``launch.new(*ins, out, n, nbytes)`` may also be offered: it sets
         ``out._buf = alloc(nbytes)`` and launches (one call less on the hot path), or
-        defers it (fusion), with ``launch.new_now`` the same without deferring (the
+        defers it (fusion: then ``launch.new.now``, where offered, never defers, the
         frontend's choice for results below ``fusion.MIN_ELEMENTS``);
         ``launch.packs_python_scalars`` (True) says Python scalars may be passed raw."""
 

@@ -203,7 +203,8 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
 
 def deferring_new(backend, op, eager, stream=None):
     """``launch.new(*ins, out, n, nbytes)`` (the hot path's) that defers, else runs
-    ``eager`` (the backend's own ``new``).  ``stream()``: the current stream (CUDA)."""
+    ``eager`` (the backend's own ``new``).  ``stream()``: the current stream (CUDA).
+    ``new.now`` is ``eager``, as ``deferring_layout``'s."""
     def new(*args):  # (a small result runs at once, without the deferral's bookkeeping)
         if args[-2] >= MIN_ELEMENTS and args[-2] and defer(
                 backend, op, args[:-3], args[-3], None if stream is None else stream(),
@@ -211,6 +212,7 @@ def deferring_new(backend, op, eager, stream=None):
             return
         eager(*args)
 
+    new.now = eager
     return new
 
 

@@ -91,7 +91,6 @@ class SimulatedBackend(HostBackend):
                 _COUNTS["launches"] += bool(args[-2])
                 new(*args)
 
-            launch.new_now = counted_new
             launch.new = fusion.deferring_new(self, op, counted_new) if fusion.ENABLED \
                 else counted_new
         return launch

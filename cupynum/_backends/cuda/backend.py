@@ -133,7 +133,6 @@ class CudaBackend(Backend):
 
     def contiguous_launcher(self, op: ElementwiseOp, operand_dtypes):
         launch = ew.contiguous_launcher(op, operand_dtypes)
-        launch.new_now = launch.new  # (the frontend runs small results through it at once)
         if fusion.ENABLED and launch.new is not None:
             launch.new = fused.deferring_new(self, op, operand_dtypes, launch.new)
         return launch
