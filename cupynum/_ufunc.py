@@ -101,7 +101,8 @@ def _hot_binary(uf, fallback):
     def binary(a, b):
         if type(a) is ndarray:
             tb = type(b)
-            raw = a._buf.host
+            buf = a._buf
+            raw = buf.host
             if raw is not None and (a._size <= big or stays(a)):  # the host path
                 try:  # (host_view's kept view, read inline)
                     ha = a._hv if a._hraw is raw else host_view(a)
@@ -117,7 +118,7 @@ def _hot_binary(uf, fallback):
                         return wrap(npf(ha, hb))
                 elif tb in host_scalars:
                     return wrap(npf(ha, b))
-            elif a._buf.pending is not None and uf._row.comparison and tb in scalar_types and (
+            elif buf.pending is not None and uf._row.comparison and tb in scalar_types and (
                     value := _backends.elements.to_host(a)) is not None:
                 return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
             if tb is ndarray:
@@ -235,9 +236,8 @@ def _hot_one(uf):
 
 
 def _runners(out_dtypes, launch):
-    """``(run, now)`` of a hot-path record: ``run(*ins, out, n, nbytes)`` allocates ``out._buf``
-    and launches or defers (fusion), ``now`` never defers (for results below fusion's size
-    floor: a frame less); (None, None) for several outputs."""
+    """``(run, now)`` of a hot-path record: ``run(*ins, out, n, nbytes)`` sets ``out._buf`` and
+    launches or defers (fusion); ``now`` never defers (results below fusion's size floor)."""
     if len(out_dtypes) != 1:
         return None, None
     run = getattr(launch, "new", None)

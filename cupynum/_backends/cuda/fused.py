@@ -187,6 +187,7 @@ def deferring_new(backend, op, operand_dtypes, eager):
                 return
         eager(*args)
 
+    new.now = eager
     return new
 
 

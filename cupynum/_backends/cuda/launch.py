@@ -189,7 +189,7 @@ class Prepared:
 
 def _call(p: Prepared, params, addr: int, grid, block, shmem: int) -> None:
     raw, func, _, s0, extra, tup, conv = p.kit_items
-    _, slow, stream = driver()
+    _, slow, stream = _drv or driver()
     if grid.__class__ is int:
         gx, gy, gz = grid, 1, 1
     elif grid.__class__ is tuple and len(grid) == 2:  # (the reductions' grids)

@@ -36,7 +36,8 @@ def owner_of(a):
 
 
 # ``dptr(x)`` as source text, for generated launchers ('{0}' is the operand's name).
-PTR_EXPR = ("({0}._buf.device if {0}._buf.device is not None else {0}._buf.on_device()).ptr"
+# (The walrus reads the Buffer's slot once: the launcher's local ``_d`` is scratch.)
+PTR_EXPR = ("(_d if (_d := {0}._buf.device) is not None else {0}._buf.on_device()).ptr"
             " + {0}._offset")
 
 
