@@ -273,14 +273,24 @@ def run(graph, method, src, args) -> bool:
 def _plan(prog, unit, op, src, out, axes, has_init):
     """The reduction's plan (``reduction._plan_reduce``, the unfused path's own) with the
     prologue kernels for the first passes, each step marked with whether it takes the
-    prologue's parameters; None where the input would be compacted first."""
+    prologue's parameters; None where the input would be compacted first, or where a rows
+    pass would evaluate an ``nd`` prologue (each element's operand offsets by 64-bit
+    division, per element: 1.6-1.9x the time of computing the expression and reducing it
+    on the H200, docs/internals.md, "Fused reductions"; the cols pass amortises it)."""
+    rows_nd = []
+
     def kernel(kind):
-        return prepared(prog, kind) if kind in FIRST else reduction.prepared(unit, kind)
+        if kind not in FIRST:
+            return reduction.prepared(unit, kind)
+        if prog.key[3] == "nd" and kind != "cols":
+            rows_nd.append(kind)
+            return None  # (declined below, before anything is compiled)
+        return prepared(prog, kind)
 
     seq = op is not None and op.neutral is None
     steps, temps, compact = reduction._plan_reduce(unit, src, out, tuple(axes), seq, has_init,
                                                    kernel)
-    if compact is not None:
+    if compact is not None or rows_nd:
         return None
     if unit.family == "sqdev":  # every kernel of the unit reads the means (as sqdev_sum)
         steps = [(p, grid, values + [None], ptrs + [(len(values), "aux")])

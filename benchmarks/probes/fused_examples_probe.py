@@ -1,0 +1,68 @@
+"""The statements of kmeans and nbody that fusion changes, timed alone (device time per
+statement, CUDA events around a batch), for comparing ``CUPYNUM_FUSION=1`` with ``=0`` (one
+process each: the setting is read at import).
+
+    CUPYNUM_BACKEND=cuda CUPYNUM_PLACEMENT=device python benchmarks/probes/fused_examples_probe.py
+"""
+import os
+import statistics
+import sys
+
+import numpy
+
+import cupynum as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+import nbody  # noqa: E402
+
+
+def device_time(fn, inner=20, reps=5):
+    for _ in range(3):  # (a fused structure compiles the second time it is seen)
+        fn()
+    np.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = np.cuda.Event(), np.cuda.Event()
+        s.record()
+        for _ in range(inner):
+            fn()
+        e.record()
+        e.synchronize()
+        times.append(np.cuda.get_elapsed_time(s, e) / inner)
+    return statistics.median(times) * 1e3  # us
+
+
+def main():
+    rng = numpy.random.default_rng(0)
+    n, k, d = 200_000, 32, 16
+    P = np.asarray(rng.standard_normal((n, d)))
+    C = np.asarray(rng.standard_normal((k, d)))
+    M = P @ C.T
+    sq = (P * P).sum(axis=1)
+    c2 = (C * C).sum(axis=1)
+    labels = np.argmin(sq[:, None] - 2.0 * M + c2[None, :], axis=1)
+    clusters = np.arange(k)
+    onehot = (labels[:, None] == clusters[None, :]).astype(P.dtype)
+    pos = np.asarray(rng.standard_normal((2048, 3)))
+    mass = np.asarray(rng.uniform(0.5, 1.5, (2048, 1)))
+    x = pos[:, 0:1]
+    cases = {
+        "argmin(sq[:,None] - 2*M + c2[None,:], axis=1)":
+            lambda: np.argmin(sq[:, None] - 2.0 * M + c2[None, :], axis=1),
+        "(l[:,None] == k[None,:]).astype(f8).sum(axis=0)":
+            lambda: (labels[:, None] == clusters[None, :]).astype(P.dtype).sum(axis=0),
+        "onehot.sum(axis=0) (stored)": lambda: onehot.sum(axis=0),
+        "onehot = ...; sum(axis=0); onehot.T @ P": lambda: (
+            lambda o: (o.sum(axis=0), o.T @ P))(
+                (labels[:, None] == clusters[None, :]).astype(P.dtype)),
+        "nbody accelerations (2048)": lambda: nbody.accelerations(pos, mass, 0.1, np=np),
+        "((x.T - x) ** 2).sum(axis=1) (2048^2)": lambda: ((x.T - x) ** 2).sum(axis=1),
+        "(x.T - x) ** -1.5 stored (2048^2)": lambda: (x.T - x) ** -1.5,
+    }
+    tag = f"fusion={os.environ.get('CUPYNUM_FUSION', '1')}"
+    for name, fn in cases.items():
+        print(f"{tag}  {name:<48} {device_time(fn):9.1f} us", flush=True)
+
+
+if __name__ == "__main__":
+    main()
