@@ -46,6 +46,7 @@ def main():
     pos = np.asarray(rng.standard_normal((2048, 3)))
     mass = np.asarray(rng.uniform(0.5, 1.5, (2048, 1)))
     x = pos[:, 0:1]
+    t = (x.T - x) ** 2
     cases = {
         "argmin(sq[:,None] - 2*M + c2[None,:], axis=1)":
             lambda: np.argmin(sq[:, None] - 2.0 * M + c2[None, :], axis=1),
@@ -58,6 +59,8 @@ def main():
         "nbody accelerations (2048)": lambda: nbody.accelerations(pos, mass, 0.1, np=np),
         "((x.T - x) ** 2).sum(axis=1) (2048^2)": lambda: ((x.T - x) ** 2).sum(axis=1),
         "(x.T - x) ** -1.5 stored (2048^2)": lambda: (x.T - x) ** -1.5,
+        "(x.T - x) ** 2 stored (2048^2)": lambda: (x.T - x) ** 2,
+        "t.sum(axis=1), t stored (2048^2)": lambda: t.sum(axis=1),
     }
     tag = f"fusion={os.environ.get('CUPYNUM_FUSION', '1')}"
     for name, fn in cases.items():
