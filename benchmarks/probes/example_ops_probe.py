@@ -10,11 +10,11 @@ fusion, a deferred op's GPU time lands on the call that computes it.
 import pathlib
 import sys
 
+import cupynum as cp  # (first: example_workloads puts this repository's root on the path)
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import example_workloads as ew  # noqa: E402
-
-import cupynum as cp  # noqa: E402
 
 
 def main(names):

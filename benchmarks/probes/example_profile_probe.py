@@ -17,11 +17,11 @@ import pstats
 import sys
 import time
 
+import cupynum as cp  # (first: example_workloads puts this repository's root on the path)
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import example_workloads as ew  # noqa: E402
-
-import cupynum as cp  # noqa: E402
 
 
 def main(names):
