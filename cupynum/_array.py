@@ -498,13 +498,18 @@ class ndarray:
                     v = _new(ndarray)
                     v._buf = self._buf
                     v._offset = offset
-                    v._shape = r.shape
-                    v._strides = r.strides
                     v.dtype = self.dtype
                     v._size = n
-                    fl = r.flags
-                    v._c_contig = fl.c_contiguous
-                    v._f_contig = fl.f_contiguous
+                    if tk is slice and key.step is None and len(self._shape) == 1:
+                        v._shape = (n,)  # (a run of a 1-D array: NumPy's layout, unasked)
+                        v._strides = self._strides
+                        v._c_contig = v._f_contig = self._c_contig or n == 1
+                    else:
+                        v._shape = r.shape
+                        v._strides = r.strides
+                        fl = r.flags
+                        v._c_contig = fl.c_contiguous
+                        v._f_contig = fl.f_contiguous
                     v._base = self if self._base is None else self._base
                     v._hv = r  # (so a host op on the view builds nothing)
                     v._hraw = raw

@@ -171,6 +171,7 @@ def cpu_engine():
                        (fr, ("_plans", "_programs", "_seen"))):
         for name in names:
             mp.setattr(mod, name, {})
+    mp.setattr(fr, "_declined", set())
     with tuning.overridden("FUSION", compile_after=1):
         yield launched
     mp.undo()
@@ -274,9 +275,12 @@ def test_an_nd_prologue_fuses_into_cols_passes_only(cpu_engine):
     for axes in ((1,), (0, 1)):
         del cpu_engine[:]
         kept = tuple(n for d, n in enumerate(src._shape) if d not in axes)
-        assert not fr.run(graph, "reduce", src, (op, src, HostArray(np.zeros(kept, "f")),
-                                                 axes, None))
+        args = (op, src, HostArray(np.zeros(kept, "f")), axes, None)
+        assert not fr.run(graph, "reduce", src, args)
         assert cpu_engine == []
+        with pytest.MonkeyPatch.context() as m:  # again: declined before any layout
+            m.setattr(fr, "layout", None)
+            assert not fr.run(graph, "reduce", src, args)
     del cpu_engine[:]
     got, eager = np.zeros(90, np.float32), np.zeros(90, np.float32)
     assert fr.run(graph, "reduce", src, (op, src, HostArray(got), (0,), None))

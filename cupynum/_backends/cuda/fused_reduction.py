@@ -47,6 +47,13 @@ _seen: dict = {}  # structure key -> times seen, until compiled
 _failed: set = set()  # structure keys NVRTC rejected
 _programs: dict = {}  # structure key -> its Program
 _plans: dict = {}  # (structure key, layout, axes, op, initial?) -> plan, or None (declined)
+_declined: set = set()  # ``run``'s facts of calls that a layout or a plan declined
+
+
+def _decline(facts) -> None:
+    if len(_declined) >= _CACHE_SIZE:
+        _declined.clear()
+    _declined.add(facts)
 
 
 class Program:
@@ -224,8 +231,18 @@ def run(graph, method, src, args) -> bool:
     root = graph[-1]
     if root.stream != fused.current_stream():
         return False
+    # What the layout and the plan decide, from the call's facts alone: a statement
+    # declined for its layout is declined again without building them (kmeans' argmin
+    # every iteration; 20-30 us of Python each time under the fake driver)
+    facts = (tuple(graph.code), tuple(graph.kinds), method, args[0] if method != "sqdev_sum"
+             else None, root._shape, root._strides, src._shape, src._strides, args[2]._strides,
+             tuple(args[3]), method == "reduce" and args[4] is not None,
+             tuple([getattr(x, "_strides", None) for x in graph.ins]))
+    if facts in _declined:
+        return False
     lay = layout(graph, root)
     if lay is None:
+        _decline(facts)
         return False
     cls, lay_values = lay
     unit, op, out, axes, initial, mean = _unit(method, src, args)
@@ -265,6 +282,7 @@ def run(graph, method, src, args) -> bool:
             _plans.clear()
         _plans[pkey] = plan
     if plan is None:
+        _decline(facts)
         return False
     _execute(plan, src, out, initial, mean, _prologue_values(graph.ins) + lay_values)
     return True
