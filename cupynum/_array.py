@@ -500,10 +500,10 @@ class ndarray:
                     v._offset = offset
                     v.dtype = self.dtype
                     v._size = n
-                    if tk is slice and key.step is None and len(self._shape) == 1:
-                        v._shape = (n,)  # (a run of a 1-D array: NumPy's layout, unasked)
-                        v._strides = self._strides
-                        v._c_contig = v._f_contig = self._c_contig or n == 1
+                    if r.ndim == 1:  # (a row, a column, a run: NumPy's 1-D flags rule)
+                        v._shape = (n,)
+                        v._strides = st = r.strides
+                        v._c_contig = v._f_contig = st[0] == r.itemsize or n == 1
                     else:
                         v._shape = r.shape
                         v._strides = r.strides
