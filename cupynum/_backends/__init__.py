@@ -154,8 +154,7 @@ def _place(operands, fresh: int):
             if device and most > placement.HOST_WINS_BELOW:
                 return _backend
     device = pinned = host_only = held_twice = False
-    held = None  # the largest Buffer only on the device: it holds the op there
-    held_bytes = 0
+    held = None  # the (first) Buffer only on the device: it holds the op there
     bufs = []
     for x in operands:
         try:
@@ -167,18 +166,12 @@ def _place(operands, fresh: int):
                 fresh = max(fresh, buf.nbytes)
                 continue
             device = True
-            # (a small device-only operand holds nothing: it comes along for a transfer;
-            # nor does one far smaller than another: the row of a large matrix times a
-            # vector is priced against the matrix, and the vector moves with it)
-            nb = placement.nbytes_of(buf)
-            if buf.pending is not None or nb > placement.THRESHOLD_BYTES:
+            # (a small device-only operand holds nothing: it comes along for a transfer)
+            if buf.pending is not None or placement.nbytes_of(buf) > placement.THRESHOLD_BYTES:
                 if held is None:
-                    held, held_bytes = buf, nb
+                    held = buf
                 elif held is not buf:
-                    if nb > held_bytes:
-                        held, nb, held_bytes = buf, held_bytes, nb
-                    if nb * placement.HOLD_RATIO >= held_bytes or buf.pending is not None:
-                        held_twice = True
+                    held_twice = True
         else:
             if buf.pins is not None and HOST in buf.pins:  # a live NumPy export: on the host
                 pinned = True

@@ -37,10 +37,6 @@ SMALL_WRITE = 4096
 # a Buffer back within MIN_OPS_BETWEEN_MOVES ops of its last move.
 HOST_CAP = 1 << 30
 MIN_OPS_BETWEEN_MOVES = 16
-# Of the device-only operands of an op, the largest holds it on the device, and so does
-# any other of at least 1/HOLD_RATIO of its bytes; the op is priced against the holder
-# alone when there is one, and the smaller operands move with it.
-HOLD_RATIO = 16
 
 # The cost table (microseconds, measured on the H200 machine with fusion on by
 # benchmarks/probes/placement_calibrate.py; the run is in docs/internals.md): an op touching
