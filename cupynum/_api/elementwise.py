@@ -8,6 +8,7 @@ import numpy as np
 from .. import _backends
 from .._array import assign, broadcast_view, empty_array, from_host, ndarray
 from .._backends.base import ElementwiseOp
+from .._shapes import _prod
 from .._fallback import call_on_host
 from .._host_path import host_operands, wrap_host
 from .._ufunc import _as_operand, uf
@@ -50,11 +51,14 @@ def where(condition, x=None, y=None, /):
             ops.append(broadcast_view(v if v.dtype == dt else v.astype(dt), shape))
         else:
             ops.append(dt.type(v))
-    out = empty_array(shape, dt)
-    if out.size:
-        op = ElementwiseOp("where", "where_", ("?", dt.char, dt.char, dt.char), 3)
-        ins = (broadcast_view(cond, shape), *ops)
-        _backends.for_arrays(*ins, out).elementwise(op, ins, (out,))
+    size = _prod(shape)
+    if not size:
+        return empty_array(shape, dt)
+    op = ElementwiseOp("where", "where_", ("?", dt.char, dt.char, dt.char), 3)
+    ins = (broadcast_view(cond, shape), *ops)
+    backend = _backends.for_result(size * dt.itemsize, *ins)  # (for_arrays(*ins, out)'s)
+    out = empty_array(shape, dt, backend=backend)
+    backend.elementwise(op, ins, (out,))
     return out
 
 

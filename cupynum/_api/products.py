@@ -74,9 +74,12 @@ def _plain_matmul(a, b):
     vb = b if nb == 2 else _make(b._buf, b._offset, (k, 1), (b._strides[0],
                                                           b._strides[0]), dt, b._root())
     m, n = va._shape[0], vb._shape[1]
-    res = empty_array((m, n), dt)
-    if m and n:
-        _backends.for_arrays(va, vb, res).matmul(va, vb, res)
+    if m and n:  # (allocated where the product runs, as for_arrays(va, vb, res) chooses)
+        backend = _backends.for_result(m * n * dt.itemsize, va, vb)
+        res = empty_array((m, n), dt, backend=backend)
+        backend.matmul(va, vb, res)
+    else:
+        res = empty_array((m, n), dt)
     if na == 2 and nb == 2:
         return res
     shape = (m,) if na == 2 else ((n,) if nb == 2 else ())

@@ -21,6 +21,7 @@ from .. import _backends
 from .._backends import placement as _placement
 from .._array import _fill, _make, assign, broadcast_view, empty_array, may_overlap, ndarray
 from .._backends.base import ReduceOp
+from .._shapes import _prod
 from .._dtypes import normalize
 from .._fallback import call_on_host
 from .._host_path import host_view, on_host, wrap_host
@@ -174,8 +175,9 @@ def ufunc_reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=_N
         e = _fast.get((uf, a.dtype, a._shape, axis, keepdims))
         if e is not None:
             odt, op, axes, kept, view = e
-            target = empty_array(kept, odt)
-            _backends.for_arrays(a).reduce(op, a, target, axes, None)
+            backend = _backends.for_arrays(a)
+            target = empty_array(kept, odt, backend=backend)  # (where it is computed)
+            backend.reduce(op, a, target, axes, None)
             if view is None:
                 return target
             res = _new(ndarray)  # the keepdims view of the new result, its layout cached
@@ -440,12 +442,14 @@ def _arg(kind, a, axis, out, keepdims):
         shape = tuple(1 if i in axes else n for i, n in enumerate(a._shape)) if keepdims else \
             tuple(n for i, n in enumerate(a._shape) if i not in axes)
     kept = tuple(n for i, n in enumerate(a._shape) if i not in axes)
-    res = empty_array(kept, np.dtype(np.intp))
-    if res._size:
-        if a.ndim == 0:
+    if a.ndim and a._size:  # (allocated where it is computed: for_arrays(a, res)'s choice)
+        backend = _backends.for_result(_prod(kept) * 8, a)
+        res = empty_array(kept, np.dtype(np.intp), backend=backend)
+        backend.arg_reduce(kind, a, res, axes)
+    else:
+        res = empty_array(kept, np.dtype(np.intp))
+        if res._size:
             _fill_value(res, 0)
-        else:
-            _backends.for_arrays(a, res).arg_reduce(kind, a, res, axes)
     res = res.reshape(shape) if shape != kept else res
     if out is not None:
         if out._shape != shape:
