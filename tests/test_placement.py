@@ -197,6 +197,30 @@ def test_triangular_solve_by_rows_moves_the_matrix_to_the_host_once():
 
 
 @auto_only
+@pytest.mark.parametrize("ratio", [16, 1 << 40])
+@pytest.mark.parametrize("block_first", [False, True])
+def test_a_matrix_row_times_a_far_smaller_device_operand_is_priced_against_the_matrix(
+        monkeypatch, ratio, block_first):
+    """trisolve's row product with a block of right-hand sides, both device-only: the
+    matrix alone holds the op on the device (the block has under 1/HOLD_RATIO of its
+    bytes), in either operand order, so the op is priced against the matrix's ledger (and
+    the block would move with it); where the block holds the op too, nothing is priced."""
+    monkeypatch.setattr(pl, "HOLD_RATIO", ratio)
+    n, k = 2000, 32  # L 32 MB, X 512 KB: both past the threshold, X under L / 16
+    L = cp.asarray(np.tril(np.ones((n, n))))
+    X = cp.asarray(np.ones((n, k)))
+    assert {cp.placement(L), cp.placement(X)} == {"device"}
+    assert pl.THRESHOLD_BYTES < X.nbytes and X.nbytes * 16 <= L.nbytes
+    operands = (X[:300], L[300, :300]) if block_first else (L[300, :300], X[:300])
+    _backends.for_arrays(*operands)  # the side of L[i, :i] @ X[:i]
+    if ratio == 16:
+        assert L._buf.ledger is not None and L._buf.ledger.regret > 0
+    else:
+        assert L._buf.ledger is None
+    assert X._buf.ledger is None  # (the block is never priced for the row product)
+
+
+@auto_only
 def test_row_operators_on_a_large_device_array_move_it_to_the_host():
     """The operators' device hot path enters its small ops in the ledger too: in-place
     row updates of a large device array (each far cheaper on the host) move it there once,

@@ -154,7 +154,7 @@ def _place(operands, fresh: int):
             if device and most > placement.HOST_WINS_BELOW:
                 return _backend
     device = pinned = host_only = held_twice = False
-    held = None  # the (first) Buffer only on the device: it holds the op there
+    held = None  # the Buffer only on the device that holds the op there (see _holding)
     bufs = []
     for x in operands:
         try:
@@ -171,7 +171,7 @@ def _place(operands, fresh: int):
                 if held is None:
                     held = buf
                 elif held is not buf:
-                    held_twice = True
+                    held, held_twice = _holding(held, buf, held_twice)
         else:
             if buf.pins is not None and HOST in buf.pins:  # a live NumPy export: on the host
                 pinned = True
@@ -219,6 +219,20 @@ def _place(operands, fresh: int):
                 placement.move(buf, HOST)
         return _host
     return _backend if device else _host
+
+
+def _holding(held, buf, twice: bool) -> tuple:
+    """``(held, twice)`` once ``buf``, another large device-only operand of the op, is seen
+    after ``held``: the larger holds the op, and both do (``twice``: nothing is priced) when
+    the smaller has at least ``1/placement.HOLD_RATIO`` of its bytes or either is pending.
+    So a row of a large matrix times a far smaller block (trisolve's ``L[i, :i] @ X[:i]``)
+    is priced against the matrix alone, and the block comes along when the matrix moves."""
+    if buf.pending is not None or held.pending is not None:
+        return held, True
+    nh, nb = placement.nbytes_of(held), placement.nbytes_of(buf)
+    if nb > nh:
+        held, buf, nh, nb = buf, held, nb, nh
+    return held, twice or nb * placement.HOLD_RATIO >= nh
 
 
 def stays_on_device(x, y=None) -> bool:

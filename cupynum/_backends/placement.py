@@ -37,6 +37,9 @@ SMALL_WRITE = 4096
 # a Buffer back within MIN_OPS_BETWEEN_MOVES ops of its last move.
 HOST_CAP = 1 << 30
 MIN_OPS_BETWEEN_MOVES = 16
+# Of two large device-only operands of an op, the larger alone holds it on the device when
+# the smaller has under 1/HOLD_RATIO of its bytes (``_backends._holding``).
+HOLD_RATIO = 16
 
 # The cost table (microseconds, measured on the H200 machine with fusion on by
 # benchmarks/probes/placement_calibrate.py; the run is in docs/internals.md): an op touching
