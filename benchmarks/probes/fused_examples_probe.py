@@ -5,31 +5,22 @@ process each: the setting is read at import).
     CUPYNUM_BACKEND=cuda CUPYNUM_PLACEMENT=device python benchmarks/probes/fused_examples_probe.py
 """
 import os
-import statistics
 import sys
 
 import numpy
 
 import cupynum as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
 import nbody  # noqa: E402
+from _probe_util import event_median_ms  # noqa: E402
 
 
-def device_time(fn, inner=20, reps=5):
-    for _ in range(3):  # (a fused structure compiles the second time it is seen)
-        fn()
-    np.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = np.cuda.Event(), np.cuda.Event()
-        s.record()
-        for _ in range(inner):
-            fn()
-        e.record()
-        e.synchronize()
-        times.append(np.cuda.get_elapsed_time(s, e) / inner)
-    return statistics.median(times) * 1e3  # us
+def device_time(fn):
+    """Microseconds per call: CUDA events around 20 calls, median of 5 rounds, after 3
+    warm-up calls (a fused structure compiles the second time it is seen)."""
+    return event_median_ms(np, fn, reps=5, warm=3, calls=20) * 1e3
 
 
 def main():

@@ -442,12 +442,13 @@ def _arg(kind, a, axis, out, keepdims):
         shape = tuple(1 if i in axes else n for i, n in enumerate(a._shape)) if keepdims else \
             tuple(n for i, n in enumerate(a._shape) if i not in axes)
     kept = tuple(n for i, n in enumerate(a._shape) if i not in axes)
+    intp = np.dtype(np.intp)
     if a.ndim and a._size:  # (allocated where it is computed: for_arrays(a, res)'s choice)
-        backend = _backends.for_result(_prod(kept) * 8, a)
-        res = empty_array(kept, np.dtype(np.intp), backend=backend)
+        backend = _backends.for_result(_prod(kept) * intp.itemsize, a)
+        res = empty_array(kept, intp, backend=backend)
         backend.arg_reduce(kind, a, res, axes)
     else:
-        res = empty_array(kept, np.dtype(np.intp))
+        res = empty_array(kept, intp)
         if res._size:
             _fill_value(res, 0)
     res = res.reshape(shape) if shape != kept else res
