@@ -234,7 +234,8 @@ def run(graph, method, src, args) -> bool:
     # What the layout and the plan decide, from the call's facts alone: a statement
     # declined for its layout is declined again without building them (kmeans' argmin
     # every iteration; 20-30 us of Python each time under the fake driver)
-    facts = (tuple(graph.code), tuple(graph.kinds), method, args[0] if method != "sqdev_sum"
+    code, kinds = tuple(graph.code), tuple(graph.kinds)
+    facts = (code, kinds, method, args[0] if method != "sqdev_sum"
              else None, root._shape, root._strides, src._shape, src._strides, args[2]._strides,
              tuple(args[3]), method == "reduce" and args[4] is not None,
              tuple([getattr(x, "_strides", None) for x in graph.ins]))
@@ -246,7 +247,7 @@ def run(graph, method, src, args) -> bool:
         return False
     cls, lay_values = lay
     unit, op, out, axes, initial, mean = _unit(method, src, args)
-    key = (tuple(graph.code), tuple(graph.kinds), unit, cls)
+    key = (code, kinds, unit, cls)
     prog = _programs.get(key)
     if prog is None:
         if key in _failed:
@@ -257,8 +258,7 @@ def run(graph, method, src, args) -> bool:
         _seen[key] = seen
         if seen < tuning.FUSION.compile_after:
             return False
-        prog = program(key, fused.exprs_of(graph, (len(graph) - 1,)), tuple(graph.kinds), unit,
-                       cls)
+        prog = program(key, fused.exprs_of(graph, (len(graph) - 1,)), kinds, unit, cls)
         if len(_programs) >= _CACHE_SIZE:
             _programs.clear()
             _plans.clear()
