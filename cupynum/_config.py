@@ -24,10 +24,10 @@ PROFILE = os.environ.get("CUPYNUM_PROFILE", "").strip().lower() not in ("", "0",
 # of deferring chains of them into one generated kernel (docs/guide/fusion.md).  On by default.
 FUSION = os.environ.get("CUPYNUM_FUSION", "1").strip().lower() not in ("0", "false", "no", "off")
 # CUPYNUM_FUSION_MIN_ELEMENTS: results smaller than this run eagerly even with fusion on.  On
-# the H200, deferring and flushing cost more Python time per op than a launch, so fusion
-# loses below a few million elements (docs/internals.md, "Measured": the n = 1000 chain and
-# the 1000x1000 stencil were slower fused) and wins far above (the 2^28 chain, 7x).
-FUSION_MIN_ELEMENTS = int(os.environ.get("CUPYNUM_FUSION_MIN_ELEMENTS", "") or 1 << 22)
+# the H200 a fused statement costs more Python time than its ops' launches, which a loop
+# pays whenever the device keeps up: fusion loses below a few million elements and wins far
+# above (docs/guide/fusion.md, "Which sizes fuse": the measured crossovers).
+FUSION_MIN_ELEMENTS = int(os.environ.get("CUPYNUM_FUSION_MIN_ELEMENTS", "") or 1 << 23)
 
 # Where new arrays start and ops run (docs/guide/placement.md).  ``auto``: arrays of at most
 # PLACEMENT_THRESHOLD elements start on the host (NumPy), larger ones on the device, and the
