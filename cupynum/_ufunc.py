@@ -81,6 +81,17 @@ def _launch_new(entry, args, x):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+def _host_only_number(x) -> bool:
+    """Whether 0-d array ``x`` holds a number whose data is on the host only: as an operand
+    of an op on device data it goes in as its value, a NumPy scalar of its dtype (one
+    kernel parameter, the same result dtype under NEP 50), not as an array copied to the
+    device for one element (``if sqrt(rr) <= tol * b_norm`` with a host ``b_norm``: a copy
+    per iteration)."""
+    buf = x._buf
+    return buf.device is None and buf.pending is None and buf.host is not None and \
+        x.dtype.kind in "biufc"
+
+
 def _hot_binary(uf, fallback):
     """``binary(a, b)``: the hot path of a two-input call of ``uf`` (internals.md principle 6),
     as a closure so that a call reads its caches and helpers from cells, not attributes.
@@ -122,6 +133,10 @@ def _hot_binary(uf, fallback):
                     value := _backends.elements.to_host(a)) is not None:
                 return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
             if tb is ndarray:
+                if not b._shape and buf.host is None and _host_only_number(b):
+                    return fallback(a, host_view(b)[()])  # (see _host_only_number)
+                if not a._shape and b._buf.host is None and _host_only_number(a):
+                    return fallback(host_view(a)[()], b)
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
                 k0, k1, index = a.dtype, b.dtype, by_arrays

@@ -220,6 +220,82 @@ def test_a_matrix_row_times_a_far_smaller_device_operand_is_priced_against_the_m
     assert X._buf.ledger is None  # (the block is never priced for the row product)
 
 
+def _operand(kind, rng):
+    """An operand of ``kind`` for ``test_placing_without_pricing_decides_as_the_pricing``:
+    arrays whose data is on one side, both, pending or not allocated yet, small or large,
+    whole or a small view, with or without a ledger regret or pins; or a scalar."""
+    if kind == "scalar":
+        return 2.0
+    n = int(rng.choice([100, 3000, 30000, pl.THRESHOLD + 1, 4 * pl.THRESHOLD]))
+    if kind == "unallocated":
+        a = cp.empty(n)
+        a._buf = pl.Unallocated(n * 8)
+        return a
+    a = cp.asarray(np.ones(n))
+    place(a, {"host-only": "host", "pending": "device"}.get(kind, kind))
+    if kind == "pending":
+        a._buf.device, a._buf.pending = None, object()  # (what the pricing reads of one)
+    if rng.random() < 0.3 and kind != "pending":
+        a._buf.ledger = pl.Ledger()
+        a._buf.ledger.regret = float(rng.choice([0.0, 5.0]))
+    if rng.random() < 0.15 and kind in ("both", "host-only"):
+        a._buf.pins = {"host": {"export"}}
+    return a[: int(rng.choice([1, 50, n]))] if rng.random() < 0.5 else a
+
+
+@auto_only
+def test_placing_without_pricing_decides_as_the_pricing(monkeypatch):
+    """``_place`` skips the cost table for ops of device data that the table would leave
+    on the device (no regret to lower, nothing moved): wherever it does, ``_priced`` on
+    the same operands gives the device backend and leaves every ledger and side as it
+    was."""
+    rng = np.random.default_rng(7)
+    priced = []
+    real = _backends._priced
+    monkeypatch.setattr(_backends, "_priced", lambda ops, fresh: priced.append(1) or real(
+        ops, fresh))
+    kinds = ["scalar", "device", "both", "host-only", "pending", "unallocated"]
+    skipped = 0
+    for _ in range(600):
+        ops = [_operand(str(rng.choice(kinds)), rng) for _ in range(int(rng.integers(1, 4)))]
+        fresh = int(rng.choice([-1, 800, 8 * pl.THRESHOLD * 4]))
+        del priced[:]
+        backend = _backends._place(ops, fresh)
+        if priced:
+            continue
+        skipped += 1
+        bufs = [x._buf for x in ops if hasattr(x, "_buf")]
+        state = [(b.host is None, b.device is None, b.ledger and (
+            b.ledger.regret, b.ledger.ops, b.ledger.moves)) for b in bufs]
+        assert backend is _backends.get()
+        assert real(ops, fresh) is _backends.get()
+        assert state == [(b.host is None, b.device is None, b.ledger and (
+            b.ledger.regret, b.ledger.ops, b.ledger.moves)) for b in bufs]
+    assert skipped > 50  # (the case the shortcut is for does occur)
+
+
+@auto_only
+@pytest.mark.parametrize("dtypes", [("f8", "f4"), ("i1", "i8"), ("f4", "f8"), ("u2", "?")])
+def test_a_host_number_operand_of_a_device_op_goes_in_as_its_value(dtypes):
+    """A 0-d host array with a device array (``sqrt(rr) <= tol * b_norm``, ``b_norm`` on
+    the host): its value is a kernel parameter, no copy, with the dtype NumPy gives (NEP
+    50: a 0-d array is as strong as a NumPy scalar), in either operand order."""
+    ref = (np.arange(pl.THRESHOLD_BYTES // np.dtype(dtypes[0]).itemsize + 1) % 7).astype(
+        dtypes[0])
+    x = cp.asarray(ref)
+    r = x.sum()  # a 0-d device array
+    value = np.asarray(3, dtypes[1])
+    s = cp.asarray(value)
+    assert cp.placement(x) == "device" and cp.placement(s) == "host"
+    reset_device_counters()
+    got = [x * s, s + x, r <= s, s - r]
+    assert moved() == 0
+    want = [ref * value, value + ref, ref.sum() <= value, value - ref.sum()]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(cp.asnumpy(g), w)
+
+
 @auto_only
 def test_row_operators_on_a_large_device_array_move_it_to_the_host():
     """The operators' device hot path enters its small ops in the ledger too: in-place

@@ -134,25 +134,39 @@ def _place(operands, fresh: int):
         if _single is not None:
             return _single
     if _chaos is None and placement.DEVICE_ONLY_STAYS:
-        # Device data alone in an op too large to be cheaper on the host, no ledger holding
-        # a regret: what the pricing below would decide, without it (a device program's op)
-        most, device = fresh >> 3, False
+        # Device data (operands valid on both sides aside: they are read where the op runs,
+        # and never priced), no ledger holding a regret, in an op too large to be cheaper on
+        # the host or with no operand large (or pending) enough to hold it there: what
+        # _priced decides, without its pricing (a device program's op)
+        most, device, holds = fresh >> 3, False, False
         for x in operands:
             buf = getattr(x, "_buf", None)
             if buf is None:
                 continue
-            if buf.host is not None or buf.ledger is not None and buf.ledger.regret:
+            if buf.host is not None:
+                if buf.device is None or buf.pins is not None:
+                    break
+                continue
+            if buf.ledger is not None and buf.ledger.regret:
                 break
-            if buf.device is not None or buf.pending is not None:
+            if buf.pending is not None or buf.device is not None and \
+                    buf.device.nbytes > placement.THRESHOLD_BYTES:
+                device = holds = True  # (_priced prices it by these elements, or the result's)
+                if x._size > most:
+                    most = x._size
+            elif buf.device is not None:
                 device = True
-                n = x._size
-            else:  # (not allocated yet: a new result, counted as the pricing counts it)
-                n = buf.nbytes >> 3
-            if n > most:
-                most = n
+            elif buf.nbytes >> 3 > most:  # (not allocated yet: a new result of this size)
+                most = buf.nbytes >> 3
         else:
-            if device and most > placement.HOST_WINS_BELOW:
+            if device and (not holds or most > placement.HOST_WINS_BELOW):
                 return _backend
+    return _priced(operands, fresh)
+
+
+def _priced(operands, fresh: int):
+    """``_place`` by the cost table: the operands' ledgers record the op, and may move
+    their data first."""
     device = pinned = host_only = held_twice = False
     held = None  # the Buffer only on the device that holds the op there (see _holding)
     bufs = []
