@@ -46,3 +46,19 @@ def normalize_for_view(dtype) -> np.dtype:
                         f"{np.dtype(dtype)!r} would reinterpret their bytes (use astype, or "
                         "byteswap() for the swapped values)")
     return normalize(dtype)
+
+
+_BOOL = np.dtype(np.bool_)
+
+
+def resolution_type(x):
+    """What NumPy's resolution sees for a non-array operand: Python int, float and complex
+    are weak (their type stands for them); bools and NumPy scalars have a dtype."""
+    if isinstance(x, np.generic):
+        return normalize(x.dtype)
+    if isinstance(x, bool):
+        return _BOOL
+    for t in (int, float, complex):
+        if isinstance(x, t):
+            return t
+    raise TypeError(f"unsupported operand type {type(x).__name__}")

@@ -128,6 +128,17 @@ def scalar_products(func, numpy_func):
     return public
 
 
+def host_only_number(x) -> bool:
+    """Whether 0-d array ``x`` holds a number whose data is on the host only: as an operand
+    of an op on device data it goes in as its value, a NumPy scalar of its dtype (one
+    kernel parameter, the same result dtype under NEP 50), not as an array copied to the
+    device for one element (``if sqrt(rr) <= tol * b_norm`` with a host ``b_norm``: a copy
+    per iteration)."""
+    buf = x._buf
+    return buf.device is None and buf.pending is None and buf.host is not None and \
+        x.dtype.kind in "biufc"
+
+
 def host_sized(a, b, big) -> bool:
     """Whether host arrays ``a`` and ``b`` of different shapes broadcast to a result of at
     most ``big`` elements (or not at all: NumPy then raises): a larger result (an outer

@@ -25,11 +25,12 @@ from . import _backends
 from ._api.creation import arange, asarray
 from ._array import (_c_strides, assign, broadcast_view, empty_array, fresh_array, may_overlap,
                      ndarray, order_code)
-from ._host_path import HOST_SCALARS, host_sized as _host_sized, host_view, wrap_all, wrap_host
+from ._host_path import (HOST_SCALARS, host_only_number, host_sized as _host_sized, host_view,
+                         wrap_all, wrap_host)
 from ._backends import fusion as _fusion, placement as _placement
 from ._backends.base import ElementwiseOp
 from ._backends.elements import Element
-from ._dtypes import normalize
+from ._dtypes import normalize, resolution_type
 from ._fallback import call_on_host
 from ._ops import type_loops
 from ._ops import UFUNCS as TABLE
@@ -81,17 +82,6 @@ def _launch_new(entry, args, x):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _host_only_number(x) -> bool:
-    """Whether 0-d array ``x`` holds a number whose data is on the host only: as an operand
-    of an op on device data it goes in as its value, a NumPy scalar of its dtype (one
-    kernel parameter, the same result dtype under NEP 50), not as an array copied to the
-    device for one element (``if sqrt(rr) <= tol * b_norm`` with a host ``b_norm``: a copy
-    per iteration)."""
-    buf = x._buf
-    return buf.device is None and buf.pending is None and buf.host is not None and \
-        x.dtype.kind in "biufc"
-
-
 def _hot_binary(uf, fallback):
     """``binary(a, b)``: the hot path of a two-input call of ``uf`` (internals.md principle 6),
     as a closure so that a call reads its caches and helpers from cells, not attributes.
@@ -133,9 +123,9 @@ def _hot_binary(uf, fallback):
                     value := _backends.elements.to_host(a)) is not None:
                 return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
             if tb is ndarray:
-                if not b._shape and buf.host is None and _host_only_number(b):
-                    return fallback(a, host_view(b)[()])  # (see _host_only_number)
-                if not a._shape and b._buf.host is None and _host_only_number(a):
+                if not b._shape and buf.host is None and host_only_number(b):
+                    return fallback(a, host_view(b)[()])  # (see host_only_number)
+                if not a._shape and b._buf.host is None and host_only_number(a):
                     return fallback(host_view(a)[()], b)
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
@@ -595,7 +585,7 @@ class ufunc:
         outs = _normalize_out(out, self.nout)
         ins = [_as_operand(x) for x in args]
 
-        in_types = tuple(x.dtype if isinstance(x, ndarray) else _scalar_type(x) for x in ins)
+        in_types = tuple(x.dtype if isinstance(x, ndarray) else resolution_type(x) for x in ins)
         out_types = tuple(o.dtype if o is not None else None for o in outs)
         resolve_kw = {"casting": casting}
         if dtype is not None:
@@ -713,7 +703,7 @@ class ufunc:
         target = _as_array(arange(a._size, dtype=np.int64).reshape(a._shape)[indices])
         positions = target.copy().reshape(-1)  # flat element indices, NumPy's index rules
         types = (a.dtype,) if self.nin == 1 else (a.dtype, (
-            b.dtype if isinstance(b, (ndarray, np.generic)) else _scalar_type(b)))
+            b.dtype if isinstance(b, (ndarray, np.generic)) else resolution_type(b)))
         loop = tuple(normalize(d) for d in self._np.resolve_dtypes(
             types + (a.dtype,), casting="unsafe"))
         values = None
@@ -755,19 +745,6 @@ def _broadcast_error(operands):
 def _same_view(a, b):
     return (a._buf is b._buf and a._offset == b._offset and a._shape == b._shape
             and a._strides == b._strides and a.dtype == b.dtype)
-
-
-def _scalar_type(x):
-    """What NumPy's resolution sees for a non-array operand: Python int, float and complex
-    are weak (their type stands for them); bools and NumPy scalars have a dtype."""
-    if isinstance(x, np.generic):
-        return normalize(x.dtype)
-    if isinstance(x, bool):
-        return _BOOL
-    for t in (int, float, complex):
-        if isinstance(x, t):
-            return t
-    raise TypeError(f"unsupported operand type {type(x).__name__}")
 
 
 def _ufunc_order(order):
