@@ -48,7 +48,8 @@ def normalize_for_view(dtype) -> np.dtype:
     return normalize(dtype)
 
 
-_BOOL = np.dtype(np.bool_)
+# A Python bool is not weak in NEP 50: it resolves as numpy.bool.
+BOOL = np.dtype(np.bool_)
 
 
 def resolution_type(x):
@@ -57,7 +58,7 @@ def resolution_type(x):
     if isinstance(x, np.generic):
         return normalize(x.dtype)
     if isinstance(x, bool):
-        return _BOOL
+        return BOOL
     for t in (int, float, complex):
         if isinstance(x, t):
             return t

@@ -134,9 +134,8 @@ def host_only_number(x) -> bool:
     kernel parameter, the same result dtype under NEP 50), not as an array copied to the
     device for one element (``if sqrt(rr) <= tol * b_norm`` with a host ``b_norm``: a copy
     per iteration)."""
-    buf = x._buf
-    return buf.device is None and buf.pending is None and buf.host is not None and \
-        x.dtype.kind in "biufc"
+    buf = x._buf  # (data valid on the host is never pending)
+    return buf.host is not None and buf.device is None and x.dtype.kind in "biufc"
 
 
 def host_sized(a, b, big) -> bool:

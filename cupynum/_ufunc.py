@@ -30,7 +30,7 @@ from ._host_path import (HOST_SCALARS, host_only_number, host_sized as _host_siz
 from ._backends import fusion as _fusion, placement as _placement
 from ._backends.base import ElementwiseOp
 from ._backends.elements import Element
-from ._dtypes import normalize, resolution_type
+from ._dtypes import BOOL as _BOOL, normalize, resolution_type
 from ._fallback import call_on_host
 from ._ops import type_loops
 from ._ops import UFUNCS as TABLE
@@ -39,7 +39,6 @@ from ._shapes import _broadcast_shapes, _prod
 _PY_SCALARS = (int, float, complex, bool)
 _SCALAR_TYPES = frozenset(_PY_SCALARS)
 _HOST_SCALAR_TYPES = HOST_SCALARS
-_BOOL = np.dtype(np.bool_)  # a Python bool is not weak in NEP 50: it resolves as numpy.bool
 _INT_CHARS = "bhilqBHILQ"
 # Loop chars whose parameter slot a Python scalar may be packed into as it is (the CUDA
 # launcher's struct.pack_into), giving the bits NumPy's conversion to the loop dtype gives:
