@@ -11,6 +11,8 @@
 # (the script imports the package from its own repository root).  OLD_CACHE: that tree's
 # kernel cache folder.  ONLY: side_by_side's --only (default: the per-call rows and the
 # examples, the rows that moved last time).  CUPYNUM_PLACEMENT applies to both trees.
+# PIN: a CPU list for taskset (say 3): every process of both trees runs on those cores, so
+# that the scheduler's choice of core (and its memory node) is not one more difference.
 set -uo pipefail
 rounds=${1:-2}
 only=${2:-"n=1000,example"}
@@ -29,8 +31,9 @@ for r in $(seq 1 "$rounds"); do
       script=$OLD/benchmarks/side_by_side.py path=$site cache=${OLD_CACHE:-$OLD/.kcache}
     fi
     echo "== $tree, round $r"
-    PYTHONPATH=$path CUPYNUM_CACHE_DIR=$cache timeout "${ROUND_TIMEOUT:-120}" python3 "$script" \
+    PYTHONPATH=$path CUPYNUM_CACHE_DIR=$cache ${PIN:+taskset -c "$PIN"} timeout "${ROUND_TIMEOUT:-120}" python3 "$script" \
       --only "$only" --numpy-time none --no-cupy --json "$out/$tree-$r.json" 2>&1 |
       grep -E "\| cupynum:" | cut -c1-100
   done
 done
+python3 "$(dirname "$0")/compare_summary.py" "$out"
