@@ -275,6 +275,22 @@ def test_placing_without_pricing_decides_as_the_pricing(monkeypatch):
 
 
 @auto_only
+@pytest.mark.parametrize("side", ["host", "device"])
+def test_data_pinned_to_a_side_is_not_moved_off_it(side):
+    """Moving data that an export pins to one side to the other raises, and leaves the
+    data where it was (the copy made there is not kept under a pin: before, the move then
+    dropped the pinned copy too, and the array had its data nowhere)."""
+    ref = np.arange(4.0 * pl.THRESHOLD)
+    a = cp.asarray(ref)
+    pl.pin(a._buf, side, "export")
+    other = "device" if side == "host" else "host"
+    with pytest.raises(RuntimeError, match="pinned"):
+        place(a, other)
+    assert cp.placement(a) == side
+    np.testing.assert_array_equal(cp.asnumpy(a), ref)
+
+
+@auto_only
 @pytest.mark.parametrize("dtypes", [("f8", "f4"), ("i1", "i8"), ("f4", "f8"), ("u2", "?")])
 def test_a_host_number_operand_of_a_device_op_goes_in_as_its_value(dtypes):
     """A 0-d host array with a device array (``sqrt(rr) <= tol * b_norm``, ``b_norm`` on

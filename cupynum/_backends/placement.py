@@ -305,7 +305,12 @@ def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
 
 
 def move(buf, to: str) -> None:
-    """Move ``buf``'s data to side ``to`` (one copy), dropping the other side's copy."""
+    """Move ``buf``'s data to side ``to`` (one copy), dropping the other side's copy.
+    RuntimeError where an export pins the data to the other side (the copy made there
+    would not be kept, and the data would be left nowhere)."""
+    if buf.pins and other(to) in buf.pins:
+        raise RuntimeError(f"this array's data is pinned to the {other(to)} by an export; "
+                           f"it cannot be moved to the {to}")
     if (buf.host if to == HOST else buf.device) is None:
         buf.on(to)  # (through the Buffer's hook: a pending buffer is computed first)
     setattr(buf, other(to), None)
