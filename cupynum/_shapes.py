@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import operator
+from math import prod as _prod  # (of a shape's Python ints: C's loop, no Python frame)
 
 import numpy as np
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 MAXDIMS = 64  # NumPy's limit on the number of axes

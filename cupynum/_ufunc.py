@@ -491,7 +491,7 @@ class ufunc:
                         return None
                 args.append(x)
         # the op's backend (placement: where the operands are, and the result's size)
-        backend = _backends._single or _backends.for_result(_prod(shape) * dt.itemsize, *ins)
+        backend = _backends._single or _backends.for_operands(ins, _prod(shape) * dt.itemsize)
         if same_shapes:
             lkey = (key, shape, backend, *[x._strides for x in ins if type(x) is ndarray])
         else:

@@ -290,6 +290,52 @@ def test_data_pinned_to_a_side_is_not_moved_off_it(side):
     np.testing.assert_array_equal(cp.asnumpy(a), ref)
 
 
+def _settled_is_true(buf) -> bool:
+    """What ``Buffer.settled`` promises: what ``_place`` would find reading the Buffer whole."""
+    return (buf.host is None and buf.pending is None and buf.device is not None
+            and buf.device.nbytes > pl.THRESHOLD_BYTES
+            and (buf.ledger is None or not buf.ledger.regret))
+
+
+@auto_only
+def test_a_settled_buffer_is_one_the_shortcut_would_find_so():
+    """``_place`` marks a large device-only Buffer with no regret ``settled`` and then reads
+    that one attribute: through random ops, moves, reads on the other side, writes, pins,
+    exports and ledger entries, every Buffer marked settled is still in that state."""
+    rng = np.random.default_rng(11)
+    arrays = [cp.asarray(np.ones(n)) for n in (pl.THRESHOLD + 64, 4 * pl.THRESHOLD, 1000,
+                                               2 * pl.THRESHOLD)]
+    marked = 0
+    for step in range(500):
+        a = arrays[int(rng.integers(len(arrays)))]
+        buf = a._buf
+        action = int(rng.integers(8))
+        if action <= 2:  # an op over views of some of them (the shortcut, or the pricing)
+            ops = [x if rng.random() < 0.5 else x[: int(rng.choice([10, 30000, x.size]))]
+                   for x in (a, arrays[int(rng.integers(len(arrays)))])]
+            _backends.for_arrays(*ops, 2.0)
+        elif action == 3 and buf.pins is None:
+            place(a, str(rng.choice(["host", "device", "both"])))
+        elif action == 4:  # a write on one side (a small one may keep both copies)
+            side = "host" if buf.host is not None and rng.random() < 0.5 else "device"
+            if buf.pins:
+                side = next(iter(buf.pins))  # (written where an export pins it)
+            buf.will_write(side, int(rng.choice([8, a.nbytes])))
+        elif action == 5:  # an op priced on the device side: a regret may start
+            pl.record(buf, "device", int(rng.choice([1, 10 ** 6])))
+        elif action == 6 and buf.pins is None and rng.random() < 0.2:
+            pl.pin(buf, str(rng.choice(["host", "device"])), "test")
+            if rng.random() < 0.5:
+                pl.unpin(buf, "host" if buf.host is not None else "device", "test")
+        elif action == 7 and rng.random() < 0.1:
+            buf.address()  # an export: pinned to the device for good
+        for x in arrays:
+            if x._buf.settled:
+                marked += 1
+                assert _settled_is_true(x._buf), (step, action)
+    assert marked > 50  # (the mark is set and read)
+
+
 @auto_only
 @pytest.mark.parametrize("dtypes", [("f8", "f4"), ("i1", "i8"), ("f4", "f8"), ("u2", "?")])
 def test_a_host_number_operand_of_a_device_op_goes_in_as_its_value(dtypes):

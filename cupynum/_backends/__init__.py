@@ -137,11 +137,18 @@ def _place(operands, fresh: int):
         # Device data (operands valid on both sides aside: they are read where the op runs,
         # and never priced), no ledger holding a regret, in an op too large to be cheaper on
         # the host or with no operand large (or pending) enough to hold it there: what
-        # _priced decides, without its pricing (a device program's op)
+        # _priced decides, without its pricing (a device program's op).  A Buffer found
+        # large and device-only with no regret is marked ``settled`` (placement.py clears
+        # the mark when any of that changes), so its next ops read one attribute.
         most, device, holds = fresh >> 3, False, False
         for x in operands:
             buf = getattr(x, "_buf", None)
             if buf is None:
+                continue
+            if buf.settled:
+                device = holds = True
+                if x._size > most:
+                    most = x._size
                 continue
             if buf.host is not None:
                 if buf.device is None or buf.pins is not None:
@@ -152,6 +159,8 @@ def _place(operands, fresh: int):
             if buf.pending is not None or buf.device is not None and \
                     buf.device.nbytes > placement.THRESHOLD_BYTES:
                 device = holds = True  # (_priced prices it by these elements, or the result's)
+                if buf.pending is None:
+                    buf.settled = True
                 if x._size > most:
                     most = x._size
             elif buf.device is not None:
@@ -162,6 +171,11 @@ def _place(operands, fresh: int):
             if device and (not holds or most > placement.HOST_WINS_BELOW):
                 return _backend
     return _priced(operands, fresh)
+
+
+# ``for_result(nbytes, *operands)`` with the operands as one tuple, for a hot caller that
+# has found ``_single`` None itself (``_ufunc``'s layout path): no packing, one frame less.
+for_operands = _place
 
 
 def _priced(operands, fresh: int):

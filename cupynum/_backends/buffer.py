@@ -51,7 +51,7 @@ class Buffer:
     """
 
     __slots__ = ("host", "device", "version", "pending", "readers", "ledger", "pins",
-                 "__weakref__")
+                 "settled", "__weakref__")
 
     def __init__(self, host=None, device=None):
         self.host = host
@@ -61,6 +61,10 @@ class Buffer:
         self.readers = None  # fusion: weak references to pending expressions reading the data
         self.ledger = None  # placement: the cost ledger of the ops that touched the data
         self.pins = None  # placement: why the data must stay on a side (exports)
+        # placement: True once an op found the data large, on the device only and with no
+        # regret in its ledger (it holds its ops there unpriced); every change of those
+        # facts sets it back to False (placement.py, ``address``)
+        self.settled = False
 
     def on(self, side: str):
         """The allocation holding the current data on ``side`` ("host" or "device"): the
@@ -109,6 +113,7 @@ class Buffer:
             if self.pins is None:
                 self.pins = {}
             self.pins.setdefault(DEVICE, set()).add(EXPORTED)
+            self.settled = False
             ptr = getattr(raw, "ptr", None)  # (a simulated device's bytes are a NumPy array)
             return raw.ctypes.data if ptr is None else ptr
         return self.on_host().ctypes.data

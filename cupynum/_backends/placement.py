@@ -135,6 +135,7 @@ def resolve(buf, side: str):
     if buf.pins is not None and other(side) in buf.pins:
         return raw  # pinned to the other side by an export that may write it: a read copy
     setattr(buf, side, raw)
+    buf.settled = False
     if buf.host is not None and buf.device is not None:
         _both.add(buf)
     return raw
@@ -296,6 +297,8 @@ def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
     led.ops += 1
     regret = led.regret + op_cost(side, elements) + extra - op_cost(other(side), elements)
     led.regret = regret if regret > 0.0 else 0.0
+    if regret > 0.0:
+        buf.settled = False  # (ops on it are priced again: _backends._place)
     if led.regret < migration_cost(nbytes_of(buf)) or (
             led.moves and led.ops < MIN_OPS_BETWEEN_MOVES):
         return False
@@ -314,6 +317,7 @@ def move(buf, to: str) -> None:
     if (buf.host if to == HOST else buf.device) is None:
         buf.on(to)  # (through the Buffer's hook: a pending buffer is computed first)
     setattr(buf, other(to), None)
+    buf.settled = False
     led = buf.ledger
     if led is not None:
         led.regret, led.ops = 0.0, 0
@@ -328,6 +332,7 @@ def pin(buf, side: str, reason) -> None:
     if buf.pins is None:
         buf.pins = {}
     buf.pins.setdefault(side, set()).add(reason)
+    buf.settled = False
 
 
 def unpin(buf, side: str, reason) -> None:

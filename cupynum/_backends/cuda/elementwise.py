@@ -629,7 +629,7 @@ def _inline_buffer(target: str, device: str) -> str:
     """Source lines that set ``target`` to ``Buffer(None, <device>)`` without running
     ``Buffer.__init__`` (a Python frame less per result): the object made by
     ``object.__new__`` and every slot set to what ``__init__`` leaves there.  Only where
-    ``__init__`` leaves constants (None or ints) in the other slots; else the plain call.
+    ``__init__`` leaves constants (None, ints, bools) in the other slots; else the plain call.
     (tests/test_hot_path.py checks the two agree slot for slot.)"""
     fresh = Buffer(None, None)
     lines = ["    _b = new_object(Buffer)"]
@@ -640,7 +640,7 @@ def _inline_buffer(target: str, device: str) -> str:
             lines.append(f"    _b.device = {device}")
             continue
         value = getattr(fresh, name, fresh)
-        if not (value is None or type(value) is int):
+        if not (value is None or type(value) in (int, bool)):
             return f"    {target} = Buffer(None, {device})\n"
         lines.append(f"    _b.{name} = {value!r}")
     lines.append(f"    {target} = _b")
