@@ -67,7 +67,7 @@ def start(root, cache, only):
     proc = subprocess.Popen([sys.executable, os.path.join(root, "benchmarks", "pingpong_trees.py"),
                              "--worker", "--only", ",".join(only)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    return proc, json.loads(proc.stdout.readline())
+    return proc
 
 
 def ask(proc, i):
@@ -95,8 +95,11 @@ def main():
         if name.endswith(".py"):
             shutil.copy(os.path.join(ROOT, "examples", name), os.path.join(old, "examples", name))
     new_cache = os.environ.get("CUPYNUM_CACHE_DIR", "/tmp/cupynum-cache")
-    procs = {"new": start(ROOT, new_cache, only),
-             "old": start(old, os.environ.get("OLD_CACHE", os.path.join(old, ".kcache")), only)}
+    # (both start at once: each builds every side_by_side workload's inputs, 2^28-element
+    # arrays included, before it lists its rows; about a minute on the GPU machine)
+    started = {"new": start(ROOT, new_cache, only),
+               "old": start(old, os.environ.get("OLD_CACHE", os.path.join(old, ".kcache")), only)}
+    procs = {tree: (proc, json.loads(proc.stdout.readline())) for tree, proc in started.items()}
     rows = procs["new"][1]
     if procs["old"][1] != rows:
         raise SystemExit(f"the trees list different rows: {rows} / {procs['old'][1]}")
