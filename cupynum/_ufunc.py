@@ -102,8 +102,9 @@ def _hot_binary(uf, fallback):
         if type(a) is ndarray:
             tb = type(b)
             buf = a._buf
-            raw = buf.host
-            if raw is not None and (a._size <= big or stays(a)):  # the host path
+            if settled := buf.settled:  # (device data: no host path, nothing pending)
+                pass
+            elif (raw := buf.host) is not None and (a._size <= big or stays(a)):  # host path
                 try:  # (host_view's kept view, read inline)
                     ha = a._hv if a._hraw is raw else host_view(a)
                 except AttributeError:
@@ -122,10 +123,11 @@ def _hot_binary(uf, fallback):
                     value := _backends.elements.to_host(a)) is not None:
                 return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
             if tb is ndarray:
-                if not b._shape and buf.host is None and host_only_number(b):
-                    return fallback(a, host_view(b)[()])  # (see host_only_number)
-                if not a._shape and b._buf.host is None and host_only_number(a):
-                    return fallback(host_view(a)[()], b)
+                if not (settled := settled and b._buf.settled):
+                    if not b._shape and buf.host is None and host_only_number(b):
+                        return fallback(a, host_view(b)[()])  # (see host_only_number)
+                    if not a._shape and b._buf.host is None and host_only_number(a):
+                        return fallback(host_view(a)[()], b)
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
                 k0, k1, index = a.dtype, b.dtype, by_arrays
@@ -139,6 +141,7 @@ def _hot_binary(uf, fallback):
         elif type(b) is ndarray and type(a) in scalar_types and b._c_contig:
             k0, k1, index = b.dtype, type(a), by_scalar_array
             x = b
+            settled = b._buf.settled
         else:
             return fallback(a, b)
         inner = index.get(k0)
@@ -156,12 +159,14 @@ def _hot_binary(uf, fallback):
                 b = c1(b)
         if run is None:  # several outputs
             return _launch_new(uf._fast[_key(index, uf._hot, k0, k1)], (a, b), x)
-        if _backends._single is None and not priced(x, b if x is a else a):
+        n = x._size
+        if settled and n > _placement.UNPRICED_ABOVE:
+            pass  # settled operands, an op large enough: the device, no pricing (placement.py)
+        elif _backends._single is None and not priced(x, b if x is a else a):
             return fallback(a, b)  # (placement's ledger moved the data to the host)
-        if type(x._buf.pending) is Element or type(b) is ndarray and type(
+        elif type(x._buf.pending) is Element or type(b) is ndarray and type(
                 b._buf.pending) is Element:
             a, b = _backends.elements.sources(a, b)  # a[i, j] * 2 reads a[i, j] where it is
-        n = x._size
         if n < _fusion.MIN_ELEMENTS:
             run = now  # (fusion's size floor: the launcher that runs at once, no deferral)
         out = _new(ndarray)  # the result object, its slots set directly (no __init__ frame)
@@ -205,7 +210,8 @@ def _hot_one(uf):
 
     def unary(x):
         if type(x) is ndarray:
-            raw = x._buf.host
+            buf = x._buf
+            raw = buf.host
             if raw is not None:  # the host path
                 try:  # (host_view's kept view, read inline)
                     hx = x._hv if x._hraw is raw else host_view(x)
@@ -216,7 +222,8 @@ def _hot_one(uf):
             rec = index.get(x.dtype)
             if rec is None:
                 rec = record(x.dtype)
-            if rec is not False and (_backends._single is not None or priced(x)):
+            if rec is not False and (buf.settled and x._size > _placement.UNPRICED_ABOVE
+                                     or _backends._single is not None or priced(x)):
                 run, itemsize, same_strides, dt, now = rec
                 if run is None:  # several outputs
                     return _launch_new(fast[(x.dtype, 0)], (x,), x)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cupynum._backends import buffer as buffers
 from cupynum._backends import counters
 from cupynum._backends.base import ElementwiseOp
 from cupynum._backends.buffer import Buffer
@@ -17,21 +18,28 @@ from shim import HostArray
 SLOTS = [s for s in Buffer.__slots__ if s != "__weakref__"]
 
 
-def _made_inline(raw):
-    code = "def make(raw):\n" + ew._inline_buffer("made", "raw") + "    return made\n"
-    ns = {"Buffer": Buffer, "new_object": object.__new__}
+def _made_inline(raw, nbytes):
+    code = ("def make(raw, nbytes):\n" + ew._inline_buffer("made", "raw", "nbytes")
+            + "    return made\n")
+    ns = {"Buffer": Buffer, "new_object": object.__new__, "buffers": buffers}
     exec(code, ns)
-    return ns["make"](raw), code
+    return ns["make"](raw, nbytes), code
 
 
-def test_inline_buffer_equals_the_constructed_one():
+@pytest.mark.parametrize("nbytes", [0, 8, 1 << 20, 1 << 30])
+@pytest.mark.parametrize("settled_above", [-1, 4096, 1 << 62])
+def test_inline_buffer_equals_the_constructed_one(monkeypatch, nbytes, settled_above):
+    """Slot for slot ``Buffer.of_new_device``'s Buffer, ``settled`` included, under each
+    placement's birth rule (``buffer.SETTLED_ABOVE``)."""
+    monkeypatch.setattr(buffers, "SETTLED_ABOVE", settled_above)
     raw = object()
-    made, code = _made_inline(raw)
-    assert "Buffer(None" not in code  # the inline form, not the call
-    ref = Buffer(None, raw)
+    made, code = _made_inline(raw, nbytes)
+    assert "Buffer(None" not in code and "of_new_device" not in code  # the inline form
+    ref = Buffer.of_new_device(raw, nbytes)
     assert type(made) is Buffer
     assert {s: getattr(made, s) for s in SLOTS} == {s: getattr(ref, s) for s in SLOTS}
     assert made.device is raw and made.host is None and made.version == 0
+    assert made.settled is (nbytes > settled_above)
 
 
 def test_inline_buffer_falls_back_where_init_leaves_objects(monkeypatch):
@@ -43,7 +51,8 @@ def test_inline_buffer_falls_back_where_init_leaves_objects(monkeypatch):
             self.log = []  # a fresh object per Buffer: cannot be written as a constant
 
     monkeypatch.setattr(ew, "Buffer", Counted)
-    assert ew._inline_buffer("out._buf", "buf") == "    out._buf = Buffer(None, buf)\n"
+    assert ew._inline_buffer("out._buf", "buf", "nbytes") == \
+        "    out._buf = Buffer.of_new_device(buf, nbytes)\n"
 
 
 @pytest.fixture
@@ -92,6 +101,33 @@ def test_a_contended_hot_launch_is_counted_once(recorded):
         p.token.append(taken)
     assert counters.snapshot()["launches"] - before == len(recorded) == 1
     assert recorded[-1][3] != p.addr  # a block of its own
+
+
+class _NotOnDevice(Buffer):
+    """A Buffer whose device copy is made by its first ``on_device()`` (as a pending or a
+    host-only Buffer's is)."""
+
+    __slots__ = ("made",)
+
+    def on_device(self):
+        self.device = self.made
+        return self.device
+
+
+def test_an_operand_not_on_the_device_is_brought_there_before_the_pack(recorded):
+    """The launcher packs ``DIRECT_PTR_EXPR`` first; an operand with no device copy makes
+    it raise, and the ``PTR_EXPR`` values, which ask the Buffer for its copy, are packed."""
+    op = ElementwiseOp("add", "add", ("d", "d", "d"), 2)
+    f64 = np.dtype(np.float64)
+    launcher = ew.contiguous_launcher(op, (f64, f64))
+    x, y, out = (HostArray(np.zeros(10)) for _ in range(3))
+    late = _NotOnDevice(None, None)
+    late.made = y._buf.device
+    y._buf = late
+    launcher((x, y), (out,), 10)
+    assert late.device is late.made and len(recorded) == 1
+    p = ew.prepared(launcher.bare.args[0])
+    assert p.buf[8:16].cast("Q")[0] == y.np.ctypes.data  # (the second pointer: y's)
 
 
 def test_launches_are_the_dict_item_plus_the_ticks():

@@ -305,6 +305,8 @@ def test_a_settled_buffer_is_one_the_shortcut_would_find_so():
     rng = np.random.default_rng(11)
     arrays = [cp.asarray(np.ones(n)) for n in (pl.THRESHOLD + 64, 4 * pl.THRESHOLD, 1000,
                                                2 * pl.THRESHOLD)]
+    arrays += [arrays[1] * 2.0, -arrays[3]]  # (results: Buffers born settled, or not)
+    assert all(x._buf.settled is (x.nbytes > pl.THRESHOLD_BYTES) for x in arrays)
     marked = 0
     for step in range(500):
         a = arrays[int(rng.integers(len(arrays)))]
@@ -334,6 +336,19 @@ def test_a_settled_buffer_is_one_the_shortcut_would_find_so():
                 marked += 1
                 assert _settled_is_true(x._buf), (step, action)
     assert marked > 50  # (the mark is set and read)
+
+
+@auto_only
+def test_a_write_deferred_into_a_settled_buffer_unsettles_it(small_arrays_fuse):
+    """``out=`` a settled array, deferred (fusion): its Buffer turns pending, so it is no
+    longer settled, and the hot path's next op over it reads the pending result."""
+    n = 2 * pl.THRESHOLD
+    a = cp.asarray(np.arange(n, dtype=np.float64))
+    d = cp.asarray(np.ones(n))
+    assert d._buf.settled
+    cp.multiply(a, 2.0, out=d)
+    assert d._buf.pending is not None and not d._buf.settled
+    np.testing.assert_array_equal(cp.asnumpy(d + a), np.arange(n) * 3.0)
 
 
 @auto_only

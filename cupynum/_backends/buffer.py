@@ -23,6 +23,11 @@ BEFORE_WRITE = None
 EXPORTED = "exported"
 
 
+# A new device allocation of more bytes than this makes a Buffer born ``settled`` (the
+# slot's promise holds for it at birth): set by placement for its mode; never until then.
+SETTLED_ABOVE = 1 << 62
+
+
 def install(resolve=None, before_write=None) -> None:
     """Install the read and write hooks (``_backends`` does, once)."""
     global RESOLVE, BEFORE_WRITE
@@ -61,10 +66,19 @@ class Buffer:
         self.readers = None  # fusion: weak references to pending expressions reading the data
         self.ledger = None  # placement: the cost ledger of the ops that touched the data
         self.pins = None  # placement: why the data must stay on a side (exports)
-        # placement: True once an op found the data large, on the device only and with no
-        # regret in its ledger (it holds its ops there unpriced); every change of those
-        # facts sets it back to False (placement.py, ``address``)
+        # placement: True once an op found the data large, on the device only, not pending
+        # and with no regret in its ledger, or born so (``of_new_device``): its ops run
+        # there unpriced (under CUPYNUM_PLACEMENT=device "large" is any size).  Every change
+        # of those facts sets it back to False (placement.py, fusion.py, ``address``).
         self.settled = False
+
+    @classmethod
+    def of_new_device(cls, raw, nbytes: int) -> "Buffer":
+        """``Buffer(None, raw)`` for a new device allocation ``raw`` of ``nbytes`` bytes, born
+        settled where it is larger than ``SETTLED_ABOVE``."""
+        buf = cls(None, raw)
+        buf.settled = nbytes > SETTLED_ABOVE
+        return buf
 
     def on(self, side: str):
         """The allocation holding the current data on ``side`` ("host" or "device"): the

@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from .. import _config
+from . import buffer
 from .buffer import DEVICE, HOST, Buffer
 
 MODE = _config.PLACEMENT  # "auto", "device" or "random"
@@ -59,6 +60,15 @@ COSTS = {
 # Ops on fewer elements than this cost less on the host than on the device.
 HOST_WINS_BELOW = int((COSTS[DEVICE]["op"] - COSTS[HOST]["op"])
                       / (COSTS[HOST]["per_element"] - COSTS[DEVICE]["per_element"]))
+
+# What ``Buffer.settled`` holds for (the hot paths' unpriced device ops): device Buffers born
+# larger than ``buffer.SETTLED_ABOVE`` bytes start settled, and an op over settled Buffers of
+# more than UNPRICED_ABOVE elements runs on the device with no further test (under ``auto``
+# what _backends._place's shortcut decides; under ``device`` every device op; never under
+# ``random``, whose migrations come before every op).
+_NEVER = 1 << 62
+buffer.SETTLED_ABOVE = {"device": -1, "random": _NEVER}.get(MODE, THRESHOLD_BYTES)
+UNPRICED_ABOVE = {"device": -1, "random": _NEVER}.get(MODE, HOST_WINS_BELOW)
 
 # Whether an op whose operands are all on the device (none only on the host) always costs
 # less there than on the host with one or more of them moved over: true when one move costs

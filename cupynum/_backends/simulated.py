@@ -47,7 +47,7 @@ class SimulatedBackend(HostBackend):
     @staticmethod
     def _wrap(raw) -> Buffer:
         """A Buffer whose (simulated) device copy is the new allocation ``raw``."""
-        return Buffer(None, raw)
+        return Buffer.of_new_device(raw, raw.nbytes)
 
     @staticmethod
     def _raw(buf: Buffer):

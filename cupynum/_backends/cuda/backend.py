@@ -90,10 +90,10 @@ class CudaBackend(Backend):
     # memory and transfer (copy_fill.py) -------------------------------------------------
 
     def alloc(self, nbytes: int) -> Buffer:
-        return Buffer(None, self._pool.malloc(nbytes))
+        return Buffer.of_new_device(self._pool.malloc(nbytes), nbytes)
 
     def from_host(self, host: np.ndarray) -> Buffer:
-        return Buffer(None, copy_fill.from_host(host))
+        return Buffer.of_new_device(copy_fill.from_host(host), host.nbytes)
 
     def to_host(self, a) -> np.ndarray:
         return copy_fill.to_host(a)

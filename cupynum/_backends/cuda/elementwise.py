@@ -29,8 +29,9 @@ from ... import _ops
 from ..base import ElementwiseOp
 from . import elementwise_source as es
 from . import compiler, launch, memory, runtime, tuning
+from .. import buffer as buffers
 from ..buffer import Buffer
-from .view import PTR_EXPR, dptr
+from .view import DIRECT_PTR_EXPR, PTR_EXPR, dptr
 from .elementwise_source import (BLOCK, Input, KernelSpec, Node, _code, _dtype, _is_complex,
                                  canonical_char, ctype, kernel_name, kernel_source,
                                  needs_complex, op_exprs, program_source, vector_width)
@@ -625,12 +626,13 @@ def launch_new({xs_in}out, n, nbytes):
 """
 
 
-def _inline_buffer(target: str, device: str) -> str:
-    """Source lines that set ``target`` to ``Buffer(None, <device>)`` without running
-    ``Buffer.__init__`` (a Python frame less per result): the object made by
-    ``object.__new__`` and every slot set to what ``__init__`` leaves there.  Only where
-    ``__init__`` leaves constants (None, ints, bools) in the other slots; else the plain call.
-    (tests/test_hot_path.py checks the two agree slot for slot.)"""
+def _inline_buffer(target: str, device: str, nbytes: str) -> str:
+    """Source lines that set ``target`` to ``Buffer.of_new_device(<device>, <nbytes>)``
+    without its frames (one Python frame less per result): the object made by
+    ``object.__new__`` and every slot set to what ``__init__`` leaves there, ``settled`` to
+    what ``of_new_device`` sets (reading ``buffers.SETTLED_ABOVE``).  Only where ``__init__``
+    leaves constants (None, ints, bools) in the other slots; else the plain call.
+    (tests/test_hot_path_inline.py checks the two agree slot for slot.)"""
     fresh = Buffer(None, None)
     lines = ["    _b = new_object(Buffer)"]
     for name in Buffer.__slots__:
@@ -639,9 +641,12 @@ def _inline_buffer(target: str, device: str) -> str:
         if name == "device":
             lines.append(f"    _b.device = {device}")
             continue
+        if name == "settled":
+            lines.append(f"    _b.settled = {nbytes} > buffers.SETTLED_ABOVE")
+            continue
         value = getattr(fresh, name, fresh)
         if not (value is None or type(value) in (int, bool)):
-            return f"    {target} = Buffer(None, {device})\n"
+            return f"    {target} = Buffer.of_new_device({device}, {nbytes})\n"
         lines.append(f"    _b.{name} = {value!r}")
     lines.append(f"    {target} = _b")
     return "\n".join(lines) + "\n"
@@ -674,19 +679,24 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     xs_in = "".join(f"x{i}, " for i in range(nin))
     xs_out = "".join(f"x{i}, " for i in range(nin, len(operands)))
     values = ", ".join(_operand_values(operands))
-    body = grid + launch.INLINE_LAUNCH.format(values=values + ", n", block=BLOCK,
-                                              streams="rt.nondefault_streams", index=index)
+    direct = ", ".join(_operand_values(operands, direct=True))
+    body = grid + launch.INLINE_LAUNCH.format(values=values + ", n", direct=direct + ", n",
+                                              block=BLOCK, streams="rt.nondefault_streams",
+                                              index=index)
     code = _FAST_TEMPLATE.format(unpack=f"    {xs_in}= ins\n    {xs_out}= outs", values=values,
                                  body=body)
-    ns = {**launch.inline_names(p), "cap": _grid_cap(), "Buffer": Buffer,
+    ns = {**launch.inline_names(p), "cap": _grid_cap(), "Buffer": Buffer, "buffers": buffers,
           "new_object": object.__new__}
     if len(operands) == nin + 1 and runtime.is_initialized():  # (not with CPU stand-ins)
+        # (``nds``, the launch's stream test, is read by the inline allocation first)
         alloc, alloc_ns = memory.get_pool().inline_malloc()
         values_new = ", ".join(_operand_values(operands, out="buf.ptr"))
-        body = grid + launch.INLINE_LAUNCH.format(values=values_new + ", n", block=BLOCK,
+        direct = ", ".join(_operand_values(operands, out="buf.ptr", direct=True))
+        body = grid + launch.INLINE_LAUNCH.format(values=values_new + ", n",
+                                                  direct=direct + ", n", block=BLOCK,
                                                   streams="nds", index=index)
-        code += _NEW_TEMPLATE.format(xs_in=xs_in, alloc=alloc, body=body,  # (nds: read by
-                                     buffer=_inline_buffer("out._buf", "buf"))  # the alloc)
+        code += _NEW_TEMPLATE.format(xs_in=xs_in, alloc=alloc, body=body,
+                                     buffer=_inline_buffer("out._buf", "buf", "nbytes"))
         ns.update(alloc_ns)
     # The file name sits inside this package, so profilers and tracebacks place the
     # launcher in the backend (tests/test_hot_path.py counts frontend calls by file).
@@ -702,9 +712,11 @@ def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
     return launcher
 
 
-def _operand_values(operands, out=None):
+def _operand_values(operands, out=None, direct=False):
     """The expressions a launcher packs per operand ``x<i>``: a pointer per array (``out``
-    for the single output when given), ``.real``/``.imag`` for complex scalars."""
+    for the single output when given; ``direct``: read as ``DIRECT_PTR_EXPR``), and
+    ``.real``/``.imag`` for complex scalars."""
+    ptr = DIRECT_PTR_EXPR if direct else PTR_EXPR
     values = []
     for i, (kind, c) in enumerate(operands):
         if kind == "s":
@@ -712,7 +724,7 @@ def _operand_values(operands, out=None):
         elif out is not None and i == len(operands) - 1:
             values.append(out)
         else:
-            values.append(PTR_EXPR.format(f"x{i}"))
+            values.append(ptr.format(f"x{i}"))
     return values
 
 

@@ -218,14 +218,19 @@ def _call(p: Prepared, params, addr: int, grid, block, shmem: int) -> None:
 # as expressions of the launcher's arguments), ``grid`` (an expression for the grid's x,
 # named ``g``), ``block`` (threads, an int), ``streams`` (an expression that is nonzero
 # while some thread uses a non-default stream), ``index`` ("[0]" where the entry returns
-# ``(err,)``, else "").  The names it reads are ``inline_names(p)``.
+# ``(err,)``, else "").  ``direct``: the same values read the quick way, which raises
+# AttributeError where some operand's data is not on the device yet (then ``values`` are
+# packed: they bring it there).  The names it reads are ``inline_names(p)``.
 INLINE_LAUNCH = """\
     try:
         take()  # the parameter block is ours (see launch.Prepared)
     except IndexError:
         return alone(({values},), g, {block})
     try:
-        pack(pbuf, 0, {values})
+        try:
+            pack(pbuf, 0, {direct})
+        except AttributeError:  # (an operand pending, or on the host: see ``direct``)
+            pack(pbuf, 0, {values})
         try:
             err = raw(func, g, 1, 1, {block}, 1, 1, 0, conv(stream()) if {streams} else s0,
                       params, extra){index}

@@ -9,7 +9,8 @@ transposed or unit-reinterpreted alias for a copy kernel), so every function of 
 takes either.
 
 ``dptr`` is the one place that turns an array or a view into a device address,
-``PTR_EXPR`` its text for the launchers that ``elementwise.contiguous_launcher`` generates,
+``PTR_EXPR`` its text for the launchers that ``elementwise.contiguous_launcher`` generates
+(``DIRECT_PTR_EXPR`` their first try, for data already on the device),
 and ``owner_of`` the one place that takes an array's allocation to build a view over it.
 An array holds its bytes in a ``Buffer`` (``_backends/buffer.py``), the device allocation in
 its ``device`` slot; a view of a fresh temporary wraps the pool's ``DeviceBuffer`` in a
@@ -39,6 +40,8 @@ def owner_of(a):
 # (The walrus reads the Buffer's slot once: the launcher's local ``_d`` is scratch.)
 PTR_EXPR = ("(_d if (_d := {0}._buf.device) is not None else {0}._buf.on_device()).ptr"
             " + {0}._offset")
+# The same where the data is on the device; AttributeError where it is not (no device copy).
+DIRECT_PTR_EXPR = "{0}._buf.device.ptr + {0}._offset"
 
 
 def c_strides(shape, itemsize: int) -> tuple:
