@@ -455,7 +455,7 @@ def test_deferred_call(arrays, small_arrays_fuse):
               if c[0] != "C" and not c[0].endswith("test_hot_path.py")]
     # the operator; the deferring launcher (a's view is a tuple, keep[-2]'s node is
     # inlined); the output's Buffer; on CUDA the check of the current stream
-    want = [("_ufunc.py", "binary"), ("buffer.py", "__init__"), ("fusion.py", "defer"),
+    want = [("_ufunc_hot.py", "binary"), ("buffer.py", "__init__"), ("fusion.py", "defer"),
             ("fusion.py", "new")]
     from cupynum import _backends
 

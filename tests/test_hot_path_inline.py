@@ -29,13 +29,13 @@ def _made_inline(raw, nbytes):
 @pytest.mark.parametrize("nbytes", [0, 8, 1 << 20, 1 << 30])
 @pytest.mark.parametrize("settled_above", [-1, 4096, 1 << 62])
 def test_inline_buffer_equals_the_constructed_one(monkeypatch, nbytes, settled_above):
-    """Slot for slot ``Buffer.of_new_device``'s Buffer, ``settled`` included, under each
+    """Slot for slot the Buffer of a new device allocation, ``settled`` included, under each
     placement's birth rule (``buffer.SETTLED_ABOVE``)."""
     monkeypatch.setattr(buffers, "SETTLED_ABOVE", settled_above)
     raw = object()
     made, code = _made_inline(raw, nbytes)
-    assert "Buffer(None" not in code and "of_new_device" not in code  # the inline form
-    ref = Buffer.of_new_device(raw, nbytes)
+    assert "Buffer(None" not in code  # the inline form, not the call
+    ref = Buffer(None, raw, nbytes > settled_above)
     assert type(made) is Buffer
     assert {s: getattr(made, s) for s in SLOTS} == {s: getattr(ref, s) for s in SLOTS}
     assert made.device is raw and made.host is None and made.version == 0
@@ -46,13 +46,13 @@ def test_inline_buffer_falls_back_where_init_leaves_objects(monkeypatch):
     class Counted(Buffer):
         __slots__ = ("log",)
 
-        def __init__(self, host=None, device=None):
-            super().__init__(host, device)
+        def __init__(self, host=None, device=None, settled=False):
+            super().__init__(host, device, settled)
             self.log = []  # a fresh object per Buffer: cannot be written as a constant
 
     monkeypatch.setattr(ew, "Buffer", Counted)
     assert ew._inline_buffer("out._buf", "buf", "nbytes") == \
-        "    out._buf = Buffer.of_new_device(buf, nbytes)\n"
+        "    out._buf = Buffer(None, buf, nbytes > buffers.SETTLED_ABOVE)\n"
 
 
 @pytest.fixture

@@ -339,6 +339,34 @@ def test_a_settled_buffer_is_one_the_shortcut_would_find_so():
 
 
 @auto_only
+def test_the_hot_paths_settled_lanes_decide_as_placement_does():
+    """The ufunc hot paths send an op over settled operands of more than
+    ``UNPRICED_ABOVE`` elements to ``_backends.for_settled`` unasked (``_ufunc_hot``'s
+    lanes; the layout path's with the result's bytes): what ``_place`` and
+    ``stays_on_device`` answer for it, through random views, dtypes and broadcasts."""
+    rng = np.random.default_rng(5)
+    n = 2 * pl.THRESHOLD
+    arrays = [cp.asarray(np.ones(n)), cp.asarray(np.ones((64, n // 64), np.float32)),
+              cp.asarray(np.ones(n // 2, np.float32))]
+    taken = 0
+    for _ in range(300):
+        a = arrays[int(rng.integers(len(arrays)))]
+        stop = int(rng.choice([7, 5000, 20000, a.shape[0]]))
+        x = a[: stop : int(rng.choice([1, 2]))]
+        y = x if rng.random() < 0.3 else (2.0 if rng.random() < 0.5 else x[:1])
+        if not all(v._buf.settled for v in (x, y) if isinstance(v, cp.ndarray)):
+            continue
+        for itemsize in (4, 8, 16):
+            nbytes = x.size * itemsize
+            if nbytes >> 3 > pl.UNPRICED_ABOVE:
+                assert _backends.for_operands((x, y), nbytes) is _backends.for_settled
+                taken += 1
+        if x.size > pl.UNPRICED_ABOVE:
+            assert _backends.stays_on_device(x, y)
+    assert taken > 100
+
+
+@auto_only
 def test_a_write_deferred_into_a_settled_buffer_unsettles_it(small_arrays_fuse):
     """``out=`` a settled array, deferred (fusion): its Buffer turns pending, so it is no
     longer settled, and the hot path's next op over it reads the pending result."""

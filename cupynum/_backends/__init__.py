@@ -25,6 +25,10 @@ _host = None  # the host backend, once asked for (the process's backend when it 
 # The backend of every op when placement does not apply (the host backend as the process's
 # backend, or CUPYNUM_PLACEMENT=device): set by ``get()``; None while placement decides.
 _single = None
+# The backend of an op over settled operands (``Buffer.settled``) of more than
+# ``placement.UNPRICED_ABOVE`` elements, what ``_place`` decides for it (the device backend;
+# set by ``get()``): the frontend's hot paths read it instead of asking.
+for_settled = None
 
 
 class _One:
@@ -499,9 +503,10 @@ def host_backend():
 def get():
     """The process's backend (created on first call); the frontend asks ``for_arrays`` or
     ``for_new`` instead."""
-    global _backend, _single, _host, _chaos, _placing
+    global _backend, _single, _host, _chaos, _placing, for_settled
     if _backend is None:
         backend = _select(_config.BACKEND)
+        for_settled = backend
         if backend.side == HOST:
             _host = _single = backend
         else:

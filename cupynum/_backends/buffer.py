@@ -58,7 +58,7 @@ class Buffer:
     __slots__ = ("host", "device", "version", "pending", "readers", "ledger", "pins",
                  "settled", "__weakref__")
 
-    def __init__(self, host=None, device=None):
+    def __init__(self, host=None, device=None, settled=False):
         self.host = host
         self.device = device
         self.version = 0
@@ -67,18 +67,11 @@ class Buffer:
         self.ledger = None  # placement: the cost ledger of the ops that touched the data
         self.pins = None  # placement: why the data must stay on a side (exports)
         # placement: True once an op found the data large, on the device only, not pending
-        # and with no regret in its ledger, or born so (``of_new_device``): its ops run
-        # there unpriced (under CUPYNUM_PLACEMENT=device "large" is any size).  Every change
-        # of those facts sets it back to False (placement.py, fusion.py, ``address``).
-        self.settled = False
-
-    @classmethod
-    def of_new_device(cls, raw, nbytes: int) -> "Buffer":
-        """``Buffer(None, raw)`` for a new device allocation ``raw`` of ``nbytes`` bytes, born
-        settled where it is larger than ``SETTLED_ABOVE``."""
-        buf = cls(None, raw)
-        buf.settled = nbytes > SETTLED_ABOVE
-        return buf
+        # and with no regret in its ledger, or born so (a new device allocation of more
+        # than SETTLED_ABOVE bytes): its ops run there unpriced (under
+        # CUPYNUM_PLACEMENT=device "large" is any size).  Every change of those facts sets
+        # it back to False (placement.py, fusion.py, ``address``).
+        self.settled = settled
 
     def on(self, side: str):
         """The allocation holding the current data on ``side`` ("host" or "device"): the

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import counters, fusion
 from .base import COMPUTE_OPS, Backend
+from . import buffer as buffers
 from .buffer import Buffer
 from .host import HostBackend, elements
 
@@ -47,7 +48,7 @@ class SimulatedBackend(HostBackend):
     @staticmethod
     def _wrap(raw) -> Buffer:
         """A Buffer whose (simulated) device copy is the new allocation ``raw``."""
-        return Buffer.of_new_device(raw, raw.nbytes)
+        return Buffer(None, raw, raw.nbytes > buffers.SETTLED_ABOVE)
 
     @staticmethod
     def _raw(buf: Buffer):

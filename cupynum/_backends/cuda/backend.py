@@ -13,6 +13,7 @@ import numpy as np
 
 from ..base import Backend, ElementwiseOp
 from .. import fusion
+from .. import buffer as buffers
 from ..buffer import Buffer
 from . import copy_fill, fused
 from . import elementwise as ew
@@ -86,14 +87,15 @@ class CudaBackend(Backend):
         # Python frame less per call than the methods below).
         self.copy = fused.copy if fusion.ENABLED else copy_fill.copy
         self.fill = copy_fill.fill
+        self.alloc = ew.new_allocator()  # (``alloc`` below, inline: the layout path's)
 
     # memory and transfer (copy_fill.py) -------------------------------------------------
 
     def alloc(self, nbytes: int) -> Buffer:
-        return Buffer.of_new_device(self._pool.malloc(nbytes), nbytes)
+        return Buffer(None, self._pool.malloc(nbytes), nbytes > buffers.SETTLED_ABOVE)
 
     def from_host(self, host: np.ndarray) -> Buffer:
-        return Buffer.of_new_device(copy_fill.from_host(host), host.nbytes)
+        return Buffer(None, copy_fill.from_host(host), host.nbytes > buffers.SETTLED_ABOVE)
 
     def to_host(self, a) -> np.ndarray:
         return copy_fill.to_host(a)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import operator
 import os
 import sys
 import threading
@@ -627,12 +628,14 @@ def launch_new({xs_in}out, n, nbytes):
 
 
 def _inline_buffer(target: str, device: str, nbytes: str) -> str:
-    """Source lines that set ``target`` to ``Buffer.of_new_device(<device>, <nbytes>)``
-    without its frames (one Python frame less per result): the object made by
-    ``object.__new__`` and every slot set to what ``__init__`` leaves there, ``settled`` to
-    what ``of_new_device`` sets (reading ``buffers.SETTLED_ABOVE``).  Only where ``__init__``
-    leaves constants (None, ints, bools) in the other slots; else the plain call.
-    (tests/test_hot_path_inline.py checks the two agree slot for slot.)"""
+    """Source lines that set ``target`` to ``Buffer(None, <device>, <settled>)``, the Buffer
+    of a new device allocation of ``<nbytes>`` bytes (``<settled>``: larger than
+    ``buffers.SETTLED_ABOVE``), without running ``Buffer.__init__`` (a Python frame less per
+    result): the object made by ``object.__new__`` and every slot set to what ``__init__``
+    leaves there.  Only where ``__init__`` leaves constants (None, ints, bools) in the other
+    slots; else the plain call.  (tests/test_hot_path_inline.py checks the two agree slot
+    for slot.)"""
+    settled = f"{nbytes} > buffers.SETTLED_ABOVE"
     fresh = Buffer(None, None)
     lines = ["    _b = new_object(Buffer)"]
     for name in Buffer.__slots__:
@@ -642,14 +645,30 @@ def _inline_buffer(target: str, device: str, nbytes: str) -> str:
             lines.append(f"    _b.device = {device}")
             continue
         if name == "settled":
-            lines.append(f"    _b.settled = {nbytes} > buffers.SETTLED_ABOVE")
+            lines.append(f"    _b.settled = {settled}")
             continue
         value = getattr(fresh, name, fresh)
         if not (value is None or type(value) in (int, bool)):
-            return f"    {target} = Buffer.of_new_device({device}, {nbytes})\n"
+            return f"    {target} = Buffer(None, {device}, {settled})\n"
         lines.append(f"    _b.{name} = {value!r}")
     lines.append(f"    {target} = _b")
     return "\n".join(lines) + "\n"
+
+
+def new_allocator():
+    """``alloc(nbytes)``: the backend's ``alloc`` as one Python frame, the pool's fast path
+    and the Buffer made inline as the hot launchers make theirs (the layout path allocates
+    each result through it)."""
+    alloc, ns = memory.get_pool().inline_malloc()
+    code = ("def alloc(nbytes):\n"
+            "    if nbytes.__class__ is not int:  # (a NumPy integer: the pool keys on ints)\n"
+            "        nbytes = index(nbytes)\n"
+            + alloc + _inline_buffer("out", "buf", "nbytes") + "    return out\n")
+    ns.update({"Buffer": Buffer, "buffers": buffers, "new_object": object.__new__,
+               "index": operator.index})
+    fname = __file__.rsplit(".", 1)[0] + "<alloc>"
+    exec(compiler.default_cache().python_code(code, fname), ns)
+    return ns["alloc"]
 
 
 def contiguous_launcher(op: ElementwiseOp, operand_dtypes):
