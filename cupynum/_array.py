@@ -647,7 +647,7 @@ class ndarray:
             if type(value) is ndarray and value._shape == target._shape and (
                     value._buf is not self._buf):
                 if target._size:  # no broadcasting, no overlap: one copy
-                    _backends.for_writing(target, value).copy(value, target)
+                    _backends.copy_into(target, value)
                 return
         else:
             target = None
@@ -982,5 +982,5 @@ def assign(dst, value):
         return  # the view written onto itself (``A[k] += x`` ends so): nothing changes
     if may_overlap(src, dst):
         src = src.copy()
-    _backends.for_writing(dst, src).copy(src, dst)
+    _backends.copy_into(dst, src)
 

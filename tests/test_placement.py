@@ -367,6 +367,34 @@ def test_the_hot_paths_settled_lanes_decide_as_placement_does():
 
 
 @auto_only
+def test_copies_between_settled_buffers_write_as_numpy_and_after_their_readers(
+        small_arrays_fuse):
+    """Slice and tuple-key assignment between settled Buffers (``_array._copy_into``'s
+    lane): NumPy's values, one version bump, and an expression still pending over the
+    target (a reader) computed from the data before the write."""
+    n = 2 * pl.THRESHOLD
+    ref_a, ref_b = np.arange(n, dtype=np.float64), np.arange(n, dtype=np.float64) * 2
+    a, b = cp.asarray(ref_a), cp.asarray(ref_b)
+    assert a._buf.settled and b._buf.settled
+    version = a._buf.version
+    a[1:-1] = b[2:]
+    ref_a[1:-1] = ref_b[2:]
+    np.testing.assert_array_equal(cp.asnumpy(a), ref_a)
+    assert a._buf.version == version + 1
+    pending = a + 1.0  # (deferred: a's Buffer has a reader)
+    assert a._buf.readers is not None
+    a[:-2] = b[2:]
+    np.testing.assert_array_equal(cp.asnumpy(pending), ref_a + 1.0)
+    ref_a[:-2] = ref_b[2:]
+    g_ref = np.arange(300 * 300, dtype=np.float64).reshape(300, 300)
+    g, h = cp.asarray(g_ref), cp.asarray(-g_ref)
+    g[1:-1, 1:-1] = h[2:, :-2]
+    g_ref[1:-1, 1:-1] = -g_ref[2:, :-2]
+    np.testing.assert_array_equal(cp.asnumpy(g), g_ref)
+    np.testing.assert_array_equal(cp.asnumpy(a), ref_a)
+
+
+@auto_only
 def test_a_write_deferred_into_a_settled_buffer_unsettles_it(small_arrays_fuse):
     """``out=`` a settled array, deferred (fusion): its Buffer turns pending, so it is no
     longer settled, and the hot path's next op over it reads the pending result."""

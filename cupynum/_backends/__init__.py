@@ -306,6 +306,20 @@ def for_writing(dst, *operands):
     return backend
 
 
+def copy_into(dst, src) -> None:
+    """``for_writing(dst, src).copy(src, dst)``: ``dst[...] = src``, arrays of one shape
+    sharing no bytes.  Settled Buffers (device data, placed) in a copy of more than
+    ``placement.UNPRICED_ABOVE`` elements go to ``for_settled`` unpriced (what ``_place``
+    decides), ``Buffer.will_write``'s plain case inline."""
+    buf = dst._buf
+    if buf.settled and src._buf.settled and buf.readers is None and (
+            dst._size > placement.UNPRICED_ABOVE):
+        buf.version += 1
+        for_settled.copy(src, dst)
+    else:
+        for_writing(dst, src).copy(src, dst)
+
+
 def _resolve(buf, side):
     """``Buffer.on``'s hook (``buffer.RESOLVE``): the data made valid on ``side``.  Fusion's
     part first (a pending Buffer is computed, on the device), then placement's (a copy from
