@@ -388,8 +388,9 @@ def test_slice_assignment(arrays):
         from cupynum.testing import device_counters, reset_device_counters
 
         reset_device_counters()
-        x[1:-1] = y
-        assert device_counters()["launches"] == 1
+        x[1:-1] = y  # (one copy: a launch on the simulated device, a memcpy on CUDA)
+        counts = device_counters()
+        assert counts["launches"] <= 1 and counts["h2d_bytes"] == counts["d2h_bytes"] == 0
 
 
 def test_inplace_operator(arrays):
