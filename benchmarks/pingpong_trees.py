@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -113,8 +114,8 @@ def main():
         proc.wait()
     print(f"{args.rounds} samples per tree and row, taken in turns; times in us")
     print("| row | this tree: median (min-max) | older tree: median (min-max) | "
-          "median / median | min / min | samples where this tree was faster |")
-    print("|---|---|---|---:|---:|---:|")
+          "median / median | min / min | samples where this tree was faster | sign test p |")
+    print("|---|---|---|---:|---:|---:|---:|")
     for i, name in enumerate(rows):
         a, b = times["new"][i], times["old"][i]
         faster = sum(x < y for x, y in zip(a, b))
@@ -124,10 +125,17 @@ def main():
                                                              statistics.median(b)),
                                                             (min(a), min(b)))]
         print(f"| {name} | {cells[0]} | {cells[1]} | {ratios[0]} | {ratios[1]} | "
-              f"{faster}/{len(a)} |", flush=True)
+              f"{faster}/{len(a)} | {sign_test(faster, len(a)):.3f} |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "times": times}, f)
+
+
+def sign_test(k: int, n: int) -> float:
+    """Two-sided sign test: the chance of a split at least as uneven as ``k`` of ``n`` pairs
+    if neither tree were faster (a row is slower or faster "beyond noise" below 0.05)."""
+    tail = sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
 
 
 if __name__ == "__main__":
