@@ -10,13 +10,19 @@ lasts many samples, so it falls on both trees alike, and the ratio of their medi
 what the code does.
 
     OLD=.before OLD_CACHE=/tmp/kc-before python3 benchmarks/pingpong_trees.py \\
-        [--rounds 15] [--only "n=1000,example"]
+        [--rounds 15] [--only "n=1000,example"] [--procs 3]
 
 OLD holds the older tree's cupynum/ and kernels/ (this tree's side_by_side.py,
 example_workloads.py, report.py and examples/ are copied in, as compare_trees.sh does);
 OLD_CACHE is its kernel cache.  CUPYNUM_PLACEMENT and the rest of the environment apply to
 both.  A worker's sample is side_by_side's: the wall time per call of 20,000 calls closed by
 a sync for a per-call row, one run closed by a sync for an example.
+
+A process's speed also differs from another's for its whole life (up to 1.5x on the GPU
+machine, every row alike), which would bias every row of one tree.  ``--procs K`` starts K
+workers per tree and takes round r from the r-th pair (mod K), so each tree's samples come
+from K processes.  A worker builds only the rows it serves (the per-call rows at their
+1,000 elements, the examples at their benchmark size).
 """
 from __future__ import annotations
 
@@ -42,8 +48,12 @@ def worker(only):
     libs = sbs.load_libraries(with_cupy=False)
     xp = libs["cupynum"]
     rows, samplers = [], []
-    for w in sbs.workloads(False):  # (the examples among them)
-        if not any(o in w["name"] for o in only) or w["kind"] not in ("call", "example"):
+    # (the per-call rows from the quick list: they are the same there, without its 2^28-element
+    # arrays; the examples at their benchmark size)
+    chosen = [w for w in sbs.workloads(True) if w["kind"] == "call"]
+    chosen += sbs.example_workloads(False)
+    for w in chosen:
+        if not any(o in w["name"] for o in only):
             continue
         args = [xp.asarray(x) for x in w["inputs"]]
         fn = (lambda args=args, f=w["fn"]: sbs.computed(f(xp, *args)))
@@ -81,6 +91,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--only", default="n=1000,example")
+    ap.add_argument("--procs", type=int, default=1)
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args()
@@ -96,23 +107,26 @@ def main():
         if name.endswith(".py"):
             shutil.copy(os.path.join(ROOT, "examples", name), os.path.join(old, "examples", name))
     new_cache = os.environ.get("CUPYNUM_CACHE_DIR", "/tmp/cupynum-cache")
-    # (both start at once: each builds every side_by_side workload's inputs, 2^28-element
-    # arrays included, before it lists its rows; about a minute on the GPU machine)
-    started = {"new": start(ROOT, new_cache, only),
-               "old": start(old, os.environ.get("OLD_CACHE", os.path.join(old, ".kcache")), only)}
-    procs = {tree: (proc, json.loads(proc.stdout.readline())) for tree, proc in started.items()}
-    rows = procs["new"][1]
-    if procs["old"][1] != rows:
-        raise SystemExit(f"the trees list different rows: {rows} / {procs['old'][1]}")
-    times = {tree: [[] for _ in rows] for tree in procs}
+    # (all start at once: each builds its rows' inputs before it lists them)
+    roots = {"new": (ROOT, new_cache),
+             "old": (old, os.environ.get("OLD_CACHE", os.path.join(old, ".kcache")))}
+    started = {tree: [start(root, cache, only) for _ in range(args.procs)]
+               for tree, (root, cache) in roots.items()}
+    listed = {json.dumps(json.loads(p.stdout.readline())) for ps in started.values() for p in ps}
+    if len(listed) != 1:
+        raise SystemExit(f"the workers list different rows: {sorted(listed)}")
+    rows = json.loads(listed.pop())
+    times = {tree: [[] for _ in rows] for tree in started}
     for r in range(args.rounds):
+        k = r % args.procs
         for i in range(len(rows)):
             for tree in (("new", "old") if (r + i) % 2 == 0 else ("old", "new")):
-                times[tree][i].append(ask(procs[tree][0], i))
-    for proc, _ in procs.values():
+                times[tree][i].append(ask(started[tree][k], i))
+    for proc in (p for ps in started.values() for p in ps):
         proc.stdin.close()
         proc.wait()
-    print(f"{args.rounds} samples per tree and row, taken in turns; times in us")
+    print(f"{args.rounds} samples per tree and row, taken in turns from {args.procs} "
+          "process(es) per tree; times in us")
     print("| row | this tree: median (min-max) | older tree: median (min-max) | "
           "median / median | min / min | samples where this tree was faster | sign test p |")
     print("|---|---|---|---:|---:|---:|---:|")
