@@ -5,8 +5,9 @@ that alternate round by round (so that the machine's slow phases fall on all of 
 
 * ``auto``: placement decides each op (``_backends.for_result`` on the general path);
 * ``device``: ``_backends._single`` is the device backend, as CUPYNUM_PLACEMENT=device;
-* ``auto-free``: ``auto`` with ``_backends.for_result`` replaced by a function that returns
-  the device backend at once (what a free decision would cost: the call alone).
+* ``auto-free``: ``auto`` with ``_backends.for_result`` and ``for_operands`` (the layout
+  path's) replaced by functions that return the device backend at once (what a free
+  decision would cost: the call alone; ops over settled Buffers skip both anyway).
 
 Each mode has its own arrays.  Prints the best per-statement time of each mode, us.
 
@@ -30,11 +31,13 @@ STATEMENTS = ("a + b", "a * 0.2", "4 * a", "c - t", "u[1:-1, 1:-1] = t", "u[1:-1
 
 def main(rounds):
     device = _backends.get()
-    decide = _backends.for_result
+    decide, decide_layout = _backends.for_result, _backends.for_operands
 
     def switch(mode):
+        free = mode == "auto-free"
         _backends._single = device if mode == "device" else None
-        _backends.for_result = (lambda nbytes, *ops: device) if mode == "auto-free" else decide
+        _backends.for_result = (lambda nbytes, *ops: device) if free else decide
+        _backends.for_operands = (lambda ops, nbytes: device) if free else decide_layout
 
     spaces = {}
     for mode in MODES:
