@@ -117,21 +117,27 @@ def main():
         raise SystemExit(f"the workers list different rows: {sorted(listed)}")
     rows = json.loads(listed.pop())
     times = {tree: [[] for _ in rows] for tree in started}
-    for r in range(args.rounds):
-        k = r % args.procs
-        for i in range(len(rows)):
-            for tree in (("new", "old") if (r + i) % 2 == 0 else ("old", "new")):
-                times[tree][i].append(ask(started[tree][k], i))
+    try:
+        for r in range(args.rounds):
+            k = r % args.procs
+            for i in range(len(rows)):
+                pair = [ask(started[tree][k], i)
+                        for tree in (("new", "old") if (r + i) % 2 == 0 else ("old", "new"))]
+                for tree, t in zip(("new", "old") if (r + i) % 2 == 0 else ("old", "new"), pair):
+                    times[tree][i].append(t)
+    except KeyboardInterrupt:  # (``timeout -s INT``: report the pairs taken so far)
+        print(f"interrupted in round {r}", flush=True)
     for proc in (p for ps in started.values() for p in ps):
-        proc.stdin.close()
-        proc.wait()
-    print(f"{args.rounds} samples per tree and row, taken in turns from {args.procs} "
+        proc.kill()
+    print(f"up to {args.rounds} samples per tree and row, taken in turns from {args.procs} "
           "process(es) per tree; times in us")
     print("| row | this tree: median (min-max) | older tree: median (min-max) | "
           "median / median | min / min | samples where this tree was faster | sign test p |")
     print("|---|---|---|---:|---:|---:|---:|")
     for i, name in enumerate(rows):
         a, b = times["new"][i], times["old"][i]
+        if not a:
+            continue
         faster = sum(x < y for x, y in zip(a, b))
         cells = [f"{statistics.median(t) * 1e6:.2f} ({min(t) * 1e6:.2f}-{max(t) * 1e6:.2f})"
                  for t in (a, b)]
