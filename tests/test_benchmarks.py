@@ -4,6 +4,7 @@ Times nothing (performance is measured in benchmarks/, never asserted in tests).
 """
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -123,9 +124,14 @@ def test_statement_profile_cost_runs(capsys):
     assert "median cost per recorded op" in out
 
 
-def test_statement_placements_run_side_by_side(tmp_path, capsys):
-    """--placements times cupynum once per CUPYNUM_PLACEMENT setting (subprocesses) and puts
-    each setting's column beside NumPy's, with its ratio to NumPy."""
+def test_statement_placements_run_side_by_side(tmp_path, capsys, monkeypatch):
+    """--placements times cupynum once per CUPYNUM_PLACEMENT setting (this process's own
+    here, beside NumPy; the others in subprocesses) and puts each setting's column beside
+    NumPy's, with its ratio to NumPy."""
+    asked = []
+    real = statements.measure_placements
+    monkeypatch.setattr(statements, "measure_placements",
+                        lambda placements, args: asked.extend(placements) or real(placements, args))
     out = tmp_path / "statements.json"
     statements.main(["--n", "8", "--calls", "20", "--rounds", "1", "--libs", "numpy,cupynum",
                      "--placements", "auto,device", "--json", str(out)])
@@ -135,7 +141,9 @@ def test_statement_placements_run_side_by_side(tmp_path, capsys):
     for row in data["rows"]:
         for key in ("numpy", "cupynum auto", "cupynum device", "auto / numpy"):
             assert isinstance(row[key], float) and row[key] > 0, (row, key)
-        assert "cupynum" not in row  # cupynum ran in the subprocesses only
+        assert "cupynum" not in row  # (renamed after its setting)
+    own = os.environ.get("CUPYNUM_PLACEMENT", "auto")
+    assert asked == [p for p in ("auto", "device") if p != own]
     out = capsys.readouterr().out
     assert "| cupynum auto us | cupynum device us |" in out
     assert "at most 3x NumPy's time (placement issue): " in out
