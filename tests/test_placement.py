@@ -197,6 +197,50 @@ def test_triangular_solve_by_rows_moves_the_matrix_to_the_host_once():
 
 
 @auto_only
+def test_a_block_of_right_hand_sides_is_not_moved_back_and_forth():
+    """trisolve with a block of right-hand sides past the threshold, over rows too few for
+    the matrix to move: the matrix holds each row product on the device, so the block's
+    ledger must not send it to the host (its next row product would copy it straight back,
+    over and over: it did, every ~60 rows)."""
+    n, k, rows = 2000, 32, 400  # L 32 MB, X and B 512 KB: all three on the device
+    rng = np.random.default_rng(3)
+    L_ref = np.tril(rng.random((n, n))) + n * np.eye(n)
+    B_ref = rng.random((n, k))
+    L, B, X = cp.asarray(L_ref), cp.asarray(B_ref), cp.zeros((n, k))
+    X_ref = np.zeros((n, k))
+    assert {cp.placement(L), cp.placement(B), cp.placement(X)} == {"device"}
+    reset_device_counters()
+    for i in range(rows):
+        X[i] = (B[i] - L[i, :i] @ X[:i]) / L[i, i]
+        X_ref[i] = (B_ref[i] - L_ref[i, :i] @ X_ref[:i]) / L_ref[i, i]
+    np.testing.assert_allclose(X.get(), X_ref, rtol=1e-12)
+    assert cp.placement(L) == "device"  # (too few rows to pay for moving 32 MB)
+    assert cp.placement(X) == "device" and cp.placement(B) == "device"
+    counts = device_counters()
+    assert counts["h2d_bytes"] < X.nbytes and counts["d2h_bytes"] < X.nbytes + X.nbytes // 2
+
+
+@auto_only
+def test_a_device_result_read_by_each_op_keeps_a_large_operand_on_the_device():
+    """``B[i] - m``, ``m`` a small result made on the device afresh for each op (trisolve's
+    row product): on the host each op would also wait for ``m`` and copy it over, so B's
+    ledger finds the device cheaper and B stays there (it moved to the host after ~40 ops,
+    and then every ``m`` followed it, one wait each)."""
+    rng = np.random.default_rng(4)
+    B = cp.asarray(rng.random((pl.THRESHOLD // 16, 32)))  # past the threshold: the device
+    src = cp.asarray(rng.random(pl.THRESHOLD * 2))
+    _backends.pin_device(src, "test")  # (so that every m is made on the device)
+    reset_device_counters()
+    for i in range(200):
+        m = src[32 * i:32 * (i + 1)] * 2.0
+        assert cp.placement(m) == "device"
+        r = B[i] - m
+    assert cp.placement(B) == "device"
+    assert device_counters()["syncs"] == 0
+    np.testing.assert_array_equal(r.get(), B.get()[199] - src.get()[6368:6400] * 2.0)
+
+
+@auto_only
 @pytest.mark.parametrize("ratio", [16, 1 << 40])
 @pytest.mark.parametrize("block_first", [False, True])
 def test_a_matrix_row_times_a_far_smaller_device_operand_is_priced_against_the_matrix(

@@ -230,11 +230,18 @@ def _priced(operands, fresh: int):
             continue  # (views of one array side by side: one op on its data)
         last = buf
         if device and (held_twice or held is not buf):
-            continue  # another operand holds the op on the device: moving this one would not
+            # Another operand holds the op on the device: moving this one alone would only
+            # make the op copy it back, so its past ops no longer argue for a move.
+            if buf.host is None and buf.ledger is not None:
+                buf.ledger.regret = 0.0
+            continue
         if device and not extra and (n if n >= made else made) > placement.HOST_WINS_BELOW \
                 and (buf.ledger is None or not buf.ledger.regret):
             continue  # (cheaper on the device, and no regret to lower: as stays_on_device)
-        if placement.record(buf, side, n if n >= made else made, extra):  # bring the op over
+        # (on the host the op would also bring its other device-only operands over: a
+        # device result read by the next op stays cheaper on the device than on the host)
+        along = placement.copies_to_host(bufs, buf) if device else 0.0
+        if placement.record(buf, side, n if n >= made else made, extra - along):  # bring the op over
             placement.move(buf, HOST if side == DEVICE else DEVICE)
             if device:  # (the small device-only operands come along: they held nothing)
                 for b, _ in bufs:

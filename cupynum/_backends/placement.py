@@ -295,6 +295,19 @@ def copies_to_device(bufs) -> float:
     return sum(migration_cost(nbytes_of(buf)) for buf, _ in bufs if buf.device is None)
 
 
+def copies_to_host(bufs, moving) -> float:
+    """What an op on the host would pay, op after op, to copy over its small device-only
+    operands that nothing has written or priced since they were made, besides ``moving``
+    (``bufs``: (Buffer, elements touched)): the copies and one wait.  Such operands are
+    device results made for this op (a row product's result), made again for the next;
+    an array that ops write or price, or a large one, would move once, with ``moving``,
+    and stay."""
+    cost = sum(migration_cost(nbytes_of(buf)) for buf, _ in bufs
+               if buf.host is None and buf.version == 0 and buf.ledger is None
+               and buf is not moving and nbytes_of(buf) <= THRESHOLD_BYTES)
+    return cost + COSTS["sync"] if cost else 0.0
+
+
 def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
     """Record an op on ``side`` touching ``elements`` of ``buf``'s elements (``extra``: what
     the op pays there besides, in microseconds: operands copied over); True when the ledger
@@ -329,7 +342,9 @@ def move(buf, to: str) -> None:
     setattr(buf, other(to), None)
     buf.settled = False
     led = buf.ledger
-    if led is not None:
+    if led is None:  # (a moved Buffer has a ledger: copies_to_host tells it from a result)
+        buf.ledger = Ledger()
+    else:
         led.regret, led.ops = 0.0, 0
         led.moves += 1
 
