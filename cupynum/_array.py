@@ -457,21 +457,27 @@ class ndarray:
         raw = self._buf.host
         if raw is not None and self._shape:  # the host path: NumPy indexes the kept view
             tk = type(key)
-            if tk is tuple:
-                for k in key:
-                    if type(k) is not int and type(k) is not slice:
-                        tk = None
-                        break
-            elif tk is not int and tk is not slice:
-                tk = None
-            if tk is not None:  # a key of Python ints and slices
+            if tk is tuple or tk is int or tk is slice:
                 try:
                     hv = self._hv if self._hraw is raw else host_view(self)
                 except AttributeError:
                     hv = host_view(self)
-                r = hv[key]  # (NumPy's checks and errors)
-                if type(r) is not _NP_ARRAY:
+                try:  # NumPy first: only an integer per axis gives a scalar, which is the
+                    r = hv[key]  # answer whatever the key's types (A[i, j]: no key test)
+                except Exception:  # noqa: BLE001
+                    if tk is not tuple or all(type(k) is int or type(k) is slice for k in key):
+                        raise  # (NumPy's error for a key of ints and slices)
+                    r = tk = None  # the general path decides, and raises
+                if type(r) is not _NP_ARRAY and tk is not None:
                     return r  # an element: NumPy's scalar
+                if tk is tuple:
+                    for k in key:
+                        if type(k) is not int and type(k) is not slice:
+                            tk = None  # (NumPy's copy or view is the general path's)
+                            break
+            else:
+                tk = None
+            if tk is not None:  # a key of Python ints and slices
                 n = r.size
                 if n:  # a view sharing the Buffer (an empty one: the general path)
                     # NumPy gave the layout and the flags; the byte offset is the keys'
@@ -604,7 +610,7 @@ class ndarray:
             raw = _backends.host_for_new(buf)  # a new array's first write of host data
         if raw is not None and buf.device is None and buf.readers is None:
             # the host path: NumPy's setitem on the kept view (data on the host only), for
-            # keys of Python ints and slices, values that are numbers or host arrays
+            # tuple, int and slice keys, values that are numbers or host arrays
             tv = type(value)
             if tv is ndarray:
                 if value._buf is buf and getattr(value, "_hkey", None) is key:
@@ -627,21 +633,19 @@ class ndarray:
             else:
                 v = value if tv in _HOST_VALUES else None
             tk = type(key)
-            if tk is tuple:
-                for k in key:
-                    if type(k) is not int and type(k) is not slice:
-                        v = None
-                        break
-            elif tk is not int and tk is not slice:
-                v = None
-            if v is not None:
+            if v is not None and (tk is tuple or tk is int or tk is slice):
                 buf.version += 1  # Buffer.will_write(), its plain case inline
                 try:
                     hv = self._hv if self._hraw is raw else host_view(self)
                 except AttributeError:
                     hv = host_view(self)
-                hv[key] = v
-                return
+                try:  # NumPy's setitem, no test of the key (A[i, j] = x in a loop)
+                    hv[key] = v
+                    return
+                except Exception:  # noqa: BLE001
+                    if tk is not tuple or all(type(k) is int or type(k) is slice for k in key):
+                        raise  # (NumPy's error for a key of ints and slices)
+                    # what NumPy refuses goes to the general path, which decides
         if type(key) is slice and self._shape:
             target = self._slice0(key, self)
             if type(value) is ndarray and value._shape == target._shape and (

@@ -276,6 +276,41 @@ def test_host_path_element_and_slice(host_arrays):
         np.testing.assert_array_equal(v.get(), want)
 
 
+def test_host_path_tuple_keys_of_every_kind(host_arrays):
+    """A tuple key goes to NumPy's indexing on the kept view before its types are looked at
+    (an element read or a number stored needs no test of the key): every other kind of
+    tuple key, and every key NumPy refuses, still gets NumPy's answer, or its error type."""
+    ref = np.arange(1000, dtype=np.float32).reshape(20, 50)
+    m = cp.asarray(np.arange(1000, dtype=np.float32)).reshape(20, 50)
+    assert cp.placement(m) == "host"
+    idx = cp.asarray(np.array([1, 3, 3]))
+    keys = [(3, 4), (np.int64(3), -1), (3, slice(1, -1)), ([1, 2], [3, 4]),
+            (idx, 2), (idx, idx), (Ellipsis, 4), (None, 3, 4), (3, Ellipsis),
+            (np.array([True] * 20), 4), (m[0, 0:1].astype(np.int64), 7)]
+    for key in keys:
+        npkey = tuple(k.get() if isinstance(k, cp.ndarray) else k for k in key)
+        got, want = m[key], ref[npkey]
+        if np.ndim(want) == 0:
+            assert type(got) is type(want) and got == want, key
+        else:
+            assert isinstance(got, cp.ndarray) and got.shape == want.shape, key
+            np.testing.assert_array_equal(got.get(), want)
+        before = m._buf.version
+        m[key] = -7.0
+        ref[npkey] = -7.0
+        np.testing.assert_array_equal(m.get(), ref)
+        assert m._buf.version > before, key
+    for key in ((20, 0), (0, -51), (1.5, 2), (0, 0, 0), ("a", 1), ([20], 0)):
+        npkey = key
+        with pytest.raises(Exception) as want:
+            ref[npkey]
+        with pytest.raises(want.type):
+            m[key]
+        with pytest.raises(want.type):
+            m[key] = 1.0
+    np.testing.assert_array_equal(m.get(), ref)
+
+
 VIEW = ["__getitem__", "object.__new__"]  # a view of a host array: one frame, one object
 PRODUCT = VIEW + VIEW + ["matmul_operator"]  # A[i, :j] @ A[:j, j]: NumPy's scalar
 RESULT = ["wrap_host", "frombuffer", "object.__new__", "__init__"]  # an array from NumPy's
