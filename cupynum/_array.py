@@ -470,37 +470,33 @@ class ndarray:
                     r = tk = None  # the general path decides, and raises
                 if type(r) is not _NP_ARRAY and tk is not None:
                     return r  # an element: NumPy's scalar
-                if tk is tuple:
-                    for k in key:
-                        if type(k) is not int and type(k) is not slice:
-                            tk = None  # (NumPy's copy or view is the general path's)
-                            break
             else:
                 tk = None
-            if tk is not None:  # a key of Python ints and slices
-                n = r.size
-                if n:  # a view sharing the Buffer (an empty one: the general path)
-                    # NumPy gave the layout and the flags; the byte offset is the keys'
-                    offset = self._offset
-                    if tk is tuple:
-                        i = 0
-                        for k in key:
-                            if type(k) is int:
-                                if k > 0:
-                                    offset += k * self._strides[i]
-                                elif k:
-                                    offset += (k + self._shape[i]) * self._strides[i]
-                            elif k.step is None and type(k.start) is int and k.start >= 0:
-                                offset += k.start * self._strides[i]  # (below the length)
-                            elif k.start is not None or k.step is not None:
-                                offset += k.indices(self._shape[i])[0] * self._strides[i]
-                            i += 1
-                    elif tk is int:  # (A[i]: a row)
-                        offset += (key if key >= 0 else key + self._shape[0]) * self._strides[0]
-                    elif key.step is None and type(key.start) is int and key.start >= 0:
-                        offset += key.start * self._strides[0]
-                    elif key.start is not None or key.step is not None:
-                        offset += key.indices(self._shape[0])[0] * self._strides[0]
+            if tk is not None and (n := r.size):  # a view sharing the Buffer (an empty
+                # one: the general path); NumPy gave the layout and the flags, the byte
+                # offset is the key's, worked out as its types are tested
+                offset = self._offset
+                if tk is tuple:
+                    strides, i = self._strides, 0
+                    for k in key:
+                        if type(k) is int:
+                            if k:
+                                offset += (k if k > 0 else k + self._shape[i]) * strides[i]
+                        elif type(k) is not slice:
+                            tk = None  # (NumPy's copy or view is the general path's)
+                            break
+                        elif k.step is None and type(k.start) is int and k.start >= 0:
+                            offset += k.start * strides[i]  # (below the length)
+                        elif k.start is not None or k.step is not None:
+                            offset += k.indices(self._shape[i])[0] * strides[i]
+                        i += 1
+                elif tk is int:  # (A[i]: a row)
+                    offset += (key if key >= 0 else key + self._shape[0]) * self._strides[0]
+                elif key.step is None and type(key.start) is int and key.start >= 0:
+                    offset += key.start * self._strides[0]
+                elif key.start is not None or key.step is not None:
+                    offset += key.indices(self._shape[0])[0] * self._strides[0]
+                if tk is not None:
                     v = _new(ndarray)
                     v._buf = self._buf
                     v._offset = offset
