@@ -639,3 +639,46 @@ def test_headers_compile_with_nvrtc():
         assert "warning" not in text, text
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+EXP_F32_DRIVER = r"""
+#include "cpn/real.cuh"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char** argv) {
+  const long long step = atoll(argv[1]);
+  long long bad = 0;
+  for (long long u = 0; u < (1LL << 32); u += step) {
+    const unsigned bits = (unsigned)u;
+    float x;
+    memcpy(&x, &bits, 4);
+    const float got = cpn::exp_f32(x), want = (float)exp((double)x);
+    if (memcmp(&got, &want, 4) != 0 && !(got != got && want != want)) {
+      if (bad++ < 10) printf("x=%a exp_f32=%a (float)exp=%a\n", x, got, want);
+    }
+  }
+  printf("%lld\n", bad);
+  return 0;
+}
+"""
+
+
+def test_exp_f32_is_the_float_of_glibcs_double_exp(tmp_path):
+    """``cpn::exp_f32(x)`` is ``(float)exp((double)x)`` bit for bit: what NumPy computes for
+    ``x * math.exp(-x)`` on float32 (math.exp is glibc's exp; NEP 50 rounds its Python
+    float to float32), which vectorize's translation calls.  Every 4,093rd float bit
+    pattern (all signs and exponents, NaNs and infinities); every float with
+    ``CUPYNUM_TEST_EXHAUSTIVE=1`` (about a minute: none differed, glibc 2.36)."""
+    cxx = _compiler()
+    if cxx is None:
+        pytest.skip("no C++ compiler (set CXX): the host build of kernels/ is not tested")
+    cpp, exe = tmp_path / "exp_f32.cpp", tmp_path / "exp_f32"
+    cpp.write_text(EXP_F32_DRIVER)
+    res = subprocess.run([cxx, *CXXFLAGS, f"-I{KERNELS}", str(cpp), "-o", str(exe), "-lm"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-5000:]
+    step = 1 if os.environ.get("CUPYNUM_TEST_EXHAUSTIVE") == "1" else 4093
+    out = subprocess.run([str(exe), str(step)], capture_output=True, text=True, check=True)
+    lines = out.stdout.strip().splitlines()
+    assert lines[-1] == "0", "\n".join(lines)

@@ -109,6 +109,16 @@ def f_math(x):
             + math.floor(math.tanh(x) * 10))
 
 
+def f_soft_exp(x):  # (benchmarks/probes/vectorize_probe.py's function: cpn::exp_f32)
+    if x > 0.0:
+        return x * math.exp(-x)
+    return x * 0.5
+
+
+def f_exp(x):
+    return math.exp(x)
+
+
 def f_numpy_funcs(x):
     return np.sqrt(np.abs(x)) + np.exp(x / 8) - np.float32(1.5) * np.sin(x)
 
@@ -217,6 +227,10 @@ CASES = [
     ("while-f8", f_while, "d", None, 0),
     ("math-f8", f_math, "d", None, 4),
     ("math-f4", f_math, "f", None, 4),
+    # math.exp of a float32 narrowed to float32 (NEP 50): cpn::exp_f32, NumPy's bits
+    ("soft-exp-f4", f_soft_exp, "f", "f", 0),
+    ("exp-f4", f_exp, "f", "f", 0),
+    ("exp-f4-f8", f_exp, "f", None, 4),  # (the double result kept: the double exp)
     ("numpy-funcs-f4", f_numpy_funcs, "f", None, 4),
     ("numpy-funcs-f8", f_numpy_funcs, "d", None, 4),
     ("constants-f4", f_constants, "f", None, 0),

@@ -84,6 +84,10 @@ class Val(NamedTuple):
     code: str
     t: object  # np.dtype (strong) or a Python type in WEAK (weak)
     const: object = None  # the Python value of a literal (NumPy checks their range)
+    # a Python float's value rounded to float32, computed the short way where one is known
+    # (``math.exp`` of a float32: ``cpn::exp_f32``, equal on every float), for the
+    # operations that narrow it so (NEP 50: ``x * math.exp(-x)`` with x float32)
+    as_float32: str | None = None
 
 
 def _char(t) -> str:
@@ -104,6 +108,13 @@ def _is_weak(t) -> bool:
 
 def _conv(code: str, frm: str, to: str) -> str:
     return code if frm == to else f"cpn::cast<{to}>({code})"
+
+
+def _conv_val(v, to: str) -> str:
+    """``v``'s code converted to C++ type ``to`` (its float32 form where it has one)."""
+    if to == "float" and v.as_float32 is not None:
+        return v.as_float32
+    return _conv(v.code, _ctype(v.t), to)
 
 
 def _float_literal(v: float) -> str:
@@ -218,7 +229,7 @@ class _Emitter:
                 info = np.iinfo(np.dtype(c))
                 if not info.min <= a.const <= info.max:
                     self.fail(f"the Python int {a.const} in a {np.dtype(c)} operation", node)
-        cargs = [_conv(_conv(a.code, _ctype(a.t), _ops.CPP_TYPES[c]), _ops.CPP_TYPES[c],
+        cargs = [_conv(_conv_val(a, _ops.CPP_TYPES[c]), _ops.CPP_TYPES[c],
                        _ops.compute_ctype(row, c)) for a, c in zip(args, chars)]
         out = chars[-1]
         code = _conv(f"cpn::{row.functor}{{}}({', '.join(cargs)})",
@@ -243,7 +254,7 @@ class _Emitter:
         return v.code if _char(v.t) == "?" else f"cpn::cast<bool>({v.code})"
 
     def cast(self, v, t):
-        return Val(_conv(v.code, _ctype(v.t), _ctype(t)), t)
+        return Val(_conv_val(v, _ctype(t)), t)
 
     # --- expressions -----------------------------------------------------------------
     def expr(self, node) -> Val:
@@ -403,7 +414,10 @@ class _Emitter:
             self.fail(f"math.{name} of a complex value", node)
         if name in _MATH_FLOAT:
             code, _ = self.call_ufunc(_MATH_FLOAT[name], dbl, node)
-            return Val(code, float)
+            short = None
+            if name == "exp" and not _is_weak(args[0].t) and _char(args[0].t) == "f":
+                short = f"cpn::exp_f32({args[0].code})"
+            return Val(code, float, as_float32=short)
         if name == "log" and len(args) in (1, 2):
             code, _ = self.call_ufunc("log", dbl[:1], node)
             if len(args) == 2:
@@ -572,7 +586,7 @@ class _Emitter:
     def ret(self, v, out):
         c = _char(out)
         row = _ops.BY_NAME["add"]  # (compute type: float for float16, as every table op)
-        return _conv(_conv(v.code, _ctype(v.t), _ops.CPP_TYPES[c]), _ops.CPP_TYPES[c],
+        return _conv(_conv_val(v, _ops.CPP_TYPES[c]), _ops.CPP_TYPES[c],
                      _ops.compute_ctype(row, c))
 
 
