@@ -70,7 +70,7 @@ def device_sync(lib):
 
 
 # --- timers ----------------------------------------------------------------------------------
-def event_median_ms(lib, fn, reps, warm=1, calls=1, sync=None):
+def event_median_ms(lib, fn, reps, warm=1, calls=1, sync=None, primed=False):
     """Median over ``reps`` rounds of the CUDA-event milliseconds per call of ``fn``.
 
     lib: the cupynum or the cupy module; its own events time its own current stream.
@@ -79,13 +79,18 @@ def event_median_ms(lib, fn, reps, warm=1, calls=1, sync=None):
     several calls amortise the event overhead of very short calls.
     sync: waits for the warm-up calls; default ``device_sync(lib)``.
     Each round waits for its end event before reading it (cupynum's ``get_elapsed_time``
-    waits anyway; the probes' CuPy timers always did), so rounds do not overlap."""
+    waits anyway; the probes' CuPy timers always did), so rounds do not overlap.
+    primed: one more call is queued before the start event, so that the host's work for
+    the first timed call overlaps a kernel as every later one does (the device's time per
+    call in a stream of calls, without the first call's host time before its launch)."""
     for _ in range(warm):
         fn()
     (sync or device_sync(lib))()
     samples = []
     for _ in range(reps):
         start, end = lib.cuda.Event(), lib.cuda.Event()
+        if primed:
+            fn()
         start.record()
         for _ in range(calls):
             fn()
