@@ -6,7 +6,10 @@ Prints, for a vectorized function with a branch and a ``math`` call over 2^28 fl
 (``--log2n``):
   * the kernel's device time (CUDA events, median), its bandwidth (read + write bytes over
     time) and that bandwidth as a share of a device-to-device copy of the same bytes
-    (``a.copy()`` of the input, which moves as many bytes: the target is >= 90%);
+    (``a.copy()`` of the input, which moves as many bytes: the target is >= 90%), in rounds
+    of four calls, and in a stream of calls (a call queued before each round's start
+    event, so no round counts its first call's host time before the launch);
+  * CuPy's ``cupy.vectorize`` of the same function, timed the same way, where CuPy runs;
   * the first call's wall time (translation + NVRTC compile or cache load);
   * ``f(x) * 2 + x``: the function fused with the ops around it, one kernel;
   * numpy.vectorize on the host over 2^20 elements against cupynum.vectorize over the same
@@ -85,6 +88,30 @@ def main():
         f"copy {copy_p * 1e3:.1f} us, {nbytes / copy_p / 1e9:.3f} TB/s; vectorize/copy "
         f"bandwidth {copy_p / ms_p:.3f} (target >= 0.90)")
 
+    idx = np.random.default_rng(1).integers(0, n, 4096)
+    with np.errstate(all="ignore"):
+        want = np.array([soft_exp(v) for v in host[idx]], np.float32)
+
+    def ulps(got):
+        return int(np.abs(got.view(np.int32).astype(np.int64)
+                          - want.view(np.int32).astype(np.int64)).max())
+
+    try:  # CuPy's vectorize of the same function on the same values, timed the same way
+        import cupy
+
+        cx = cupy.asarray(host)
+        cf = cupy.vectorize(soft_exp, otypes=[np.float32])
+        c_ulps = ulps(cupy.asnumpy(cf(cx))[idx])
+        c_ms = event_median_ms(cupy, lambda: cf(cx), args.reps, warm=3, calls=4, primed=True)
+        c_copy = event_median_ms(cupy, lambda: cx.copy(), args.reps, warm=3, calls=4,
+                                 primed=True)
+        log(f"CuPy {cupy.__version__} in a stream of calls: cupy.vectorize {c_ms * 1e3:.1f} us, "
+            f"{nbytes / c_ms / 1e9:.3f} TB/s; its copy {c_copy * 1e3:.1f} us; vectorize/copy "
+            f"bandwidth {c_copy / c_ms:.3f}; values: at most {c_ulps} ulp from NumPy's")
+        cx = None  # (its GiB back before the next measurements)
+    except Exception as e:  # noqa: BLE001 - no CuPy (or no GPU for it): no column
+        log(f"CuPy: skipped ({type(e).__name__}: {e})")
+
     f32 = cp.vectorize(soft_exp_np, otypes=[np.float32])
     ms32 = event_median_ms(cp, lambda: forced(f32(x)), args.reps, warm=3, calls=4)
     log(f"the same with np.exp (float32 math): {ms32 * 1e3:.1f} us, "
@@ -99,12 +126,8 @@ def main():
         f"{nbytes / fused_ms / 1e9:.3f} TB/s")
 
     def check_values():
-        idx = np.random.default_rng(1).integers(0, n, 4096)
-        got = cp.asnumpy(y)[idx]
-        with np.errstate(all="ignore"):
-            want = np.array([soft_exp(v) for v in host[idx]], np.float32)
-        ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
-        assert ulps.max() == 0, f"max {ulps.max()} ulp"
+        worst = ulps(cp.asnumpy(y)[idx])
+        assert worst == 0, f"max {worst} ulp"
     run_check("values against NumPy float32 scalars (bit for bit: cpn::exp_f32)",
               check_values, fails)
 
