@@ -240,7 +240,7 @@ def _priced(operands, fresh: int):
             continue  # (cheaper on the device, and no regret to lower: as stays_on_device)
         # (on the host the op would also bring its other device-only operands over: a
         # device result read by the next op stays cheaper on the device than on the host)
-        along = placement.copies_to_host(bufs, buf) if device else 0.0
+        along = placement.copies_to_host(bufs, buf) if device and len(bufs) > 1 else 0.0
         if placement.record(buf, side, n if n >= made else made, extra - along):  # bring the op over
             placement.move(buf, HOST if side == DEVICE else DEVICE)
             if device:  # (the small device-only operands come along: they held nothing)

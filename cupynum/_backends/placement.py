@@ -318,14 +318,20 @@ def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
     if led is None:
         led = buf.ledger = Ledger()
     led.ops += 1
-    regret = led.regret + op_cost(side, elements) + extra - op_cost(other(side), elements)
-    led.regret = regret if regret > 0.0 else 0.0
-    if regret > 0.0:
-        buf.settled = False  # (ops on it are priced again: _backends._place)
-    if led.regret < migration_cost(nbytes_of(buf)) or (
+    here, there = COSTS[side], COSTS[HOST if side == DEVICE else DEVICE]  # (op_cost, inline)
+    regret = led.regret + extra + here["op"] - there["op"] + (
+        here["per_element"] - there["per_element"]) * elements
+    if regret <= 0.0:
+        led.regret = 0.0
+        return False
+    led.regret = regret
+    buf.settled = False  # (ops on it are priced again: _backends._place)
+    raw = buf.host if buf.host is not None else buf.device
+    nbytes = nbytes_of(buf) if raw is None else raw.nbytes  # (nbytes_of, inline)
+    if regret < COSTS["transfer"] + COSTS["per_byte"] * nbytes or (
             led.moves and led.ops < MIN_OPS_BETWEEN_MOVES):
         return False
-    if side == DEVICE and nbytes_of(buf) > HOST_CAP:
+    if side == DEVICE and nbytes > HOST_CAP:
         return False
     return not (buf.pins and other(side) not in buf.pins)
 
