@@ -121,9 +121,9 @@ def main():
         for r in range(args.rounds):
             k = r % args.procs
             for i in range(len(rows)):
-                pair = [ask(started[tree][k], i)
-                        for tree in (("new", "old") if (r + i) % 2 == 0 else ("old", "new"))]
-                for tree, t in zip(("new", "old") if (r + i) % 2 == 0 else ("old", "new"), pair):
+                order = ("new", "old") if (r + i) % 2 == 0 else ("old", "new")
+                pair = [ask(started[tree][k], i) for tree in order]  # (both, or neither)
+                for tree, t in zip(order, pair):
                     times[tree][i].append(t)
     except KeyboardInterrupt:  # (``timeout -s INT``: report the pairs taken so far)
         print(f"interrupted in round {r}", flush=True)

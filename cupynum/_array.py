@@ -465,7 +465,7 @@ class ndarray:
                 try:  # NumPy first: only an integer per axis gives a scalar, which is the
                     r = hv[key]  # answer whatever the key's types (A[i, j]: no key test)
                 except Exception:  # noqa: BLE001
-                    if tk is not tuple or all(type(k) is int or type(k) is slice for k in key):
+                    if tk is not tuple or _ints_and_slices(key):
                         raise  # (NumPy's error for a key of ints and slices)
                     r = tk = None  # the general path decides, and raises
                 if type(r) is not _NP_ARRAY and tk is not None:
@@ -639,7 +639,7 @@ class ndarray:
                     hv[key] = v
                     return
                 except Exception:  # noqa: BLE001
-                    if tk is not tuple or all(type(k) is int or type(k) is slice for k in key):
+                    if tk is not tuple or _ints_and_slices(key):
                         raise  # (NumPy's error for a key of ints and slices)
                     # what NumPy refuses goes to the general path, which decides
         if type(key) is slice and self._shape:
@@ -702,6 +702,12 @@ _NP_ARRAY = np.ndarray
 # The host path's setitem: values that are numbers (or host arrays).
 _HOST_VALUES = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64,
                           np.int32, np.bool_, np.complex128})
+
+
+def _ints_and_slices(key) -> bool:
+    """Whether tuple ``key`` holds only Python ints and slices (the host path's keys whose
+    errors are NumPy's)."""
+    return all(type(k) is int or type(k) is slice for k in key)
 
 
 def _advanced_indexing_missing(*args):
