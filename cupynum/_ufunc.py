@@ -25,6 +25,7 @@ from ._array import (assign, broadcast_view, empty_array, fresh_array, may_overl
                      order_code)
 from ._backends import fusion as _fusion, placement as _placement
 from ._backends.base import ElementwiseOp
+from ._backends.buffer import SMALL
 from ._dtypes import BOOL as _BOOL, normalize, resolution_type
 from ._fallback import call_on_host
 from ._ops import type_loops
@@ -279,18 +280,21 @@ class ufunc:
                         return None
                 args.append(x)
         # the op's backend (placement: where the operands are, and the result's size; settled
-        # operands of an op that large: the device, as ``_backends._place`` decides it)
+        # operands, all SMALL or in an op that large: the device, as ``_backends._place``
+        # decides it).  ``levels``: the operands' settled levels or'ed, 4 for one that is
+        # not settled; ``n``: an operand's size, the result's where none broadcasts.
         backend = _backends._single
         if backend is None:
-            nbytes = _prod(shape) * dt.itemsize
-            if nbytes >> 3 > _placement.UNPRICED_ABOVE:
+            levels = 0
+            for x in ins:
+                if type(x) is ndarray:
+                    levels |= x._buf.settled or 4
+                    n = x._size
+            if levels == SMALL or levels < 4 and ((n if same_shapes else _prod(shape))
+                                                   * dt.itemsize) >> 3 > _placement.UNPRICED_ABOVE:
                 backend = _backends.for_settled
-                for x in ins:
-                    if type(x) is ndarray and not x._buf.settled:
-                        backend = None
-                        break
-            if backend is None:
-                backend = _backends.for_operands(ins, nbytes)
+            else:
+                backend = _backends.for_operands(ins, _prod(shape) * dt.itemsize)
         if same_shapes:
             lkey = (key, shape, backend, *[x._strides for x in ins if type(x) is ndarray])
         else:

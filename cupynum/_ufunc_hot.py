@@ -17,11 +17,16 @@ import struct
 from . import _backends
 from ._array import _c_strides, may_overlap, ndarray
 from ._backends import fusion as _fusion, placement as _placement
+from ._backends.buffer import SMALL
 from ._backends.elements import Element
 from ._host_path import (HOST_SCALARS, host_only_number, host_sized as _host_sized, host_view,
                          wrap_all, wrap_host)
 
 SCALAR_TYPES = frozenset((int, float, complex, bool))  # the Python scalars of the hot paths
+# A 0-d host operand of an op on a device array of its dtype goes in as its value, a Python
+# scalar: NEP 50 gives the weak scalar the array's dtype, the loop the 0-d array's own
+# would be, and the value converts back exactly, but from these (long double) dtypes.
+_INEXACT_ITEMS = frozenset("gG")
 PACK_ERRORS = (struct.error, OverflowError)  # the packer refused a Python scalar
 _new = object.__new__
 
@@ -91,11 +96,20 @@ def hot_binary(uf, fallback):
                     value := _backends.elements.to_host(a)) is not None:
                 return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
             if tb is ndarray:
-                if not (settled := settled and b._buf.settled):
+                if settled and (other := b._buf.settled):
+                    settled |= other  # (SMALL only when both are: buffer.py)
+                else:
+                    settled = 0
                     if not b._shape and buf.host is None and host_only_number(b):
-                        return fallback(a, host_view(b)[()])  # (see host_only_number)
+                        value = host_view(b)[()]  # (see host_only_number)
+                        if b.dtype == a.dtype and b.dtype.char not in _INEXACT_ITEMS:
+                            return binary(a, value.item())  # (the same loop: see below)
+                        return fallback(a, value)
                     if not a._shape and b._buf.host is None and host_only_number(a):
-                        return fallback(host_view(a)[()], b)
+                        value = host_view(a)[()]
+                        if a.dtype == b.dtype and a.dtype.char not in _INEXACT_ITEMS:
+                            return binary(value.item(), b)
+                        return fallback(value, b)
                 if not (a._c_contig and b._c_contig) or b._shape != a._shape:
                     return fallback(a, b)
                 k0, k1, index = a.dtype, b.dtype, by_arrays
@@ -128,8 +142,8 @@ def hot_binary(uf, fallback):
         if run is None:  # several outputs
             return launch_new(uf._fast[key_of(index, uf._hot, k0, k1)], (a, b), x)
         n = x._size
-        if settled and n > _placement.UNPRICED_ABOVE:
-            pass  # settled operands, an op large enough: the device, no pricing (placement.py)
+        if settled and (settled == SMALL or n > _placement.UNPRICED_ABOVE):
+            pass  # settled operands (small, or in an op large enough): the device, unpriced
         elif _backends._single is None and not priced(x, b if x is a else a):
             return fallback(a, b)  # (placement's ledger moved the data to the host)
         elif type(x._buf.pending) is Element or type(b) is ndarray and type(
@@ -190,8 +204,9 @@ def hot_unary(uf):
             rec = index.get(x.dtype)
             if rec is None:
                 rec = record(x.dtype)
-            if rec is not False and (buf.settled and x._size > _placement.UNPRICED_ABOVE
-                                     or _backends._single is not None or priced(x)):
+            if rec is not False and ((settled := buf.settled) and (
+                    settled == SMALL or x._size > _placement.UNPRICED_ABOVE)
+                    or _backends._single is not None or priced(x)):
                 run, itemsize, same_strides, dt, now = rec
                 if run is None:  # several outputs
                     return launch_new(fast[(x.dtype, 0)], (x,), x)
@@ -236,6 +251,17 @@ def _converted(conv, a, b):
     return (a if c0 is None else c0(a)), (b if c1 is None else c1(b))
 
 
+
+
+def placed(x, other, t) -> bool:
+    """Whether ``x op= other`` (``t``: ``type(other)``) runs on the device unpriced: ``x``
+    settled, and ``other`` a scalar or a settled array, both SMALL or in an op large enough
+    (placement.py)."""
+    settled = x._buf.settled
+    if settled and t is ndarray:
+        theirs = other._buf.settled
+        settled = settled | theirs if theirs else 0
+    return bool(settled) and (settled == SMALL or x._size > _placement.UNPRICED_ABOVE)
 
 
 def hot_inplace(uf, general):
@@ -286,8 +312,7 @@ def hot_inplace(uf, general):
                     _backends.mirror(self, "host")
                 return self
         if not self._c_contig or buf.pins is not None or (
-                _backends._single is None and not (
-                    buf.settled and self._size > _placement.UNPRICED_ABOVE)  # (placed)
+                _backends._single is None and not placed(self, other, t)
                 and not priced(self, other)):
             return general(self, other)
         if t is ndarray:

@@ -27,32 +27,36 @@ def _made_inline(raw, nbytes):
 
 
 @pytest.mark.parametrize("nbytes", [0, 8, 1 << 20, 1 << 30])
-@pytest.mark.parametrize("settled_above", [-1, 4096, 1 << 62])
-def test_inline_buffer_equals_the_constructed_one(monkeypatch, nbytes, settled_above):
+@pytest.mark.parametrize("settled_above,born_small", [(-1, 0), (4096, buffers.SMALL),
+                                                      (4096, 0), (1 << 62, 0)])
+def test_inline_buffer_equals_the_constructed_one(monkeypatch, nbytes, settled_above,
+                                                  born_small):
     """Slot for slot the Buffer of a new device allocation, ``settled`` included, under each
-    placement's birth rule (``buffer.SETTLED_ABOVE``)."""
+    placement's birth rule (``buffer.SETTLED_ABOVE`` and ``BORN_SMALL``)."""
     monkeypatch.setattr(buffers, "SETTLED_ABOVE", settled_above)
+    monkeypatch.setattr(buffers, "BORN_SMALL", born_small)
     raw = object()
     made, code = _made_inline(raw, nbytes)
     assert "Buffer(None" not in code  # the inline form, not the call
-    ref = Buffer(None, raw, nbytes > settled_above)
+    ref = Buffer(None, raw, buffers.born_settled(nbytes))
     assert type(made) is Buffer
     assert {s: getattr(made, s) for s in SLOTS} == {s: getattr(ref, s) for s in SLOTS}
     assert made.device is raw and made.host is None and made.version == 0
-    assert made.settled is (nbytes > settled_above)
+    assert made.settled == (buffers.LARGE if nbytes > settled_above else born_small)
 
 
 def test_inline_buffer_falls_back_where_init_leaves_objects(monkeypatch):
     class Counted(Buffer):
         __slots__ = ("log",)
 
-        def __init__(self, host=None, device=None, settled=False):
+        def __init__(self, host=None, device=None, settled=0):
             super().__init__(host, device, settled)
             self.log = []  # a fresh object per Buffer: cannot be written as a constant
 
     monkeypatch.setattr(ew, "Buffer", Counted)
-    assert ew._inline_buffer("out._buf", "buf", "nbytes") == \
-        "    out._buf = Buffer(None, buf, nbytes > buffers.SETTLED_ABOVE)\n"
+    assert ew._inline_buffer("out._buf", "buf", "nbytes") == (
+        "    out._buf = Buffer(None, buf, (buffers.LARGE if nbytes > buffers.SETTLED_ABOVE "
+        "else buffers.BORN_SMALL))\n")
 
 
 @pytest.fixture

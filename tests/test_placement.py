@@ -2,6 +2,7 @@
 runs, when data moves, and what users see.  Results always equal NumPy's; placement itself
 is only visible with a device backend (the simulated device on CI), so those tests skip on
 the host backend, and the ones about ``auto`` skip under ``CUPYNUM_PLACEMENT=device``."""
+import sys
 import weakref
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 import cupynum as cp
 from cupynum import _backends
 from cupynum._backends import placement as pl
+from cupynum._backends import buffer
 from cupynum.testing import device_counters, place, reset_device_counters
 
 DEVICE_BACKEND = _backends.get().side == "device"
@@ -335,23 +337,33 @@ def test_data_pinned_to_a_side_is_not_moved_off_it(side):
 
 
 def _settled_is_true(buf) -> bool:
-    """What ``Buffer.settled`` promises: what ``_place`` would find reading the Buffer whole."""
+    """What ``Buffer.settled`` promises: what ``_place`` would find reading the Buffer whole
+    (the level: whether the data is larger than the threshold)."""
+    large = buf.device is not None and buf.device.nbytes > pl.THRESHOLD_BYTES
     return (buf.host is None and buf.pending is None and buf.device is not None
-            and buf.device.nbytes > pl.THRESHOLD_BYTES
-            and (buf.ledger is None or not buf.ledger.regret))
+            and (buf.ledger is None or not buf.ledger.regret)
+            and buf.settled == (buffer.LARGE if large else buffer.SMALL))
 
 
 @auto_only
 def test_a_settled_buffer_is_one_the_shortcut_would_find_so():
-    """``_place`` marks a large device-only Buffer with no regret ``settled`` and then reads
-    that one attribute: through random ops, moves, reads on the other side, writes, pins,
-    exports and ledger entries, every Buffer marked settled is still in that state."""
+    """``_place`` marks a device-only Buffer with no regret ``settled`` (buffer.SMALL or buffer.LARGE)
+    and then reads that one attribute: through random ops, moves, reads on the other side,
+    writes, pins, exports and ledger entries, every Buffer marked settled is still in that
+    state, at its level."""
     rng = np.random.default_rng(11)
     arrays = [cp.asarray(np.ones(n)) for n in (pl.THRESHOLD + 64, 4 * pl.THRESHOLD, 1000,
                                                2 * pl.THRESHOLD)]
     arrays += [arrays[1] * 2.0, -arrays[3]]  # (results: Buffers born settled, or not)
-    assert all(x._buf.settled is (x.nbytes > pl.THRESHOLD_BYTES) for x in arrays)
-    marked = 0
+    assert [x._buf.settled for x in arrays] == [buffer.LARGE, buffer.LARGE, 0, buffer.LARGE, buffer.LARGE, buffer.LARGE]
+    small = cp.asarray(np.ones(1000))
+    place(small, "device")  # (a move: settled again once an op finds it so)
+    assert not small._buf.settled
+    _backends.for_arrays(small, 2.0)
+    assert small._buf.settled == buffer.SMALL
+    arrays += [small, small * 2.0]  # (a small device result: born buffer.SMALL)
+    assert arrays[-1]._buf.settled == buffer.SMALL
+    marked = {buffer.SMALL: 0, buffer.LARGE: 0}
     for step in range(500):
         a = arrays[int(rng.integers(len(arrays)))]
         buf = a._buf
@@ -377,37 +389,45 @@ def test_a_settled_buffer_is_one_the_shortcut_would_find_so():
             buf.address()  # an export: pinned to the device for good
         for x in arrays:
             if x._buf.settled:
-                marked += 1
+                marked[x._buf.settled] += 1
                 assert _settled_is_true(x._buf), (step, action)
-    assert marked > 50  # (the mark is set and read)
+    assert min(marked.values()) > 50, marked  # (the marks are set and read)
 
 
 @auto_only
 def test_the_hot_paths_settled_lanes_decide_as_placement_does():
-    """The ufunc hot paths send an op over settled operands of more than
-    ``UNPRICED_ABOVE`` elements to ``_backends.for_settled`` unasked (``_ufunc_hot``'s
+    """The ufunc hot paths send an op over settled operands, all buffer.SMALL or of more than
+    ``UNPRICED_ABOVE`` elements, to ``_backends.for_settled`` unasked (``_ufunc_hot``'s
     lanes; the layout path's with the result's bytes): what ``_place`` and
     ``stays_on_device`` answer for it, through random views, dtypes and broadcasts."""
     rng = np.random.default_rng(5)
     n = 2 * pl.THRESHOLD
     arrays = [cp.asarray(np.ones(n)), cp.asarray(np.ones((64, n // 64), np.float32)),
               cp.asarray(np.ones(n // 2, np.float32))]
-    taken = 0
-    for _ in range(300):
+    for size in (1000, 7):  # small device data: buffer.SMALL once an op finds it so
+        small = cp.asarray(np.ones(size))
+        place(small, "device")
+        _backends.for_arrays(small)
+        arrays.append(small)
+    taken = {buffer.SMALL: 0, buffer.LARGE: 0}
+    for _ in range(400):
         a = arrays[int(rng.integers(len(arrays)))]
         stop = int(rng.choice([7, 5000, 20000, a.shape[0]]))
         x = a[: stop : int(rng.choice([1, 2]))]
-        y = x if rng.random() < 0.3 else (2.0 if rng.random() < 0.5 else x[:1])
-        if not all(v._buf.settled for v in (x, y) if isinstance(v, cp.ndarray)):
+        y = x if rng.random() < 0.3 else (2.0 if rng.random() < 0.5 else (
+            x[:1] if rng.random() < 0.5 else arrays[-1][:1]))
+        levels = [v._buf.settled for v in (x, y) if isinstance(v, cp.ndarray)]
+        if not all(levels):
             continue
+        level = levels[0] | levels[-1]
         for itemsize in (4, 8, 16):
             nbytes = x.size * itemsize
-            if nbytes >> 3 > pl.UNPRICED_ABOVE:
+            if level == buffer.SMALL or nbytes >> 3 > pl.UNPRICED_ABOVE:
                 assert _backends.for_operands((x, y), nbytes) is _backends.for_settled
-                taken += 1
-        if x.size > pl.UNPRICED_ABOVE:
+                taken[buffer.SMALL if level == buffer.SMALL else buffer.LARGE] += 1
+        if level == buffer.SMALL or x.size > pl.UNPRICED_ABOVE:
             assert _backends.stays_on_device(x, y)
-    assert taken > 100
+    assert min(taken.values()) > 50, taken
 
 
 @auto_only
@@ -439,6 +459,53 @@ def test_copies_between_settled_buffers_write_as_numpy_and_after_their_readers(
 
 
 @auto_only
+def test_ops_over_small_device_data_run_there_unpriced(monkeypatch):
+    """A loop of elementwise ops over small device-only arrays (a conjugate gradient's
+    vectors beside its large matrix): the ufuncs' hot and layout paths run them on the
+    device without asking placement (their operands are SMALL: ``_place`` would answer the
+    device, as no such operand ever moves), with NumPy's values; an op with a host-only
+    operand is still priced.  (Products and reductions ask ``for_result``, whose answer
+    ``_place``'s shortcut gives.)"""
+    asked = []
+
+    def counting(real):
+        def ask(*args):
+            asked.append(sys._getframe(1).f_code.co_name)
+            return real(*args)
+        return ask
+
+    ref = {name: np.linspace(0.5, 2.0, 1000) * k for k, name in enumerate("xyz", 1)}
+    arrays = {name: cp.asarray(v) for name, v in ref.items()}
+    for a in arrays.values():
+        place(a, "device")
+        _backends.for_arrays(a)  # (the shortcut marks it SMALL)
+    monkeypatch.setattr(_backends, "_place", counting(_backends._place))
+    monkeypatch.setattr(_backends, "for_operands", counting(_backends.for_operands))
+
+    def step(xp, x, y, z):
+        alpha = (x @ y) / (y @ z)  # (a 0-d device result: born SMALL)
+        x += alpha * y
+        z -= 2.0 * x
+        w = xp.sqrt(xp.abs(z)) + x[::2].sum()  # (the layout path: a strided view)
+        y[...] = w
+        return alpha
+
+    for _ in range(3):
+        alpha = step(cp, *arrays.values())
+        ref_alpha = step(np, *ref.values())
+    assert {"stays_on_device", "_layout_call"}.isdisjoint(asked), asked
+    assert "for_result" in asked  # (the products)
+    asked.clear()
+    for name in ref:
+        np.testing.assert_allclose(cp.asnumpy(arrays[name]), ref[name], rtol=1e-12)
+        assert cp.placement(arrays[name]) == "device"
+    np.testing.assert_allclose(float(alpha), ref_alpha, rtol=1e-12)
+    host = cp.asarray(np.ones(1000))  # (small: on the host)
+    np.testing.assert_allclose(cp.asnumpy(arrays["x"] + host), ref["x"] + 1.0)
+    assert "stays_on_device" in asked  # (priced: the host operand may bring the op over)
+
+
+@auto_only
 def test_a_write_deferred_into_a_settled_buffer_unsettles_it(small_arrays_fuse):
     """``out=`` a settled array, deferred (fusion): its Buffer turns pending, so it is no
     longer settled, and the hot path's next op over it reads the pending result."""
@@ -452,11 +519,14 @@ def test_a_write_deferred_into_a_settled_buffer_unsettles_it(small_arrays_fuse):
 
 
 @auto_only
-@pytest.mark.parametrize("dtypes", [("f8", "f4"), ("i1", "i8"), ("f4", "f8"), ("u2", "?")])
+@pytest.mark.parametrize("dtypes", [("f8", "f4"), ("i1", "i8"), ("f4", "f8"), ("u2", "?"),
+                                    ("f8", "f8"), ("f4", "f4"), ("u8", "u8"), ("c8", "c8"),
+                                    ("i2", "i2")])
 def test_a_host_number_operand_of_a_device_op_goes_in_as_its_value(dtypes):
     """A 0-d host array with a device array (``sqrt(rr) <= tol * b_norm``, ``b_norm`` on
     the host): its value is a kernel parameter, no copy, with the dtype NumPy gives (NEP
-    50: a 0-d array is as strong as a NumPy scalar), in either operand order."""
+    50: a 0-d array is as strong as a NumPy scalar; of the array's own dtype, it goes in as
+    a Python scalar, which gives the same loop), in either operand order."""
     ref = (np.arange(pl.THRESHOLD_BYTES // np.dtype(dtypes[0]).itemsize + 1) % 7).astype(
         dtypes[0])
     x = cp.asarray(ref)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _config
 from . import buffer, elements, fusion, placement
-from .buffer import DEVICE, HOST
+from .buffer import DEVICE, HOST, LARGE, SMALL
 
 _chaos = None  # CUPYNUM_PLACEMENT=random: moves operands at random before each op
 _placing = False  # whether placement's Buffer hooks run (a device backend exists)
@@ -142,17 +142,19 @@ def _place(operands, fresh: int):
         # and never priced), no ledger holding a regret, in an op too large to be cheaper on
         # the host or with no operand large (or pending) enough to hold it there: what
         # _priced decides, without its pricing (a device program's op).  A Buffer found
-        # large and device-only with no regret is marked ``settled`` (placement.py clears
-        # the mark when any of that changes), so its next ops read one attribute.
+        # device-only with no regret is marked ``settled``, SMALL or LARGE (placement.py
+        # clears the mark when any of that changes), so its next ops read one attribute.
         most, device, holds = fresh >> 3, False, False
         for x in operands:
             buf = getattr(x, "_buf", None)
             if buf is None:
                 continue
-            if buf.settled:
-                device = holds = True
-                if x._size > most:
-                    most = x._size
+            if level := buf.settled:
+                device = True
+                if level == LARGE:
+                    holds = True
+                    if x._size > most:
+                        most = x._size
                 continue
             if buf.host is not None:
                 if buf.device is None or buf.pins is not None:
@@ -164,11 +166,12 @@ def _place(operands, fresh: int):
                     buf.device.nbytes > placement.THRESHOLD_BYTES:
                 device = holds = True  # (_priced prices it by these elements, or the result's)
                 if buf.pending is None:
-                    buf.settled = True
+                    buf.settled = LARGE
                 if x._size > most:
                     most = x._size
             elif buf.device is not None:
                 device = True
+                buf.settled = buffer.BORN_SMALL
             elif buf.nbytes >> 3 > most:  # (not allocated yet: a new result of this size)
                 most = buf.nbytes >> 3
         else:
@@ -315,12 +318,13 @@ def for_writing(dst, *operands):
 
 def copy_into(dst, src) -> None:
     """``for_writing(dst, src).copy(src, dst)``: ``dst[...] = src``, arrays of one shape
-    sharing no bytes.  Settled Buffers (device data, placed) in a copy of more than
-    ``placement.UNPRICED_ABOVE`` elements go to ``for_settled`` unpriced (what ``_place``
-    decides), ``Buffer.will_write``'s plain case inline."""
+    sharing no bytes.  Settled Buffers (device data, placed), both SMALL or in a copy of
+    more than ``placement.UNPRICED_ABOVE`` elements, go to ``for_settled`` unpriced (what
+    ``_place`` decides), ``Buffer.will_write``'s plain case inline."""
     buf = dst._buf
-    if buf.settled and src._buf.settled and buf.readers is None and (
-            dst._size > placement.UNPRICED_ABOVE):
+    mine, theirs = buf.settled, src._buf.settled
+    if mine and theirs and buf.readers is None and (
+            (mine | theirs) == SMALL or dst._size > placement.UNPRICED_ABOVE):
         buf.version += 1
         for_settled.copy(src, dst)
     else:

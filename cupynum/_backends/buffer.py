@@ -23,9 +23,25 @@ BEFORE_WRITE = None
 EXPORTED = "exported"
 
 
-# A new device allocation of more bytes than this makes a Buffer born ``settled`` (the
-# slot's promise holds for it at birth): set by placement for its mode; never until then.
+# The levels of ``Buffer.settled`` (placement.py says when each holds; 0: not settled).
+# SMALL: data of at most SETTLED_ABOVE bytes on the device only, no regret in its ledger: an
+# op whose array operands are all SMALL runs on the device unpriced, whatever its size.
+# LARGE: such data of more bytes: an op over settled operands runs on the device unpriced
+# when it touches more than ``placement.UNPRICED_ABOVE`` elements (a smaller one is priced:
+# the ledger of a large array watches the small ops on it).  ``a | b`` of two levels is SMALL
+# only when both are.
+SMALL = 1
+LARGE = 2
+# A new device allocation is born settled (the slot's promise holds for it at birth): LARGE
+# above SETTLED_ABOVE bytes, else BORN_SMALL; both set by placement for its mode, never
+# until then.
 SETTLED_ABOVE = 1 << 62
+BORN_SMALL = 0
+
+
+def born_settled(nbytes: int) -> int:
+    """The ``settled`` level of a new device allocation of ``nbytes`` bytes."""
+    return LARGE if nbytes > SETTLED_ABOVE else BORN_SMALL
 
 
 def install(resolve=None, before_write=None) -> None:
@@ -58,7 +74,7 @@ class Buffer:
     __slots__ = ("host", "device", "version", "pending", "readers", "ledger", "pins",
                  "settled", "__weakref__")
 
-    def __init__(self, host=None, device=None, settled=False):
+    def __init__(self, host=None, device=None, settled=0):
         self.host = host
         self.device = device
         self.version = 0
@@ -66,11 +82,12 @@ class Buffer:
         self.readers = None  # fusion: weak references to pending expressions reading the data
         self.ledger = None  # placement: the cost ledger of the ops that touched the data
         self.pins = None  # placement: why the data must stay on a side (exports)
-        # placement: True once an op found the data large, on the device only, not pending
-        # and with no regret in its ledger, or born so (a new device allocation of more
-        # than SETTLED_ABOVE bytes): its ops run there unpriced (under
-        # CUPYNUM_PLACEMENT=device "large" is any size).  Every change of those facts sets
-        # it back to False (placement.py, fusion.py, ``address``).
+        # placement: SMALL or LARGE (above) once an op found the data on the device only,
+        # not pending and with no regret in its ledger, or born so (a new device
+        # allocation: ``born_settled``): ops over it run there unpriced (under
+        # CUPYNUM_PLACEMENT=device every device Buffer is LARGE and no op is priced).
+        # Every change of those facts sets it back to 0 (placement.py, fusion.py,
+        # ``address``).
         self.settled = settled
 
     def on(self, side: str):
@@ -120,7 +137,7 @@ class Buffer:
             if self.pins is None:
                 self.pins = {}
             self.pins.setdefault(DEVICE, set()).add(EXPORTED)
-            self.settled = False
+            self.settled = 0
             ptr = getattr(raw, "ptr", None)  # (a simulated device's bytes are a NumPy array)
             return raw.ctypes.data if ptr is None else ptr
         return self.on_host().ctypes.data

@@ -181,7 +181,7 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
     else:
         b = into
         b.device = None  # the old data is overwritten whole: its allocation goes
-        b.settled = False
+        b.settled = 0
     b.pending = n
     n.out = weakref.ref(b)
     ref = weakref.ref(n)

@@ -61,20 +61,23 @@ COSTS = {
 HOST_WINS_BELOW = int((COSTS[DEVICE]["op"] - COSTS[HOST]["op"])
                       / (COSTS[HOST]["per_element"] - COSTS[DEVICE]["per_element"]))
 
-# What ``Buffer.settled`` holds for (the hot paths' unpriced device ops): device Buffers born
-# larger than ``buffer.SETTLED_ABOVE`` bytes start settled, and an op over settled Buffers of
-# more than UNPRICED_ABOVE elements runs on the device with no further test (under ``auto``
-# what _backends._place's shortcut decides; under ``device`` every device op; never under
-# ``random``, whose migrations come before every op).
-_NEVER = 1 << 62
-buffer.SETTLED_ABOVE = {"device": -1, "random": _NEVER}.get(MODE, THRESHOLD_BYTES)
-UNPRICED_ABOVE = {"device": -1, "random": _NEVER}.get(MODE, HOST_WINS_BELOW)
-
 # Whether an op whose operands are all on the device (none only on the host) always costs
 # less there than on the host with one or more of them moved over: true when one move costs
 # more than the host's saving per op, at every size (for_arrays then skips the pricing).
 DEVICE_ONLY_STAYS = (COSTS[HOST]["op"] + COSTS["transfer"] >= COSTS[DEVICE]["op"]
                      and COSTS[HOST]["per_element"] >= COSTS[DEVICE]["per_element"])
+
+# What ``Buffer.settled`` holds for (the hot paths' unpriced device ops; its levels are in
+# buffer.py): new device allocations are born LARGE above ``buffer.SETTLED_ABOVE`` bytes and
+# ``buffer.BORN_SMALL`` below, and an op over settled Buffers runs on the device with no
+# further test when all are SMALL or it touches more than UNPRICED_ABOVE elements: what
+# _backends._place's shortcut decides, under ``auto``; under ``device`` every device Buffer
+# is LARGE and every op unpriced; under ``random``, whose migrations come before every op,
+# nothing is settled.  SMALL needs DEVICE_ONLY_STAYS (device-only operands never move).
+_NEVER = 1 << 62
+buffer.SETTLED_ABOVE = {"device": -1, "random": _NEVER}.get(MODE, THRESHOLD_BYTES)
+buffer.BORN_SMALL = buffer.SMALL if MODE == "auto" and DEVICE_ONLY_STAYS else 0
+UNPRICED_ABOVE = {"device": -1, "random": _NEVER}.get(MODE, HOST_WINS_BELOW)
 
 
 def op_cost(side: str, elements: int) -> float:
@@ -134,7 +137,8 @@ _backends_of = None  # side -> backend: set by _backends.get() (it imports this 
 def resolve(buf, side: str):
     """``buffer.RESOLVE``: the data of ``buf`` made valid on ``side`` (see module doc)."""
     backend = _backends_of(side)
-    if buf.host is None and buf.device is None:
+    new = buf.host is None and buf.device is None
+    if new:
         if buf.pending is not None:  # fusion's case: evaluated where it is computed
             raise LookupError("a pending buffer is evaluated by the fusion hook")
         raw = _raw(backend.alloc(buf.nbytes), side)
@@ -145,7 +149,8 @@ def resolve(buf, side: str):
     if buf.pins is not None and other(side) in buf.pins:
         return raw  # pinned to the other side by an export that may write it: a read copy
     setattr(buf, side, raw)
-    buf.settled = False
+    # (a new array allocated on the device is settled at birth, as a backend's own result)
+    buf.settled = buffer.born_settled(raw.nbytes) if new and side == DEVICE else 0
     if buf.host is not None and buf.device is not None:
         _both.add(buf)
     return raw
@@ -325,7 +330,7 @@ def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
         led.regret = 0.0
         return False
     led.regret = regret
-    buf.settled = False  # (ops on it are priced again: _backends._place)
+    buf.settled = 0  # (ops on it are priced again: _backends._place)
     raw = buf.host if buf.host is not None else buf.device
     nbytes = nbytes_of(buf) if raw is None else raw.nbytes  # (nbytes_of, inline)
     if regret < COSTS["transfer"] + COSTS["per_byte"] * nbytes or (
@@ -346,7 +351,7 @@ def move(buf, to: str) -> None:
     if (buf.host if to == HOST else buf.device) is None:
         buf.on(to)  # (through the Buffer's hook: a pending buffer is computed first)
     setattr(buf, other(to), None)
-    buf.settled = False
+    buf.settled = 0
     led = buf.ledger
     if led is None:  # (a moved Buffer has a ledger: copies_to_host tells it from a result)
         buf.ledger = Ledger()
@@ -363,7 +368,7 @@ def pin(buf, side: str, reason) -> None:
     if buf.pins is None:
         buf.pins = {}
     buf.pins.setdefault(side, set()).add(reason)
-    buf.settled = False
+    buf.settled = 0
 
 
 def unpin(buf, side: str, reason) -> None:

@@ -48,7 +48,7 @@ class SimulatedBackend(HostBackend):
     @staticmethod
     def _wrap(raw) -> Buffer:
         """A Buffer whose (simulated) device copy is the new allocation ``raw``."""
-        return Buffer(None, raw, raw.nbytes > buffers.SETTLED_ABOVE)
+        return Buffer(None, raw, buffers.born_settled(raw.nbytes))
 
     @staticmethod
     def _raw(buf: Buffer):

@@ -92,10 +92,10 @@ class CudaBackend(Backend):
     # memory and transfer (copy_fill.py) -------------------------------------------------
 
     def alloc(self, nbytes: int) -> Buffer:
-        return Buffer(None, self._pool.malloc(nbytes), nbytes > buffers.SETTLED_ABOVE)
+        return Buffer(None, self._pool.malloc(nbytes), buffers.born_settled(nbytes))
 
     def from_host(self, host: np.ndarray) -> Buffer:
-        return Buffer(None, copy_fill.from_host(host), host.nbytes > buffers.SETTLED_ABOVE)
+        return Buffer(None, copy_fill.from_host(host), buffers.born_settled(host.nbytes))
 
     def to_host(self, a) -> np.ndarray:
         return copy_fill.to_host(a)

@@ -629,13 +629,13 @@ def launch_new({xs_in}out, n, nbytes):
 
 def _inline_buffer(target: str, device: str, nbytes: str) -> str:
     """Source lines that set ``target`` to ``Buffer(None, <device>, <settled>)``, the Buffer
-    of a new device allocation of ``<nbytes>`` bytes (``<settled>``: larger than
-    ``buffers.SETTLED_ABOVE``), without running ``Buffer.__init__`` (a Python frame less per
+    of a new device allocation of ``<nbytes>`` bytes (``<settled>``: its level at birth,
+    ``buffers.born_settled``'s, inline), without running ``Buffer.__init__`` (a Python frame less per
     result): the object made by ``object.__new__`` and every slot set to what ``__init__``
     leaves there.  Only where ``__init__`` leaves constants (None, ints, bools) in the other
     slots; else the plain call.  (tests/test_hot_path_inline.py checks the two agree slot
     for slot.)"""
-    settled = f"{nbytes} > buffers.SETTLED_ABOVE"
+    settled = f"(buffers.LARGE if {nbytes} > buffers.SETTLED_ABOVE else buffers.BORN_SMALL)"
     fresh = Buffer(None, None)
     lines = ["    _b = new_object(Buffer)"]
     for name in Buffer.__slots__:
