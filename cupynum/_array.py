@@ -585,11 +585,16 @@ class ndarray:
         offset = self._offset
         shape, strides = [], []
         for k, n, s in zip(key, self._shape, self._strides):
-            if type(k) is slice:
-                moved, length, stride = slice_axis(k, n, s)
-                offset += moved
+            if type(k) is slice:  # (slice_axis, inline)
+                start, stop, step = k.indices(n)
+                if step == 1:
+                    length = stop - start if stop > start else 0
+                else:
+                    length = len(range(start, stop, step))
+                if length:
+                    offset += start * s
                 shape.append(length)
-                strides.append(stride)
+                strides.append(s if step == 1 else s * step)
             elif type(k) is int and -n <= k < n:
                 offset += (k + n if k < 0 else k) * s
             else:

@@ -61,6 +61,13 @@ def _shape_str(shape):
 
 def _contiguity(shape, strides, itemsize):
     """(C-contiguous, F-contiguous) as NumPy defines them (size-1 axes are ignored)."""
+    if len(shape) == 2:  # (the loops below, unrolled: stencils and rows are 2-D views)
+        n0, n1 = shape
+        if not (n0 and n1):
+            return True, True
+        s0, s1 = strides
+        return ((n1 == 1 or s1 == itemsize) and (n0 == 1 or s0 == itemsize * n1),
+                (n0 == 1 or s0 == itemsize) and (n1 == 1 or s1 == itemsize * n0))
     c = f = True
     expected = itemsize
     for n, s in zip(reversed(shape), reversed(strides)):

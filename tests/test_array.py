@@ -381,3 +381,25 @@ def test_files_and_pickles(tmp_path):
     assert d.to_device(d.device) is d
     with pytest.raises(ValueError):
         d.to_device("elsewhere")
+
+
+def test_contiguity_flags_are_numpys_for_every_small_layout():
+    """``_shapes._contiguity`` (the flags of every view the frontend makes; its 2-D case
+    unrolled) against NumPy's flags, for all 1-, 2- and 3-D shapes of up to 3 per axis
+    and strides from a set of multiples of the itemsize, zero and negative ones included."""
+    import itertools
+
+    from cupynum._shapes import _contiguity
+
+    base = np.zeros(4096, np.uint8)
+    checked = 0
+    for ndim in (1, 2, 3):
+        for shape in itertools.product(range(4), repeat=ndim):
+            for strides in itertools.product((-8, 0, 4, 8, 16, 24, 32, 48, 96), repeat=ndim):
+                for itemsize in (4, 8):
+                    view = np.lib.stride_tricks.as_strided(
+                        base[2048:].view(f"u{itemsize}"), shape, strides, writeable=False)
+                    want = (view.flags.c_contiguous, view.flags.f_contiguous)
+                    assert _contiguity(shape, strides, itemsize) == want, (shape, strides)
+                    checked += 1
+    assert checked == 95_976
