@@ -15,7 +15,9 @@ what the code does.
 OLD holds the older tree's cupynum/ and kernels/ (this tree's side_by_side.py,
 example_workloads.py, report.py and examples/ are copied in, as compare_trees.sh does);
 OLD_CACHE is its kernel cache.  CUPYNUM_PLACEMENT and the rest of the environment apply to
-both.  A worker's sample is side_by_side's: the wall time per call of 20,000 calls closed by
+both, but for OLD_ENV ("NAME=VALUE ..."), which the older tree's workers get besides: with
+``OLD=. OLD_ENV=CUPYNUM_PLACEMENT=device`` under ``CUPYNUM_PLACEMENT=auto`` it compares two
+placements of this tree.  A worker's sample is side_by_side's: the wall time per call of 20,000 calls closed by
 a sync for a per-call row, one run closed by a sync for an example.
 
 A process's speed also differs from another's for its whole life (up to 1.5x on the GPU
@@ -70,11 +72,12 @@ def worker(only):
         print(json.dumps(samplers[int(line)]()), flush=True)
 
 
-def start(root, cache, only):
+def start(root, cache, only, extra_env=()):
     path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
             if p and os.path.abspath(p) != ROOT]  # (each worker imports its own tree)
     env = dict(os.environ, CUPYNUM_CACHE_DIR=cache, PYTHONUNBUFFERED="1",
                PYTHONPATH=os.pathsep.join(path))
+    env.update(extra_env)
     proc = subprocess.Popen([sys.executable, os.path.join(root, "benchmarks", "pingpong_trees.py"),
                              "--worker", "--only", ",".join(only)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
@@ -98,20 +101,17 @@ def main():
     only = args.only.split(",")
     if args.worker:
         return worker(only)
-    old = os.environ["OLD"]
-    os.makedirs(os.path.join(old, "benchmarks"), exist_ok=True)
-    os.makedirs(os.path.join(old, "examples"), exist_ok=True)
-    for name in ("side_by_side.py", "report.py", "example_workloads.py", "pingpong_trees.py"):
-        shutil.copy(os.path.join(HERE, name), os.path.join(old, "benchmarks", name))
-    for name in os.listdir(os.path.join(ROOT, "examples")):
-        if name.endswith(".py"):
-            shutil.copy(os.path.join(ROOT, "examples", name), os.path.join(old, "examples", name))
+    old = os.path.abspath(os.environ["OLD"])
+    old_env = dict(item.split("=", 1) for item in os.environ.get("OLD_ENV", "").split())
+    if old != ROOT:
+        copy_benchmarks(old)
     new_cache = os.environ.get("CUPYNUM_CACHE_DIR", "/tmp/cupynum-cache")
     # (all start at once: each builds its rows' inputs before it lists them)
-    roots = {"new": (ROOT, new_cache),
-             "old": (old, os.environ.get("OLD_CACHE", os.path.join(old, ".kcache")))}
-    started = {tree: [start(root, cache, only) for _ in range(args.procs)]
-               for tree, (root, cache) in roots.items()}
+    roots = {"new": (ROOT, new_cache, {}),
+             "old": (old, os.environ.get("OLD_CACHE", new_cache if old == ROOT else
+                                         os.path.join(old, ".kcache")), old_env)}
+    started = {tree: [start(root, cache, only, extra) for _ in range(args.procs)]
+               for tree, (root, cache, extra) in roots.items()}
     listed = {json.dumps(json.loads(p.stdout.readline())) for ps in started.values() for p in ps}
     if len(listed) != 1:
         raise SystemExit(f"the workers list different rows: {sorted(listed)}")
@@ -149,6 +149,17 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "times": times}, f)
+
+
+def copy_benchmarks(old):
+    """This tree's benchmark scripts and examples, copied into the older tree."""
+    os.makedirs(os.path.join(old, "benchmarks"), exist_ok=True)
+    os.makedirs(os.path.join(old, "examples"), exist_ok=True)
+    for name in ("side_by_side.py", "report.py", "example_workloads.py", "pingpong_trees.py"):
+        shutil.copy(os.path.join(HERE, name), os.path.join(old, "benchmarks", name))
+    for name in os.listdir(os.path.join(ROOT, "examples")):
+        if name.endswith(".py"):
+            shutil.copy(os.path.join(ROOT, "examples", name), os.path.join(old, "examples", name))
 
 
 def sign_test(k: int, n: int) -> float:

@@ -15,11 +15,17 @@ machine falls on all of them:
 Each mode has its own inputs, made under it, so that one's migrations do not move
 another's data.
 
-    CUPYNUM_BACKEND=cuda python benchmarks/probes/placement_ab_probe.py [ROUNDS] [NAME ...]
+    CUPYNUM_BACKEND=cuda python benchmarks/probes/placement_ab_probe.py [ROUNDS] [NAME ...] \
+        [--modes auto,device] [--profile]
 
 Per example and mode: the best and the median wall time of one run closed by a sync, after
-two warm-up runs, and each best over the best of ``device``.
+two warm-up runs, and each best over the best of ``device``.  ``--profile`` then profiles
+``ROUNDS`` runs of each mode, in turns, each mode with a cProfile of its own, and prints the
+functions whose own time differs most between the first two modes (the same calls taking
+longer in one mode are the code; every function slower alike would be the machine).
 """
+import cProfile
+import pstats
 import os
 import statistics
 import sys
@@ -45,21 +51,21 @@ def switch(mode):
     fusion.MIN_ELEMENTS = 1 << 62 if mode.endswith("eager") else FLOOR
 
 
-def main(rounds, names):
+def main(rounds, names, modes=MODES, profile=False):
     backend = _backends.get()
     print(f"fusion floor {FLOOR} elements; {rounds} rounds", flush=True)
     for name in names:
         inputs, fn, *_ = ew.prepare(name, "medium")
         args = {}
-        for mode in MODES:
+        for mode in modes:
             switch(mode)
             args[mode] = [cp.asarray(x) for x in inputs]
             for _ in range(2):
                 fn(cp, *args[mode])
             backend.synchronize()
-        times = {mode: [] for mode in MODES}
+        times = {mode: [] for mode in modes}
         for r in range(rounds):
-            for mode in (MODES if r % 2 == 0 else MODES[::-1]):
+            for mode in (modes if r % 2 == 0 else modes[::-1]):
                 switch(mode)
                 t0 = time.perf_counter()
                 fn(cp, *args[mode])
@@ -70,8 +76,42 @@ def main(rounds, names):
         cells = [f"{mode} {min(t) * 1e3:.3f}/{statistics.median(t) * 1e3:.3f} "
                  f"({min(t) / ref:.2f})" for mode, t in times.items()]
         print(f"{name:18s} ms best/median (best/device's): " + " | ".join(cells), flush=True)
+        if profile:
+            compare_profiles(name, fn, args, modes[:2], rounds, backend)
+        switch("auto")
+
+
+def compare_profiles(name, fn, args, modes, rounds, backend):
+    profiles = {mode: cProfile.Profile() for mode in modes}
+    for r in range(rounds):
+        for mode in (modes if r % 2 == 0 else modes[::-1]):
+            switch(mode)
+            profiles[mode].enable()
+            fn(cp, *args[mode])
+            backend.synchronize()
+            profiles[mode].disable()
+    stats = {mode: pstats.Stats(p).stats for mode, p in profiles.items()}
+    a, b = (stats[m] for m in modes)
+    own = {}  # function -> (calls and own seconds in each mode)
+    for key in set(a) | set(b):
+        ca, ta = (a[key][1], a[key][2]) if key in a else (0, 0.0)
+        cb, tb = (b[key][1], b[key][2]) if key in b else (0, 0.0)
+        own[key] = (ca, ta, cb, tb)
+    total = [sum(v[i] for v in own.values()) for i in (1, 3)]
+    print(f"  {name}: own time per run, {modes[0]} {total[0] / rounds * 1e3:.3f} ms, "
+          f"{modes[1]} {total[1] / rounds * 1e3:.3f} ms; the largest differences "
+          f"(us per run; calls per run):")
+    for key, (ca, ta, cb, tb) in sorted(own.items(), key=lambda kv: -abs(kv[1][1] - kv[1][3]))[:25]:
+        where = f"{os.path.basename(key[0])}:{key[1]}:{key[2]}"
+        print(f"    {(ta - tb) / rounds * 1e6:+9.1f}  {ta / rounds * 1e6:9.1f} {tb / rounds * 1e6:9.1f}"
+              f"  {ca // rounds:6d} {cb // rounds:6d}  {where}", flush=True)
 
 
 if __name__ == "__main__":
-    n = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 10
-    main(n, [a for a in sys.argv[1:] if not a.isdigit()] or ew.NAMES)
+    argv = sys.argv[1:]
+    flags = [a for a in argv if a.startswith("--")]
+    modes = next((tuple(f.split("=", 1)[1].split(",")) for f in flags
+                  if f.startswith("--modes=")), MODES)
+    words = [a for a in argv if not a.startswith("--")]
+    n = int(words[0]) if words and words[0].isdigit() else 10
+    main(n, [a for a in words if not a.isdigit()] or ew.NAMES, modes, "--profile" in flags)
