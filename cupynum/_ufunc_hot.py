@@ -70,6 +70,7 @@ def hot_binary(uf, fallback):
     wrap = wrap_host if uf.nout == 1 else wrap_all
     big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
     priced = _backends.stays_on_device  # (the ledger of device data)
+    unpriced = _placement.UNPRICED_ABOVE  # (fixed at import, with the placement mode)
 
     def binary(a, b):
         if type(a) is ndarray:
@@ -142,7 +143,7 @@ def hot_binary(uf, fallback):
         if run is None:  # several outputs
             return launch_new(uf._fast[key_of(index, uf._hot, k0, k1)], (a, b), x)
         n = x._size
-        if settled and (settled == SMALL or n > _placement.UNPRICED_ABOVE):
+        if settled and (n > unpriced or settled == SMALL):
             pass  # settled operands (small, or in an op large enough): the device, unpriced
         elif _backends._single is None and not priced(x, b if x is a else a):
             return fallback(a, b)  # (placement's ledger moved the data to the host)
@@ -189,6 +190,7 @@ def hot_unary(uf):
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
     priced = _backends.stays_on_device  # (the ledger of device data)
+    unpriced = _placement.UNPRICED_ABOVE
 
     def unary(x):
         if type(x) is ndarray:
@@ -205,7 +207,7 @@ def hot_unary(uf):
             if rec is None:
                 rec = record(x.dtype)
             if rec is not False and ((settled := buf.settled) and (
-                    settled == SMALL or x._size > _placement.UNPRICED_ABOVE)
+                    x._size > unpriced or settled == SMALL)
                     or _backends._single is not None or priced(x)):
                 run, itemsize, same_strides, dt, now = rec
                 if run is None:  # several outputs
@@ -261,7 +263,7 @@ def placed(x, other, t) -> bool:
     if settled and t is ndarray:
         theirs = other._buf.settled
         settled = settled | theirs if theirs else 0
-    return bool(settled) and (settled == SMALL or x._size > _placement.UNPRICED_ABOVE)
+    return bool(settled) and (x._size > _placement.UNPRICED_ABOVE or settled == SMALL)
 
 
 def hot_inplace(uf, general):

@@ -54,9 +54,17 @@ def test_inline_buffer_falls_back_where_init_leaves_objects(monkeypatch):
             self.log = []  # a fresh object per Buffer: cannot be written as a constant
 
     monkeypatch.setattr(ew, "Buffer", Counted)
-    assert ew._inline_buffer("out._buf", "buf", "nbytes") == (
-        "    out._buf = Buffer(None, buf, (buffers.LARGE if nbytes > buffers.SETTLED_ABOVE "
-        "else buffers.BORN_SMALL))\n")
+    monkeypatch.setattr(buffers, "SETTLED_ABOVE", 4096)
+    monkeypatch.setattr(buffers, "BORN_SMALL", buffers.SMALL)
+    code = ew._inline_buffer("out._buf", "buf", "nbytes")
+    assert code.startswith("    out._buf = Buffer(None, buf, ") and code.count("\n") == 1
+    for nbytes in (8, 4096, 4097):
+        ns = {"Buffer": Counted, "buf": object(), "nbytes": nbytes,
+              "out": type("Out", (), {})()}
+        exec(code.strip(), ns)
+        made = ns["out"]._buf
+        assert type(made) is Counted and made.device is ns["buf"] and made.log == []
+        assert made.settled == buffers.born_settled(nbytes)
 
 
 @pytest.fixture

@@ -630,12 +630,17 @@ def launch_new({xs_in}out, n, nbytes):
 def _inline_buffer(target: str, device: str, nbytes: str) -> str:
     """Source lines that set ``target`` to ``Buffer(None, <device>, <settled>)``, the Buffer
     of a new device allocation of ``<nbytes>`` bytes (``<settled>``: its level at birth,
-    ``buffers.born_settled``'s, inline), without running ``Buffer.__init__`` (a Python frame less per
-    result): the object made by ``object.__new__`` and every slot set to what ``__init__``
-    leaves there.  Only where ``__init__`` leaves constants (None, ints, bools) in the other
-    slots; else the plain call.  (tests/test_hot_path_inline.py checks the two agree slot
+    ``buffers.born_settled``'s, inline, its constants written in), without running
+    ``Buffer.__init__`` (a Python frame less per result): the object made by
+    ``object.__new__`` and every slot set to what ``__init__`` leaves there.  Only where
+    ``__init__`` leaves constants (None, ints, bools) in the other slots; else the plain
+    call.  (tests/test_hot_path_inline.py checks the two agree slot
     for slot.)"""
-    settled = f"(buffers.LARGE if {nbytes} > buffers.SETTLED_ABOVE else buffers.BORN_SMALL)"
+    if buffers.SETTLED_ABOVE < 0 or buffers.BORN_SMALL == buffers.LARGE:
+        settled = repr(buffers.LARGE)  # (under CUPYNUM_PLACEMENT=device: every Buffer)
+    else:  # (the levels are fixed with the placement mode, before any launcher is made)
+        settled = (f"({buffers.LARGE} if {nbytes} > {buffers.SETTLED_ABOVE} "
+                   f"else {buffers.BORN_SMALL})")
     fresh = Buffer(None, None)
     lines = ["    _b = new_object(Buffer)"]
     for name in Buffer.__slots__:
