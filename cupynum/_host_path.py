@@ -151,14 +151,14 @@ def host_sized(a, b, big) -> bool:
 
 def host_operands(args):
     """NumPy's operands for ``args`` (a function's), or None: each a cupynum array whose data
-    is on the host and of at most the placement threshold (its kept view), or a numeric
-    scalar; anything else (device data, a large array the ledger watches, a list) leaves
-    the call to the general path."""
+    is on the host and of at most ``placement.HOST_UNPRICED_UPTO`` elements (its kept
+    view), or a numeric scalar; anything else (device data, a larger array the ledger
+    watches, a list) leaves the call to the general path."""
     out = []
     for x in args:
         t = type(x)
         if t is ndarray:
-            if x._buf.host is None or x._size > _placement.THRESHOLD:
+            if x._buf.host is None or x._size > _placement.HOST_UNPRICED_UPTO:
                 return None
             out.append(host_view(x))
         elif t in HOST_SCALARS:
@@ -209,7 +209,7 @@ def _install_astype():
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         if type(self) is ndarray and self._buf.host is not None and (
                 self._c_contig or self._f_contig) and (  # (NumPy's result then is too)
-                self._size <= _placement.THRESHOLD or _backends.stays_on_host(self)):
+                self._size <= _placement.HOST_UNPRICED_UPTO or _backends.stays_on_host(self)):
             dt = normalize(dtype)
             if copy or dt != self.dtype:
                 return wrap_host(host_view(self).astype(dt, order=order, casting=casting))
@@ -227,6 +227,6 @@ def host_getitem(a, key):
     errors), else None."""
     if type(key) is ndarray and key._buf.host is not None and a._buf.host is not None and \
             key._shape and key.dtype.kind in "biu" and (
-                a._size <= _placement.THRESHOLD or _backends.stays_on_host(a)):
+                a._size <= _placement.HOST_UNPRICED_UPTO or _backends.stays_on_host(a)):
         return wrap_host(host_view(a)[host_view(key)])
     return None

@@ -68,7 +68,8 @@ def hot_binary(uf, fallback):
     host_scalars = HOST_SCALARS
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
-    big, stays = _placement.THRESHOLD, _backends.stays_on_host  # (the ledger of large arrays)
+    big, stays = _placement.HOST_UNPRICED_UPTO, _backends.stays_on_host  # (the ledger)
+    threshold = _placement.THRESHOLD
     priced = _backends.stays_on_device  # (the ledger of device data)
     unpriced = _placement.UNPRICED_ABOVE  # (fixed at import, with the placement mode)
 
@@ -85,7 +86,7 @@ def hot_binary(uf, fallback):
                     ha = host_view(a)
                 if tb is ndarray:
                     raw = b._buf.host
-                    if raw is not None and (b._shape == a._shape or _host_sized(a, b, big)):
+                    if raw is not None and (b._shape == a._shape or _host_sized(a, b, threshold)):
                         try:
                             hb = b._hv if b._hraw is raw else host_view(b)
                         except AttributeError:
@@ -278,7 +279,7 @@ def hot_inplace(uf, general):
     scalar_types = SCALAR_TYPES
     host_scalars = HOST_SCALARS
     npf = uf._np
-    big, stays = _placement.THRESHOLD, _backends.stays_on_host
+    big, stays = _placement.HOST_UNPRICED_UPTO, _backends.stays_on_host
     priced = _backends.stays_on_device  # (the ledger of device data)
 
     def inplace(self, other):

@@ -544,6 +544,31 @@ def test_a_host_number_operand_of_a_device_op_goes_in_as_its_value(dtypes):
 
 
 @auto_only
+@pytest.mark.parametrize("extra", [0, 1500])
+def test_a_host_array_swept_whole_by_ops_cheaper_on_the_device_moves_there_once(extra):
+    """An array of at most the threshold starts on the host; when its ops touch more
+    elements than ``HOST_WINS_BELOW`` (each cheaper on the device by the cost table), the
+    host path enters them in the ledger, which moves the data to the device once (a 1-D
+    heat equation); an array of at most ``HOST_UNPRICED_UPTO`` elements stays on the host,
+    its ops unpriced.  Values: NumPy's."""
+    n = pl.HOST_UNPRICED_UPTO + extra
+    assert n <= pl.THRESHOLD
+    ref = np.linspace(0.0, 1.0, n)
+    u = cp.asarray(ref)
+    assert cp.placement(u) == "host"
+    reset_device_counters()
+    for _ in range(300):
+        u[1:-1] = u[1:-1] + 0.4 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        ref[1:-1] = ref[1:-1] + 0.4 * (ref[2:] - 2.0 * ref[1:-1] + ref[:-2])
+    if extra:
+        assert cp.placement(u) == "device" and u._buf.ledger.moves == 1
+        assert 0 < device_counters()["h2d_bytes"] <= 3 * u.nbytes
+    else:
+        assert cp.placement(u) == "host" and moved() == 0
+    np.testing.assert_allclose(cp.asnumpy(u), ref, rtol=1e-12, atol=1e-15)
+
+
+@auto_only
 def test_row_operators_on_a_large_device_array_move_it_to_the_host():
     """The operators' device hot path enters its small ops in the ledger too: in-place
     row updates of a large device array (each far cheaper on the host) move it there once,

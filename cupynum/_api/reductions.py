@@ -775,7 +775,7 @@ def _reduce_method(self, array, axis=0, dtype=None, out=None, keepdims=False,
 
 def _accumulate_method(self, array, axis=0, dtype=None, out=None):
     if type(array) is ndarray and out is None and type(axis) is int and on_host(array) and (
-            array._size <= _placement.THRESHOLD or _backends.stays_on_host(array)):
+            array._size <= _placement.HOST_UNPRICED_UPTO or _backends.stays_on_host(array)):
         # (NumPy's own accumulate on the kept view; an axis of another type, such as True,
         # takes the general checks: cumsum refuses what accumulate would take)
         return wrap_host(self._np.accumulate(host_view(array), axis=axis, dtype=dtype))

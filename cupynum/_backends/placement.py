@@ -60,6 +60,11 @@ COSTS = {
 # Ops on fewer elements than this cost less on the host than on the device.
 HOST_WINS_BELOW = int((COSTS[DEVICE]["op"] - COSTS[HOST]["op"])
                       / (COSTS[HOST]["per_element"] - COSTS[DEVICE]["per_element"]))
+# The host path enters an op on host data in its ledger (``_backends.stays_on_host``) when
+# the array has more elements than this: an op on fewer costs less on the host whatever it
+# does, so it adds no regret.  (Between this and THRESHOLD, an array starts on the host and
+# the ledger moves it once its ops have cost a migration more than on the device.)
+HOST_UNPRICED_UPTO = min(THRESHOLD, HOST_WINS_BELOW)
 
 # Whether an op whose operands are all on the device (none only on the host) always costs
 # less there than on the host with one or more of them moved over: true when one move costs
