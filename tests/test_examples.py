@@ -5,6 +5,7 @@ the environment (host when unset), and once with ``EXAMPLE_BACKEND=numpy``, whic
 very same program on NumPy itself: if that run passes and the cupynum run does not, the
 example is fine and cupynum is not.
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -13,8 +14,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# (dask_lstsq needs the `dask` extra, as tests/test_dask.py does: skipped without it)
 EXAMPLES = ["black_scholes.py", "heat_equation.py", "kmeans.py", "conjugate_gradient.py",
-            "nbody.py", "mlp.py", "dask_lstsq.py"]
+            "nbody.py", "mlp.py",
+            pytest.param("dask_lstsq.py", marks=pytest.mark.skipif(
+                importlib.util.find_spec("dask") is None, reason="needs dask (the dask extra)"))]
 
 
 def _run_example(name, tmp_path, example_backend):
