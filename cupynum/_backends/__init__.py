@@ -324,7 +324,7 @@ def copy_into(dst, src) -> None:
     buf = dst._buf
     mine, theirs = buf.settled, src._buf.settled
     if mine and theirs and buf.readers is None and (
-            (mine | theirs) == SMALL or dst._size > placement.UNPRICED_ABOVE):
+            dst._size > placement.UNPRICED_ABOVE or (mine | theirs) == SMALL):
         buf.version += 1
         for_settled.copy(src, dst)
     else:

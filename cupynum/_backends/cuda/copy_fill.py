@@ -24,7 +24,10 @@ def copy(src, dst) -> None:
         return
     if src.dtype == dst.dtype:
         if src._c_contig and dst._c_contig:  # (slice assignment's hot path: flat)
-            memory.memcpy_dtod(dptr(dst), dptr(src), dst._size * dst.dtype.itemsize)
+            d, s = dst._buf.device, src._buf.device  # (dptr, inline where both are set)
+            memory.memcpy_dtod(dptr(dst) if d is None else d.ptr + dst._offset,
+                               dptr(src) if s is None else s.ptr + src._offset,
+                               dst._size * dst.dtype.itemsize)
             return
         from .indexing import try_transpose_copy
 
