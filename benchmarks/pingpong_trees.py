@@ -17,8 +17,8 @@ example_workloads.py, report.py and examples/ are copied in, as compare_trees.sh
 OLD_CACHE is its kernel cache.  CUPYNUM_PLACEMENT and the rest of the environment apply to
 both, but for OLD_ENV ("NAME=VALUE ..."), which the older tree's workers get besides: with
 ``OLD=. OLD_ENV=CUPYNUM_PLACEMENT=device`` under ``CUPYNUM_PLACEMENT=auto`` it compares two
-placements of this tree.  A worker's sample is side_by_side's: the wall time per call of 20,000 calls closed by
-a sync for a per-call row, one run closed by a sync for an example.
+placements of this tree.  A worker's sample is side_by_side's: the wall time per call of
+20,000 calls closed by a sync for a per-call row, one run closed by a sync for an example.
 
 A process's speed also differs from another's for its whole life (up to 1.5x on the GPU
 machine, every row alike), which would bias every row of one tree.  ``--procs K`` starts K

@@ -347,15 +347,16 @@ def _settled_is_true(buf) -> bool:
 
 @auto_only
 def test_a_settled_buffer_is_one_the_shortcut_would_find_so():
-    """``_place`` marks a device-only Buffer with no regret ``settled`` (buffer.SMALL or buffer.LARGE)
-    and then reads that one attribute: through random ops, moves, reads on the other side,
-    writes, pins, exports and ledger entries, every Buffer marked settled is still in that
-    state, at its level."""
+    """``_place`` marks a device-only Buffer with no regret ``settled`` (``SMALL`` or
+    ``LARGE``) and then reads that one attribute: through random ops, moves, reads on the
+    other side, writes, pins, exports and ledger entries, every Buffer marked settled is
+    still in that state, at its level."""
     rng = np.random.default_rng(11)
     arrays = [cp.asarray(np.ones(n)) for n in (pl.THRESHOLD + 64, 4 * pl.THRESHOLD, 1000,
                                                2 * pl.THRESHOLD)]
     arrays += [arrays[1] * 2.0, -arrays[3]]  # (results: Buffers born settled, or not)
-    assert [x._buf.settled for x in arrays] == [buffer.LARGE, buffer.LARGE, 0, buffer.LARGE, buffer.LARGE, buffer.LARGE]
+    large = buffer.LARGE
+    assert [x._buf.settled for x in arrays] == [large, large, 0, large, large, large]
     small = cp.asarray(np.ones(1000))
     place(small, "device")  # (a move: settled again once an op finds it so)
     assert not small._buf.settled

@@ -101,10 +101,12 @@ def compare_profiles(name, fn, args, modes, rounds, backend):
     print(f"  {name}: own time per run, {modes[0]} {total[0] / rounds * 1e3:.3f} ms, "
           f"{modes[1]} {total[1] / rounds * 1e3:.3f} ms; the largest differences "
           f"(us per run; calls per run):")
-    for key, (ca, ta, cb, tb) in sorted(own.items(), key=lambda kv: -abs(kv[1][1] - kv[1][3]))[:25]:
+    largest = sorted(own.items(), key=lambda kv: -abs(kv[1][1] - kv[1][3]))[:25]
+    for key, (ca, ta, cb, tb) in largest:
         where = f"{os.path.basename(key[0])}:{key[1]}:{key[2]}"
-        print(f"    {(ta - tb) / rounds * 1e6:+9.1f}  {ta / rounds * 1e6:9.1f} {tb / rounds * 1e6:9.1f}"
-              f"  {ca // rounds:6d} {cb // rounds:6d}  {where}", flush=True)
+        us = [t / rounds * 1e6 for t in (ta - tb, ta, tb)]
+        print(f"    {us[0]:+9.1f}  {us[1]:9.1f} {us[2]:9.1f}  {ca // rounds:6d} {cb // rounds:6d}"
+              f"  {where}", flush=True)
 
 
 if __name__ == "__main__":

@@ -636,7 +636,7 @@ def _inline_buffer(target: str, device: str, nbytes: str) -> str:
     ``__init__`` leaves constants (None, ints, bools) in the other slots; else the plain
     call.  (tests/test_hot_path_inline.py checks the two agree slot
     for slot.)"""
-    if buffers.SETTLED_ABOVE < 0 or buffers.BORN_SMALL == buffers.LARGE:
+    if buffers.SETTLED_ABOVE < 0:
         settled = repr(buffers.LARGE)  # (under CUPYNUM_PLACEMENT=device: every Buffer)
     else:  # (the levels are fixed with the placement mode, before any launcher is made)
         settled = (f"({buffers.LARGE} if {nbytes} > {buffers.SETTLED_ABOVE} "
