@@ -255,18 +255,6 @@ def _converted(conv, a, b):
 
 
 
-
-def placed(x, other, t) -> bool:
-    """Whether ``x op= other`` (``t``: ``type(other)``) runs on the device unpriced: ``x``
-    settled, and ``other`` a scalar or a settled array, both SMALL or in an op large enough
-    (placement.py)."""
-    settled = x._buf.settled
-    if settled and t is ndarray:
-        theirs = other._buf.settled
-        settled = settled | theirs if theirs else 0
-    return bool(settled) and (x._size > _placement.UNPRICED_ABOVE or settled == SMALL)
-
-
 def hot_inplace(uf, general):
     """``self op= other`` for a C-contiguous ``self`` and an operand of its shape (a
     C-contiguous array, exactly ``self`` or not sharing its buffer) or a Python scalar,
@@ -281,6 +269,7 @@ def hot_inplace(uf, general):
     npf = uf._np
     big, stays = _placement.HOST_UNPRICED_UPTO, _backends.stays_on_host
     priced = _backends.stays_on_device  # (the ledger of device data)
+    unpriced = _placement.UNPRICED_ABOVE
 
     def inplace(self, other):
         if type(self) is not ndarray:
@@ -314,8 +303,13 @@ def hot_inplace(uf, general):
                 if mirrored:  # (a small write into data on both sides updates both)
                     _backends.mirror(self, "host")
                 return self
+        # (settled data, in an op large enough or SMALL with a scalar or SMALL operand:
+        # the device, unpriced; an operand not settled beside a large op would be priced to
+        # the device all the same, stays_on_device's first test)
         if not self._c_contig or buf.pins is not None or (
-                _backends._single is None and not placed(self, other, t)
+                _backends._single is None and not (
+                    (level := buf.settled) and (self._size > unpriced or level == SMALL and (
+                        t is not ndarray or other._buf.settled == SMALL)))
                 and not priced(self, other)):
             return general(self, other)
         if t is ndarray:
