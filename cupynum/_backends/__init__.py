@@ -326,7 +326,7 @@ def copy_into(dst, src) -> None:
     if mine and theirs and buf.readers is None and (
             dst._size > placement.UNPRICED_ABOVE or (mine | theirs) == SMALL):
         buf.version += 1
-        for_settled.copy(src, dst)
+        for_settled.copy_ready(src, dst)
     else:
         for_writing(dst, src).copy(src, dst)
 

@@ -146,6 +146,12 @@ class Backend(abc.ABC):
         """``dst[...] = src``: arrays of one shape (src may have zero strides), any dtypes,
         NumPy's unsafe cast; bit-exact when the dtypes are equal."""
 
+    def copy_ready(self, src, dst) -> None:
+        """``copy`` where ``src``'s data is computed (no pending expression: a settled
+        Buffer), so no fusion sink is tried: the slice assignment's hot path
+        (``_backends.copy_into``).  The default is ``copy``."""
+        self.copy(src, dst)
+
     @abc.abstractmethod
     def fill(self, dst, value: np.generic) -> None:
         """Set every element of array ``dst`` to ``value`` (a NumPy scalar of dst's dtype)."""

@@ -86,6 +86,7 @@ class CudaBackend(Backend):
         # The hot paths copy through these attributes: bind the functions directly (one
         # Python frame less per call than the methods below).
         self.copy = fused.copy if fusion.ENABLED else copy_fill.copy
+        self.copy_ready = copy_fill.copy
         self.fill = copy_fill.fill
         self.alloc = ew.new_allocator()  # (``alloc`` below, inline: the layout path's)
 
@@ -116,6 +117,9 @@ class CudaBackend(Backend):
 
     def copy(self, src, dst) -> None:  # replaced per instance in __init__
         """``dst[...] = src`` with NumPy's unsafe cast; src may have zero strides."""
+        copy_fill.copy(src, dst)
+
+    def copy_ready(self, src, dst) -> None:  # replaced per instance in __init__
         copy_fill.copy(src, dst)
 
     def fill(self, dst, value) -> None:  # replaced per instance in __init__
