@@ -199,12 +199,35 @@ def test_triangular_solve_by_rows_moves_the_matrix_to_the_host_once():
 
 
 @auto_only
+def test_a_row_product_adds_the_product_premium_to_the_matrix_ledger():
+    """A row of a large device matrix times a vector (sor's ``A[i] @ x``) is priced as an
+    op on those elements plus what a product costs more on the device (a BLAS call): the
+    matrix's regret grows by exactly ``PRODUCT_PREMIUM`` more than for an elementwise op
+    on the same operands, so such a loop moves the matrix over sooner."""
+    m = int(np.sqrt(pl.THRESHOLD)) + 40  # past the threshold: on the device
+    rng = np.random.default_rng(5)
+    ref, v_ref = rng.random((m, m)), rng.random(m)
+    grown = {}
+    for kind in ("elementwise", "product"):
+        A, v = cp.asarray(ref), cp.asarray(v_ref)
+        place(v, "device")
+        assert cp.placement(A) == "device"
+        got = A[3] * v if kind == "elementwise" else A[3] @ v
+        want = ref[3] * v_ref if kind == "elementwise" else ref[3] @ v_ref
+        np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-12)
+        grown[kind] = A._buf.ledger.regret
+    assert grown["elementwise"] > 0.0
+    assert grown["product"] == pytest.approx(grown["elementwise"] + pl.PRODUCT_PREMIUM)
+    assert pl.PRODUCT_HOST_WINS_BELOW > pl.HOST_WINS_BELOW > 0
+
+
+@auto_only
 def test_a_block_of_right_hand_sides_is_not_moved_back_and_forth():
     """trisolve with a block of right-hand sides past the threshold, over rows too few for
     the matrix to move: the matrix holds each row product on the device, so the block's
     ledger must not send it to the host (its next row product would copy it straight back,
     over and over: it did, every ~60 rows)."""
-    n, k, rows = 2000, 32, 400  # L 32 MB, X and B 512 KB: all three on the device
+    n, k, rows = 2000, 32, 120  # L 32 MB, X and B 512 KB: all three on the device
     rng = np.random.default_rng(3)
     L_ref = np.tril(rng.random((n, n))) + n * np.eye(n)
     B_ref = rng.random((n, k))
@@ -298,15 +321,16 @@ def test_placing_without_pricing_decides_as_the_pricing(monkeypatch):
     rng = np.random.default_rng(7)
     priced = []
     real = _backends._priced
-    monkeypatch.setattr(_backends, "_priced", lambda ops, fresh: priced.append(1) or real(
-        ops, fresh))
+    monkeypatch.setattr(_backends, "_priced", lambda ops, fresh, premium: priced.append(
+        1) or real(ops, fresh, premium))
     kinds = ["scalar", "device", "both", "host-only", "pending", "unallocated"]
     skipped = 0
     for _ in range(600):
         ops = [_operand(str(rng.choice(kinds)), rng) for _ in range(int(rng.integers(1, 4)))]
         fresh = int(rng.choice([-1, 800, 8 * pl.THRESHOLD * 4]))
+        premium = float(rng.choice([0.0, pl.PRODUCT_PREMIUM]))  # (an op, a product)
         del priced[:]
-        backend = _backends._place(ops, fresh)
+        backend = _backends._place(ops, fresh, premium)
         if priced:
             continue
         skipped += 1
@@ -314,7 +338,7 @@ def test_placing_without_pricing_decides_as_the_pricing(monkeypatch):
         state = [(b.host is None, b.device is None, b.ledger and (
             b.ledger.regret, b.ledger.ops, b.ledger.moves)) for b in bufs]
         assert backend is _backends.get()
-        assert real(ops, fresh) is _backends.get()
+        assert real(ops, fresh, premium) is _backends.get()
         assert state == [(b.host is None, b.device is None, b.ledger and (
             b.ledger.regret, b.ledger.ops, b.ledger.moves)) for b in bufs]
     assert skipped > 50  # (the case the shortcut is for does occur)
@@ -495,7 +519,7 @@ def test_ops_over_small_device_data_run_there_unpriced(monkeypatch):
         alpha = step(cp, *arrays.values())
         ref_alpha = step(np, *ref.values())
     assert {"stays_on_device", "_layout_call"}.isdisjoint(asked), asked
-    assert "for_result" in asked  # (the products)
+    assert "for_product" in asked  # (the products)
     asked.clear()
     for name in ref:
         np.testing.assert_allclose(cp.asnumpy(arrays[name]), ref[name], rtol=1e-12)

@@ -75,7 +75,7 @@ def _plain_matmul(a, b):
                                                           b._strides[0]), dt, b._root())
     m, n = va._shape[0], vb._shape[1]
     if m and n:  # (allocated where the product runs, as for_arrays(va, vb, res) chooses)
-        backend = _backends.for_result(m * n * dt.itemsize, va, vb)
+        backend = _backends.for_product(m * n * dt.itemsize, va, vb)
         res = empty_array((m, n), dt, backend=backend)
         backend.matmul(va, vb, res)
     else:
@@ -97,7 +97,7 @@ def _same_batch_matmul(a, b):
     nbytes = _prod(shape) * dt.itemsize
     if not nbytes:
         return empty_array(shape, dt)
-    backend = _backends.for_result(nbytes, a, b)
+    backend = _backends.for_product(nbytes, a, b)
     # (allocated where the product runs: no placeholder to resolve at its first read)
     res = empty_array(shape, dt, backend=backend)
     backend.matmul(a, b, res)

@@ -48,6 +48,15 @@ def for_result(nbytes: int, *operands):
     return _place(operands, nbytes)
 
 
+def for_product(nbytes: int, *operands):
+    """``for_result(nbytes, *operands)`` for a matrix product, priced with what a product
+    costs more on the device than on the host (``placement.PRODUCT_PREMIUM``: a BLAS call
+    there, where a row of a large matrix times a vector is far cheaper on the host)."""
+    if _single is not None:
+        return _single
+    return _place(operands, nbytes, placement.PRODUCT_PREMIUM)
+
+
 def host_for_new(buf):
     """The host allocation of ``buf`` when it is placement's placeholder for a new array
     (not allocated yet) of a size that starts on the host: allocated now, so that its first
@@ -131,8 +140,9 @@ def for_arrays(*operands):
     return _place(operands, -1)
 
 
-def _place(operands, fresh: int):
-    """``for_arrays(*operands)``, with ``fresh``: the bytes of a new result (or -1)."""
+def _place(operands, fresh: int, premium: float = 0.0):
+    """``for_arrays(*operands)``, with ``fresh``: the bytes of a new result (or -1), and
+    ``premium``: what the op costs more on the device besides (``for_product``)."""
     if _backend is None:
         get()
         if _single is not None:
@@ -175,9 +185,10 @@ def _place(operands, fresh: int):
             elif buf.nbytes >> 3 > most:  # (not allocated yet: a new result of this size)
                 most = buf.nbytes >> 3
         else:
-            if device and (not holds or most > placement.HOST_WINS_BELOW):
+            if device and (not holds or most > (placement.PRODUCT_HOST_WINS_BELOW if premium
+                                                 else placement.HOST_WINS_BELOW)):
                 return _backend
-    return _priced(operands, fresh)
+    return _priced(operands, fresh, premium)
 
 
 # ``for_result(nbytes, *operands)`` with the operands as one tuple, for a hot caller that
@@ -185,7 +196,7 @@ def _place(operands, fresh: int):
 for_operands = _place
 
 
-def _priced(operands, fresh: int):
+def _priced(operands, fresh: int, premium: float = 0.0):
     """``_place`` by the cost table: the operands' ledgers record the op, and may move
     their data first."""
     device = pinned = host_only = held_twice = False
@@ -216,7 +227,7 @@ def _priced(operands, fresh: int):
     if not bufs:
         return _host if max(fresh, 0) <= placement.THRESHOLD_BYTES else _backend
     if not device and fresh > placement.THRESHOLD_BYTES and placement.result_on_device(
-            fresh, bufs):
+            fresh, bufs, premium):
         return _backend  # a large result of small host operands (an outer product, tile)
     if pinned:
         return _host  # (device-only operands are copied to the host and kept there too)
@@ -225,8 +236,13 @@ def _priced(operands, fresh: int):
         return _backend if any(b.host is None for b, _ in bufs) else _host
     side = DEVICE if device else HOST
     made = fresh // 8  # an op is priced by the larger of what it reads and what it makes
-    # on the device, the op also pays for copying its host-only operands over
+    # on the device, the op also pays for copying its host-only operands over (and a
+    # product its premium; on the host it saves that)
     extra = placement.copies_to_device(bufs) if device and host_only else 0.0
+    wins_below = placement.HOST_WINS_BELOW
+    if premium:
+        extra += premium if device else -premium
+        wins_below = placement.PRODUCT_HOST_WINS_BELOW
     last = None  # (a broadcast's small operands, whose result is large, stay put)
     for buf, n in bufs:
         if buf is last:
@@ -238,8 +254,8 @@ def _priced(operands, fresh: int):
             if buf.host is None and buf.ledger is not None:
                 buf.ledger.regret = 0.0
             continue
-        if device and not extra and (n if n >= made else made) > placement.HOST_WINS_BELOW \
-                and (buf.ledger is None or not buf.ledger.regret):
+        if device and (not extra or extra == premium) and (n if n >= made else made) > \
+                wins_below and (buf.ledger is None or not buf.ledger.regret):
             continue  # (cheaper on the device, and no regret to lower: as stays_on_device)
         # (on the host the op would also bring its other device-only operands over: a
         # device result read by the next op stays cheaper on the device than on the host)
@@ -255,7 +271,7 @@ def _priced(operands, fresh: int):
     # (with no operand only on the host, the host is never cheaper while moving an operand
     # costs more than the sides' difference per op: placement.DEVICE_ONLY_STAYS)
     if device and (host_only or not placement.DEVICE_ONLY_STAYS) and \
-            placement.host_is_cheaper(bufs, made):
+            placement.host_is_cheaper(bufs, made, premium):
         for buf, _ in bufs:
             if buf.host is None:
                 placement.move(buf, HOST)

@@ -48,18 +48,29 @@ HOLD_RATIO = 16
 # ``transfer + per_byte * b``.  An op that brings device-only data over to the host pays
 # ``sync`` besides, once: the host waits there for the device's queued work, which
 # otherwise runs while the host goes on (a copy the other way does not wait).
+# A matrix product (``matmul``, ``dot``: a BLAS call) pays ``product`` on top of ``op``.
 COSTS = {
-    HOST: {"op": 1.2, "per_element": 0.0004},
-    DEVICE: {"op": 8.3, "per_element": 0.000006},
+    HOST: {"op": 1.2, "per_element": 0.0004, "product": 1.9},
+    DEVICE: {"op": 8.3, "per_element": 0.000006, "product": 25.0},
     "transfer": 12.0,
     "per_byte": 0.0002,
     "sync": 10.0,
 }
 
+# What a matrix product costs more on the device than on the host, besides an op's costs.
+PRODUCT_PREMIUM = COSTS[DEVICE]["product"] - COSTS[HOST]["product"]
+
+
+def host_wins_below(premium: float = 0.0) -> int:
+    """The size (elements) below which an op costs less on the host than on the device,
+    for an op that pays ``premium`` more on the device besides (a product's)."""
+    return int((COSTS[DEVICE]["op"] + premium - COSTS[HOST]["op"])
+               / (COSTS[HOST]["per_element"] - COSTS[DEVICE]["per_element"]))
+
 
 # Ops on fewer elements than this cost less on the host than on the device.
-HOST_WINS_BELOW = int((COSTS[DEVICE]["op"] - COSTS[HOST]["op"])
-                      / (COSTS[HOST]["per_element"] - COSTS[DEVICE]["per_element"]))
+HOST_WINS_BELOW = host_wins_below()
+PRODUCT_HOST_WINS_BELOW = host_wins_below(PRODUCT_PREMIUM)
 # The host path enters an op on host data in its ledger (``_backends.stays_on_host``) when
 # the array has more elements than this: an op on fewer costs less on the host whatever it
 # does, so it adds no regret.  (Between this and THRESHOLD, an array starts on the host and
@@ -251,23 +262,25 @@ def _mirrored_enough(buf, nbytes: int) -> bool:
     return True
 
 
-def result_on_device(result_nbytes: int, bufs) -> bool:
+def result_on_device(result_nbytes: int, bufs, premium: float = 0.0) -> bool:
     """Whether an op of host operands (``bufs``: (Buffer, elements touched)) making a new
     result of ``result_nbytes`` bytes is cheaper on the device, its operands copied there
-    (and kept), than on the host (the cost table; elements of 8 bytes)."""
+    (and kept), than on the host (the cost table; elements of 8 bytes; ``premium``: what
+    the op pays more on the device besides)."""
     if any(buf.pins is not None for buf, _ in bufs):
         return False
     n = result_nbytes // 8
     moved = sum(nbytes_of(buf) for buf, _ in bufs if buf.device is None)
-    return op_cost(DEVICE, n) + migration_cost(moved) < op_cost(HOST, n)
+    return op_cost(DEVICE, n) + premium + migration_cost(moved) < op_cost(HOST, n)
 
 
-def host_is_cheaper(bufs, made: int = 0) -> bool:
+def host_is_cheaper(bufs, made: int = 0, premium: float = 0.0) -> bool:
     """Whether an op with some operand only on the device (``bufs``: (Buffer, elements
-    touched); ``made``: elements of a new result) costs less run on the host, its
-    device-only operands copied there (and kept), than on the device, its host-only
-    operands copied there (and kept): the cost table's prices of both sides, with each
-    operand moved whole.  Pending and pinned device data is never brought over."""
+    touched); ``made``: elements of a new result; ``premium``: what it pays more on the
+    device besides, a product's) costs less run on the host, its device-only operands
+    copied there (and kept), than on the device, its host-only operands copied there (and
+    kept): the cost table's prices of both sides, with each operand moved whole.  Pending
+    and pinned device data is never brought over."""
     n = made
     to_host = to_device = 0.0
     for buf, elements in bufs:
@@ -281,7 +294,7 @@ def host_is_cheaper(bufs, made: int = 0) -> bool:
             to_device += migration_cost(nbytes_of(buf))
     if to_host:
         to_host += COSTS["sync"]
-    return op_cost(HOST, n) + to_host < op_cost(DEVICE, n) + to_device
+    return op_cost(HOST, n) + to_host < op_cost(DEVICE, n) + premium + to_device
 
 
 # the ledger ---------------------------------------------------------------------------------
