@@ -345,6 +345,44 @@ def test_placing_without_pricing_decides_as_the_pricing(monkeypatch):
 
 
 @auto_only
+def test_a_row_op_on_a_large_device_array_is_priced_as_by_the_pricing():
+    """``stays_on_device``'s own path for one large device-only array and a number (a row
+    op in a loop over a large matrix) decides as ``_place`` does on the same operands: the
+    same answer, ledger and side, from states with and without regret,
+    over enough ops that some move the data to the host (where the hot paths stop asking:
+    host data takes the host path)."""
+    rng = np.random.default_rng(11)
+    m = int(np.sqrt(4 * pl.THRESHOLD))
+    ref = rng.random((m, m))
+    for trial in range(40):
+        states = []
+        for how in ("stays_on_device", "_place"):
+            A = cp.asarray(ref)
+            assert cp.placement(A) == "device"
+            if trial % 4:
+                A._buf.ledger = pl.Ledger()
+                A._buf.ledger.regret = float(trial * 997 % 30000)
+                A._buf.settled = 0
+            answers = []
+            for i in range(int(rng.integers(1, 60)) if how == "stays_on_device" else steps):
+                row = A[i % m] if trial % 3 else A[: 1 + (i * 37) % m]  # (small, or not)
+                if how == "stays_on_device":
+                    answers.append(_backends.stays_on_device(row, 2.0))
+                else:
+                    answers.append(_backends._place((row, 2.0), -1) is not _backends._host)
+                led = A._buf.ledger
+                answers.append((cp.placement(A), led and (led.regret, led.ops, led.moves)))
+                if A._buf.settled:  # (the level's promise: device-only, no regret)
+                    assert cp.placement(A) == "device" and not (led and led.regret)
+                if cp.placement(A) == "host":
+                    break
+            steps = len(answers) // 2
+            states.append(answers)
+        assert states[0] == states[1]
+        np.testing.assert_array_equal(A.get(), ref)
+
+
+@auto_only
 @pytest.mark.parametrize("side", ["host", "device"])
 def test_data_pinned_to_a_side_is_not_moved_off_it(side):
     """Moving data that an export pins to one side to the other raises, and leaves the

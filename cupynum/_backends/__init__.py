@@ -301,10 +301,22 @@ def stays_on_device(x, y=None) -> bool:
     ledger holds a regret (they lower it): a large op on device data costs no Python."""
     if _single is not None:
         return True
+    buf = x._buf
     if x._size > placement.HOST_WINS_BELOW:
-        led = x._buf.ledger
+        led = buf.ledger
         if led is None or not led.regret:
             return True
+    raw = buf.device
+    if raw is not None and buf.host is None and buf.pins is None and _chaos is None and \
+            raw.nbytes > placement.THRESHOLD_BYTES and getattr(y, "_buf", None) is None:
+        # one large device-only array and a number (a row op on a large matrix): what
+        # _place and _priced decide, without their loops
+        if buf.ledger is None or not buf.ledger.regret:
+            buf.settled = LARGE  # (as _place marks it; record unmarks it on a regret)
+        if placement.record(buf, DEVICE, x._size):
+            placement.move(buf, HOST)
+            return False
+        return True
     return _place((x, y), -1) is not _host
 
 
