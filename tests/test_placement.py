@@ -383,6 +383,49 @@ def test_a_row_op_on_a_large_device_array_is_priced_as_by_the_pricing():
 
 
 @auto_only
+def test_a_row_written_into_a_large_device_array_is_priced_as_by_the_pricing():
+    """``copy_into``'s own path for small device data written into a large device-only array
+    (a row update in a loop) decides as ``for_writing`` does: the same side, ledger and
+    ``settled`` level after every write, from states with and without regret, over enough
+    writes that some move the data to the host; the values are NumPy's."""
+    rng = np.random.default_rng(12)
+    m = int(np.sqrt(4 * pl.THRESHOLD))
+    ref, small = rng.random((m, m)), rng.random(60 * m)  # (60 rows: SMALL, > HOST_WINS_BELOW)
+    for trial in range(30):
+        states, steps = [], int(rng.integers(1, 80))
+        for how in ("copy_into", "for_writing"):
+            A, s0 = cp.asarray(ref), cp.asarray(small)
+            place(s0, "device")
+            want = ref.copy()
+            if trial % 3:
+                A._buf.ledger = pl.Ledger()
+                A._buf.ledger.regret = float(trial * 1499 % 30000)
+                A._buf.settled = 0
+            seen = []
+            for i in range(steps):
+                rows = 1 if trial % 4 else (1, 20, 60)[i % 3]  # (a row, or a block)
+                k = (i * 7) % (m - rows + 1)
+                src = (s0[: rows * m] * float(i)).reshape(rows, m)  # (fresh: SMALL)
+                if i % 2:  # (written since it was made: no copy charged for it, version 1)
+                    src *= 1.0
+                    assert src._buf.settled == buffer.SMALL and src._buf.version
+                dst = A[k:k + rows]
+                if how == "copy_into":
+                    _backends.copy_into(dst, src)
+                else:
+                    _backends.for_writing(dst, src).copy(src, dst)
+                want[k:k + rows] = (small[: rows * m] * float(i)).reshape(rows, m)
+                led = A._buf.ledger
+                seen.append((cp.placement(A), cp.placement(src), A._buf.settled,
+                             led and (led.regret, led.ops, led.moves)))
+                if cp.placement(A) == "host":
+                    break
+            states.append(seen)
+            np.testing.assert_array_equal(A.get(), want)
+        assert states[0] == states[1]
+
+
+@auto_only
 @pytest.mark.parametrize("side", ["host", "device"])
 def test_data_pinned_to_a_side_is_not_moved_off_it(side):
     """Moving data that an export pins to one side to the other raises, and leaves the

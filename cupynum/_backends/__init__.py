@@ -355,8 +355,35 @@ def copy_into(dst, src) -> None:
             dst._size > placement.UNPRICED_ABOVE or (mine | theirs) == SMALL):
         buf.version += 1
         for_settled.copy_ready(src, dst)
+    elif theirs == SMALL and _chaos is None and (raw := buf.device) is not None and \
+            buf.host is None and buf.pins is None and buf.readers is None and \
+            buf.pending is None and raw.nbytes > placement.THRESHOLD_BYTES:
+        _row_write(dst, src, buf)
     else:
         for_writing(dst, src).copy(src, dst)
+
+
+def _row_write(dst, src, buf) -> None:
+    """``copy_into`` of small device data (settled SMALL) into a large device-only array
+    (``buf``, dst's Buffer; a row update: iir_rows' ``y[i] = a * y[i - 1] + b * x[i]``):
+    what ``for_writing``'s pricing (``_place``, ``_priced``) decides, without its loops."""
+    led = buf.ledger
+    if led is None or not led.regret:
+        buf.settled = LARGE  # (as _place marks it; record unmarks it on a regret)
+        if dst._size > placement.HOST_WINS_BELOW:  # (cheaper on the device: unpriced)
+            buf.version += 1
+            for_settled.copy_ready(src, dst)
+            return
+    n = dst._size
+    along = placement.copies_to_host(((buf, n), (src._buf, n)), buf)
+    if placement.record(buf, DEVICE, n, -along):
+        placement.move(buf, HOST)
+        placement.move(src._buf, HOST)  # (a small device-only operand comes along)
+        buf.version += 1
+        _host.copy(src, dst)
+        return
+    buf.version += 1
+    for_settled.copy_ready(src, dst)
 
 
 def _resolve(buf, side):
