@@ -154,7 +154,9 @@ def _place(operands, fresh: int, premium: float = 0.0):
         # _priced decides, without its pricing (a device program's op).  A Buffer found
         # device-only with no regret is marked ``settled``, SMALL or LARGE (placement.py
         # clears the mark when any of that changes), so its next ops read one attribute.
-        most, device, holds = fresh >> 3, False, False
+        # Two large device-only operands of like size hold the op there together (_holding:
+        # _priced prices neither), whatever its size (a roll's row copy, a slice of a grid).
+        most, device, held, twice = fresh >> 3, False, None, False
         for x in operands:
             buf = getattr(x, "_buf", None)
             if buf is None:
@@ -162,7 +164,10 @@ def _place(operands, fresh: int, premium: float = 0.0):
             if level := buf.settled:
                 device = True
                 if level == LARGE:
-                    holds = True
+                    if held is None:
+                        held = buf
+                    elif held is not buf and not twice:
+                        held, twice = _holding(held, buf, twice)
                     if x._size > most:
                         most = x._size
                 continue
@@ -174,7 +179,11 @@ def _place(operands, fresh: int, premium: float = 0.0):
                 break
             if buf.pending is not None or buf.device is not None and \
                     buf.device.nbytes > placement.THRESHOLD_BYTES:
-                device = holds = True  # (_priced prices it by these elements, or the result's)
+                device = True  # (_priced prices it by these elements, or the result's)
+                if held is None:
+                    held = buf
+                elif held is not buf and not twice:
+                    held, twice = _holding(held, buf, twice)
                 if buf.pending is None:
                     buf.settled = LARGE
                 if x._size > most:
@@ -185,8 +194,8 @@ def _place(operands, fresh: int, premium: float = 0.0):
             elif buf.nbytes >> 3 > most:  # (not allocated yet: a new result of this size)
                 most = buf.nbytes >> 3
         else:
-            if device and (not holds or most > (placement.PRODUCT_HOST_WINS_BELOW if premium
-                                                 else placement.HOST_WINS_BELOW)):
+            if device and (held is None or twice or most > (
+                    placement.PRODUCT_HOST_WINS_BELOW if premium else placement.HOST_WINS_BELOW)):
                 return _backend
     return _priced(operands, fresh, premium)
 
