@@ -426,6 +426,32 @@ def test_a_row_written_into_a_large_device_array_is_priced_as_by_the_pricing():
 
 
 @auto_only
+@pytest.mark.parametrize("route", ["copy_into", "for_writing"])
+def test_rows_copied_between_large_device_arrays_of_like_size_are_not_priced(route):
+    """Two large device-only arrays of like size hold a copy between them on the device
+    together (``_holding``), so a row copied from one into the other (a roll's parts) is
+    priced on neither ledger, by ``copy_into``'s lane as by the general route; a row from
+    an array 16 times smaller is priced on the large one's ledger."""
+    rng = np.random.default_rng(13)
+    m = int(np.sqrt(64 * pl.THRESHOLD))
+    ref_a, ref_b = rng.random((m, m)), rng.random((m // 2, m))
+    ref_c = rng.random((pl.THRESHOLD // (m // 8) + 2, m // 8))  # (just past the threshold)
+    A, B, C = cp.asarray(ref_a), cp.asarray(ref_b), cp.asarray(ref_c)
+    assert {cp.placement(A), cp.placement(B), cp.placement(C)} == {"device"}
+    write = _backends.copy_into if route == "copy_into" else (
+        lambda dst, src: _backends.for_writing(dst, src).copy(src, dst))
+    for i in range(20):
+        write(A[i], B[i + 1])
+        ref_a[i] = ref_b[i + 1]
+    for buf in (A._buf, B._buf):
+        assert buf.ledger is None or buf.ledger.ops == 0
+    write(A[0, : m // 8], C[1])  # (C has under 1/16 of A's bytes: A's ledger prices it)
+    ref_a[0, : m // 8] = ref_c[1]
+    assert A._buf.ledger is not None and A._buf.ledger.ops == 1
+    np.testing.assert_array_equal(A.get(), ref_a)
+
+
+@auto_only
 @pytest.mark.parametrize("side", ["host", "device"])
 def test_data_pinned_to_a_side_is_not_moved_off_it(side):
     """Moving data that an export pins to one side to the other raises, and leaves the

@@ -17,7 +17,8 @@ import numpy as np
 
 from .._array import (_make, _shape_tuple, assign, broadcast_view, empty_array, from_host,
                       may_overlap, ndarray)
-from .._shapes import dim
+from .. import _backends
+from .._shapes import _prod, dim
 from .._dtypes import normalize
 from .._indexing import int_axis, normalize_axis
 from .._ufunc import uf
@@ -342,8 +343,10 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         if out.shape != shape:
             raise ValueError("Output array is the wrong shape")
         res = out
-    else:
-        res = empty_array(shape, normalize(dt))
+    else:  # (allocated where the copies run, as the parts' placement decides)
+        dt = normalize(dt)
+        res = empty_array(shape, dt, backend=_backends.for_result(
+            _prod(shape) * dt.itemsize, *arrs))
     pos, pre = 0, (slice(None),) * axis
     for a in arrs:
         m = a.shape[axis]

@@ -355,13 +355,16 @@ def for_writing(dst, *operands):
 
 def copy_into(dst, src) -> None:
     """``for_writing(dst, src).copy(src, dst)``: ``dst[...] = src``, arrays of one shape
-    sharing no bytes.  Settled Buffers (device data, placed), both SMALL or in a copy of
-    more than ``placement.UNPRICED_ABOVE`` elements, go to ``for_settled`` unpriced (what
-    ``_place`` decides), ``Buffer.will_write``'s plain case inline."""
+    sharing no bytes.  Settled Buffers (device data, placed), both SMALL, both LARGE and of
+    like size (``_holding``), or in a copy of more than ``placement.UNPRICED_ABOVE``
+    elements, go to ``for_settled`` unpriced (what ``_place`` decides),
+    ``Buffer.will_write``'s plain case inline."""
     buf = dst._buf
     mine, theirs = buf.settled, src._buf.settled
     if mine and theirs and buf.readers is None and (
-            dst._size > placement.UNPRICED_ABOVE or (mine | theirs) == SMALL):
+            dst._size > placement.UNPRICED_ABOVE or (mine | theirs) == SMALL or (
+                mine == theirs == LARGE and src._buf is not buf and _holding(
+                    buf, src._buf, False)[1])):  # (two large arrays: priced neither)
         buf.version += 1
         for_settled.copy_ready(src, dst)
     elif theirs == SMALL and _chaos is None and (raw := buf.device) is not None and \
