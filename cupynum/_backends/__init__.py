@@ -317,7 +317,8 @@ def stays_on_device(x, y=None) -> bool:
             return True
     raw = buf.device
     if raw is not None and buf.host is None and buf.pins is None and _chaos is None and \
-            raw.nbytes > placement.THRESHOLD_BYTES and getattr(y, "_buf", None) is None:
+            raw.nbytes > placement.THRESHOLD_BYTES and getattr(y, "_buf", None) is None \
+            and placement.DEVICE_ONLY_STAYS:
         # one large device-only array and a number (a row op on a large matrix): what
         # _place and _priced decide, without their loops
         if buf.ledger is None or not buf.ledger.regret:
@@ -363,13 +364,15 @@ def copy_into(dst, src) -> None:
     mine, theirs = buf.settled, src._buf.settled
     if mine and theirs and buf.readers is None and (
             dst._size > placement.UNPRICED_ABOVE or (mine | theirs) == SMALL or (
-                mine == theirs == LARGE and src._buf is not buf and _holding(
-                    buf, src._buf, False)[1])):  # (two large arrays: priced neither)
+                mine == theirs == LARGE and src._buf is not buf and
+                placement.DEVICE_ONLY_STAYS and _holding(buf, src._buf, False)[1])):
+        # (the last: two large arrays of like size hold the copy on the device, as in _place)
         buf.version += 1
         for_settled.copy_ready(src, dst)
     elif theirs == SMALL and _chaos is None and (raw := buf.device) is not None and \
             buf.host is None and buf.pins is None and buf.readers is None and \
-            buf.pending is None and raw.nbytes > placement.THRESHOLD_BYTES:
+            buf.pending is None and raw.nbytes > placement.THRESHOLD_BYTES and \
+            placement.DEVICE_ONLY_STAYS:
         _row_write(dst, src, buf)
     else:
         for_writing(dst, src).copy(src, dst)
