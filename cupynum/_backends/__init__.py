@@ -382,21 +382,18 @@ def _row_write(dst, src, buf) -> None:
     """``copy_into`` of small device data (settled SMALL) into a large device-only array
     (``buf``, dst's Buffer; a row update: iir_rows' ``y[i] = a * y[i - 1] + b * x[i]``):
     what ``for_writing``'s pricing (``_place``, ``_priced``) decides, without its loops."""
+    n = dst._size
     led = buf.ledger
     if led is None or not led.regret:
         buf.settled = LARGE  # (as _place marks it; record unmarks it on a regret)
-        if dst._size > placement.HOST_WINS_BELOW:  # (cheaper on the device: unpriced)
+    if n <= placement.HOST_WINS_BELOW or led is not None and led.regret:  # (else: unpriced)
+        along = placement.copies_to_host(((buf, n), (src._buf, n)), buf)
+        if placement.record(buf, DEVICE, n, -along):
+            placement.move(buf, HOST)
+            placement.move(src._buf, HOST)  # (a small device-only operand comes along)
             buf.version += 1
-            for_settled.copy_ready(src, dst)
+            _host.copy(src, dst)
             return
-    n = dst._size
-    along = placement.copies_to_host(((buf, n), (src._buf, n)), buf)
-    if placement.record(buf, DEVICE, n, -along):
-        placement.move(buf, HOST)
-        placement.move(src._buf, HOST)  # (a small device-only operand comes along)
-        buf.version += 1
-        _host.copy(src, dst)
-        return
     buf.version += 1
     for_settled.copy_ready(src, dst)
 
