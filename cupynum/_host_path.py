@@ -22,14 +22,12 @@ from ._dtypes import normalize
 from ._shapes import _broadcast_shapes, _prod
 
 _new = object.__new__
-_U8 = np.dtype(np.uint8)
 _NP_ARRAY = np.ndarray
 # The scalars the host path hands to NumPy as they are: Python's and NumPy's numeric ones
 # (an element read of a host array is a NumPy scalar, so loops meet them constantly).
 # (NumPy's of the dtypes cupynum holds: not long double, not timedelta64, an integer subclass)
 HOST_SCALARS = frozenset((bool, int, float, complex)) | frozenset(
     np.dtype(c).type for c in "?bhilqBHILQefdFD")
-_frombuffer = np.frombuffer
 _buffer_of = Buffer  # the Buffer of a result's host bytes (tests/shim.py aliases a device copy)
 
 
@@ -46,15 +44,15 @@ def wrap_host(r):
     fl = r.flags
     c = fl.c_contiguous
     f = fl.f_contiguous
-    # the bytes as one flat uint8 array over r's memory (one call, whatever r's shape)
+    # the Buffer's host copy is r itself, or its C-contiguous transpose (buffer.py: a host
+    # copy is any C-contiguous NumPy array over the bytes)
     if c:
-        raw = _frombuffer(r, _U8)
+        raw = r
     elif f:
-        raw = _frombuffer(r.T, _U8)
+        raw = r.T
     else:
-        r = np.ascontiguousarray(r)
+        r = raw = np.ascontiguousarray(r)
         c, f = True, r.flags.f_contiguous
-        raw = _frombuffer(r, _U8)
     a = _new(ndarray)
     a._buf = _buffer_of(raw)
     a._offset = 0

@@ -56,7 +56,11 @@ def install(resolve=None, before_write=None) -> None:
 class Buffer:
     """An array's data: a host copy, a device copy, or both, and a write counter.
 
-    ``host``    a 1-D NumPy uint8 array (the host backend's allocation), or None.
+    ``host``    a C-contiguous NumPy array over the data's bytes, or None: the host
+                backend's allocation (flat uint8), or a result NumPy made on the host
+                path, kept as NumPy gave it (its own dtype and shape: no byte view of it
+                is made per op).  Read it as bytes through its buffer (``np.ndarray(...,
+                buffer=raw, offset=...)``), never by indexing it.
     ``device``  a device allocation (the device backend's own object: the CUDA backend's
                 pooled ``DeviceBuffer``, a simulated device's byte array), or None.
     ``version`` an int that every write to the data bumps (``will_write()``, called before the write lands); reads leave it.
@@ -102,7 +106,7 @@ class Buffer:
         return raw
 
     def on_host(self):
-        """``on("host")``: the NumPy uint8 array holding the current data."""
+        """``on("host")``: the C-contiguous NumPy array holding the current data."""
         return self.on(HOST)
 
     def on_device(self):

@@ -34,6 +34,17 @@ def elements(a, raw) -> np.ndarray:
     return np.ndarray(a._shape, a.dtype, buffer=raw, offset=a._offset, strides=a._strides)
 
 
+def byte_view(raw: np.ndarray) -> np.ndarray:
+    """The flat uint8 view of a host copy: the backend's allocations are one already, the
+    host path keeps NumPy's results as they are (C-contiguous, of any dtype: buffer.py)."""
+    if raw.dtype == _U8 and raw.ndim == 1:
+        return raw
+    return raw.reshape(-1).view(_U8)
+
+
+_U8 = np.dtype(np.uint8)
+
+
 def _alloc(nbytes: int) -> np.ndarray:
     # Over-allocate and slice so the data is 64-byte aligned, as device memory is.  (The
     # address through a ctypes view of the buffer: ``raw.ctypes.data`` costs ~0.9 us, a
@@ -87,7 +98,7 @@ class HostBackend(Backend):
 
     def copy_bytes(self, buf, offset: int, nbytes: int) -> Buffer:
         # NumPy's own allocation of a few bytes is aligned for any element type.
-        return self._wrap(self._raw(buf)[offset : offset + nbytes].copy())
+        return self._wrap(byte_view(self._raw(buf))[offset : offset + nbytes].copy())
 
     def copy(self, src, dst) -> None:
         np.copyto(self._view(dst), self._view(src), casting="unsafe")
