@@ -51,6 +51,21 @@ def test_eye_and_threshold_in_elements_of_eight_bytes():
 
 
 @needs_device
+@pytest.mark.parametrize("nbytes", [0, 8, 1 << 30])
+def test_a_new_arrays_buffer_is_the_unallocated_one_slot_for_slot(nbytes):
+    """``_backends.new_buffer`` sets an ``Unallocated``'s slots itself (no ``__init__``
+    frames): they must be what the constructor leaves."""
+    if _backends._single is not None:
+        pytest.skip("a single backend allocates at once")
+    made, ref = _backends.new_buffer(nbytes), pl.Unallocated(nbytes)
+    slots = [s for c in type(ref).__mro__ for s in getattr(c, "__slots__", ())
+             if s != "__weakref__"]
+    assert type(made) is pl.Unallocated and "nbytes" in slots and "settled" in slots
+    assert {s: getattr(made, s) for s in slots} == {s: getattr(ref, s) for s in slots}
+    assert made.nbytes == nbytes and pl.unallocated(made)
+
+
+@needs_device
 def test_device_mode_puts_everything_on_the_device(device_placement):
     for x in (cp.zeros(3), cp.arange(4.0), cp.asarray(np.ones(2))):
         assert cp.placement(x) == "device"

@@ -17,6 +17,8 @@ from .. import _config
 from . import buffer, elements, fusion, placement
 from .buffer import DEVICE, HOST, LARGE, SMALL
 
+_new_object = object.__new__
+
 _chaos = None  # CUPYNUM_PLACEMENT=random: moves operands at random before each op
 _placing = False  # whether placement's Buffer hooks run (a device backend exists)
 
@@ -582,7 +584,13 @@ def new_buffer(nbytes: int):
         get()
         if _single is not None:
             return _single.alloc(nbytes)
-    return placement.Unallocated(nbytes)
+    # placement.Unallocated(nbytes), its slots set here: two ``__init__`` frames less per new
+    # array (``empty`` in a loop); tests/test_placement.py checks the two agree slot for slot
+    buf = _new_object(placement.Unallocated)
+    buf.host = buf.device = buf.pending = buf.readers = buf.ledger = buf.pins = None
+    buf.version = buf.settled = 0
+    buf.nbytes = nbytes
+    return buf
 
 
 def host_backend():
