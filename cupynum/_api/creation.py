@@ -157,19 +157,28 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    return _filled(empty(shape, dtype, order), 0, np.zeros, order)
+    return _filled(shape, dtype, order, 0, np.zeros)
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return _filled(empty(shape, dtype, order), 1, np.ones, order)
+    return _filled(shape, dtype, order, 1, np.ones)
 
 
-def _filled(out, value, numpy_maker, order):
-    """New array ``out`` (from ``empty(..., order)``, which checked ``order``) filled with
-    ``value``, 0 or 1: they convert exactly to every dtype, so no NumPy casting rules are
-    needed.  Where a new array of its size starts on the host, NumPy's own ``zeros`` or
-    ``ones``, wrapped (one call: a small array's creation is most of a loop-heavy program's
-    statement); else one fill where it starts."""
+def _filled(shape, dtype, order, value, numpy_maker):
+    """A new array (``empty``'s arguments) filled with ``value``, 0 or 1: they convert
+    exactly to every dtype, so no NumPy casting rules are needed.  Where a new array of its
+    size starts on the host, NumPy's own ``zeros`` or ``ones``, wrapped (one call: a small
+    array's creation is most of a loop-heavy program's statement; for a length and a dtype
+    spelling seen before, without making the empty array first); else one fill where it
+    starts."""
+    if shape.__class__ is int and shape > 0 and order == "C":
+        try:
+            dt = _F8 if dtype is None else _dtype_cache.get(dtype)
+        except TypeError:  # an unhashable spelling: empty() below decides
+            dt = None
+        if dt is not None and _backends.for_new(shape * dt.itemsize).side == "host":
+            return wrap_host(numpy_maker(shape, dt))
+    out = empty(shape, dtype, order)
     n = out._size
     if not n:
         return out
