@@ -28,7 +28,10 @@ _NP_ARRAY = np.ndarray
 # (NumPy's of the dtypes cupynum holds: not long double, not timedelta64, an integer subclass)
 HOST_SCALARS = frozenset((bool, int, float, complex)) | frozenset(
     np.dtype(c).type for c in "?bhilqBHILQefdFD")
-_buffer_of = Buffer  # the Buffer of a result's host bytes (tests/shim.py aliases a device copy)
+# A maker of a result's Buffer over its host bytes, where one is set (tests/shim.py's aliases
+# a device copy); None: ``wrap_host`` makes ``Buffer(raw)`` itself, its slots set directly
+# (no ``__init__`` frame per host op; tests/test_buffer.py checks the two agree).
+_buffer_of = None
 
 
 def wrap_host(r):
@@ -53,8 +56,15 @@ def wrap_host(r):
     else:
         r = raw = np.ascontiguousarray(r)
         c, f = True, r.flags.f_contiguous
+    if _buffer_of is None:
+        b = _new(Buffer)
+        b.host = raw
+        b.device = b.pending = b.readers = b.ledger = b.pins = None
+        b.version = b.settled = 0
+    else:
+        b = _buffer_of(raw)
     a = _new(ndarray)
-    a._buf = _buffer_of(raw)
+    a._buf = b
     a._offset = 0
     a._shape = r.shape
     a._strides = r.strides

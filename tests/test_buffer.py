@@ -68,6 +68,19 @@ def test_buffer_slots():
     assert buf.host is None and buf.device is None
 
 
+def test_a_host_results_buffer_is_the_constructed_one_slot_for_slot():
+    """``wrap_host`` sets its Buffer's slots itself (no ``__init__`` frame per host op): they
+    must be what ``Buffer(raw)`` leaves."""
+    from cupynum import _host_path
+
+    assert _host_path._buffer_of is None  # (the inline maker, unless a test aliases one)
+    r = np.arange(6.0).reshape(2, 3)
+    made, ref = _host_path.wrap_host(r)._buf, Buffer(r)
+    slots = [s for s in Buffer.__slots__ if s != "__weakref__"]
+    assert type(made) is Buffer and made.host is r
+    assert {s: getattr(made, s) for s in slots} == {s: getattr(ref, s) for s in slots}
+
+
 @host_only
 def test_host_backend_buffers_hold_host_copies():
     a = cp.asarray(np.arange(10, dtype=np.float32))

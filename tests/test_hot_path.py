@@ -314,7 +314,7 @@ def test_host_path_tuple_keys_of_every_kind(host_arrays):
 
 VIEW = ["__getitem__", "object.__new__"]  # a view of a host array: one frame, one object
 PRODUCT = VIEW + VIEW + ["matmul_operator"]  # A[i, :j] @ A[:j, j]: NumPy's scalar
-RESULT = ["wrap_host", "object.__new__", "__init__"]  # an array over NumPy's result
+RESULT = ["wrap_host", "object.__new__", "object.__new__"]  # its Buffer, its array
 # the in-place op on a view, then setitem of that view onto itself: known for what it is
 INPLACE_VIEW = ["inplace", "__setitem__", "getattr"]
 
