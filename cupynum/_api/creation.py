@@ -168,16 +168,28 @@ def _filled(shape, dtype, order, value, numpy_maker):
     """A new array (``empty``'s arguments) filled with ``value``, 0 or 1: they convert
     exactly to every dtype, so no NumPy casting rules are needed.  Where a new array of its
     size starts on the host, NumPy's own ``zeros`` or ``ones``, wrapped (one call: a small
-    array's creation is most of a loop-heavy program's statement; for a length and a dtype
-    spelling seen before, without making the empty array first); else one fill where it
+    array's creation is most of a loop-heavy program's statement; for a shape of ints and a
+    dtype spelling seen before, without making the empty array first); else one fill where it
     starts."""
-    if shape.__class__ is int and shape > 0 and order == "C":
-        try:
-            dt = _F8 if dtype is None else _dtype_cache.get(dtype)
-        except TypeError:  # an unhashable spelling: empty() below decides
-            dt = None
-        if dt is not None and _backends.for_new(shape * dt.itemsize).side == "host":
-            return wrap_host(numpy_maker(shape, dt))
+    if order == "C":
+        if shape.__class__ is int:
+            n = shape
+        elif shape.__class__ is tuple and len(shape) <= MAXDIMS:
+            n = 1
+            for d in shape:
+                if d.__class__ is not int or d < 0:
+                    n = 0  # (empty() below checks it, and raises NumPy's error)
+                    break
+                n *= d
+        else:
+            n = 0
+        if n > 0:
+            try:
+                dt = _F8 if dtype is None else _dtype_cache.get(dtype)
+            except TypeError:  # an unhashable spelling: empty() below decides
+                dt = None
+            if dt is not None and _backends.for_new(n * dt.itemsize).side == "host":
+                return wrap_host(numpy_maker(shape, dt))
     out = empty(shape, dtype, order)
     n = out._size
     if not n:
