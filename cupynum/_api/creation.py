@@ -129,13 +129,22 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None):
         if shape.__class__ is int:
             if shape >= 0:
                 return empty_array((shape,), dt)
-        elif shape.__class__ is tuple and len(shape) <= MAXDIMS:
-            for n in shape:
-                if n.__class__ is not int or n < 0:
-                    break
-            else:
-                return empty_array(shape, dt)
+        elif shape.__class__ is tuple and _plain_size(shape) >= 0:
+            return empty_array(shape, dt)
     return empty_array(_check_shape(shape), _default_dtype(dtype), _order(order))
+
+
+def _plain_size(shape: tuple) -> int:
+    """The element count of ``shape``, a tuple of at most MAXDIMS Python ints none below 0
+    (the creation functions' fast paths), else -1 (they take the full check)."""
+    if len(shape) > MAXDIMS:
+        return -1
+    size = 1
+    for n in shape:
+        if n.__class__ is not int or n < 0:
+            return -1
+        size *= n
+    return size
 
 
 _F8 = normalize(np.float64)  # what dtype=None means
@@ -171,25 +180,15 @@ def _filled(shape, dtype, order, value, numpy_maker):
     array's creation is most of a loop-heavy program's statement; for a shape of ints and a
     dtype spelling seen before, without making the empty array first); else one fill where it
     starts."""
-    if order == "C":
-        if shape.__class__ is int:
-            n = shape
-        elif shape.__class__ is tuple and len(shape) <= MAXDIMS:
-            n = 1
-            for d in shape:
-                if d.__class__ is not int or d < 0:
-                    n = 0  # (empty() below checks it, and raises NumPy's error)
-                    break
-                n *= d
-        else:
-            n = 0
-        if n > 0:
-            try:
-                dt = _F8 if dtype is None else _dtype_cache.get(dtype)
-            except TypeError:  # an unhashable spelling: empty() below decides
-                dt = None
-            if dt is not None and _backends.for_new(n * dt.itemsize).side == "host":
-                return wrap_host(numpy_maker(shape, dt))
+    try:  # (empty's fast path: anything else is checked there in full)
+        dt = _F8 if dtype is None else _dtype_cache.get(dtype)
+    except TypeError:
+        dt = None
+    if dt is not None and order == "C":
+        n = shape if shape.__class__ is int else (
+            _plain_size(shape) if shape.__class__ is tuple else 0)
+        if n > 0 and _backends.for_new(n * dt.itemsize).side == "host":
+            return wrap_host(numpy_maker(shape, dt))
     out = empty(shape, dtype, order)
     n = out._size
     if not n:
