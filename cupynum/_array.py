@@ -234,11 +234,11 @@ class ndarray:
         return int(self._host())
 
     def _scalar_host(self, kind):
-        if self.ndim != 0 and self._size != 1:
-            raise TypeError(f"only length-1 arrays can be converted to Python scalars")
-        if self.ndim != 0:
-            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars")
-        return self._host()[()]
+        if self._shape:
+            raise TypeError("only length-1 arrays can be converted to Python scalars"
+                            if self._size != 1 else
+                            "only 0-dimensional arrays can be converted to Python scalars")
+        return _backends.to_host(self)[()]
 
     def __len__(self):
         if not self._shape:
@@ -522,11 +522,8 @@ class ndarray:
             return self._slice0(key, self if self._base is None else self._base)
         if type(key) is tuple and len(key) == len(self._shape) and key:  # a slice per axis
             view = self._slices(key, self if self._base is None else self._base)
-            if view is not None:
-                return view
-            offset = self._element_offset(key)  # x = A[i, j]: an int per axis
-            if offset is not None:
-                return _element(self, offset)
+            if view is not None:  # (x = A[i, j], an int per axis: the element's offset)
+                return _element(self, view) if type(view) is int else view
         elif type(key) is int and self._shape:  # a[i], and iteration; A[i]: a row view
             n = self._shape[0]
             if -n <= key < n:
@@ -544,16 +541,6 @@ class ndarray:
         if not shape and not _has_ellipsis(key):  # an integer for every axis: a value
             return _element(self, offset)
         return _make(self._buf, offset, shape, strides, self.dtype, self._root())
-
-    def _element_offset(self, key):
-        """The byte offset of element ``key`` (a tuple of one Python int per axis, each in
-        bounds), or None for any other key (the general path then decides)."""
-        offset = self._offset
-        for i, n, s in zip(key, self._shape, self._strides):
-            if type(i) is not int or not -n <= i < n:
-                return None
-            offset += (i + n if i < 0 else i) * s
-        return offset
 
     def _slice0(self, key, base):
         """``self[key]`` for a slice along the first axis (the hot path of slicing)."""
@@ -580,8 +567,9 @@ class ndarray:
 
     def _slices(self, key, base):
         """``self[key]`` for a tuple of one slice or in-bounds Python int per axis, at least
-        one a slice (stencils: ``u[1:-1, 2:]``, rows and columns: ``A[i, 1:-1]``), or None
-        for any other key (the general path then decides)."""
+        one a slice (stencils: ``u[1:-1, 2:]``, rows and columns: ``A[i, 1:-1]``); for an
+        in-bounds Python int per axis, the element's byte offset (an int: ``A[i, j]``);
+        None for any other key (the general path then decides)."""
         offset = self._offset
         shape, strides = [], []
         for k, n, s in zip(key, self._shape, self._strides):
@@ -600,7 +588,7 @@ class ndarray:
             else:
                 return None
         if not shape:
-            return None  # an int for every axis: an element, not a view
+            return offset  # an int for every axis: an element, not a view
         return _make(self._buf, offset, tuple(shape), tuple(strides), self.dtype, base)
 
     def __setitem__(self, key, value):
@@ -657,12 +645,13 @@ class ndarray:
         else:
             target = None
             if type(key) is tuple and len(key) == len(self._shape):
-                if buf.host is None and (type(value) in _HOST_VALUES or type(
-                        value) is ndarray and not value._shape):
-                    offset = self._element_offset(key)  # a[i, j] = x: an element
-                    if offset is not None and _backends.store_element(self, offset, value):
-                        return
                 target = self._slices(key, self)
+                if type(target) is int:  # a[i, j] = x: an element, at that offset
+                    if buf.host is None and (type(value) in _HOST_VALUES or type(
+                            value) is ndarray and not value._shape) and \
+                            _backends.store_element(self, target, value):
+                        return
+                    target = None
             if target is None:
                 try:
                     offset, shape, strides = basic_view(self._offset, self._shape,

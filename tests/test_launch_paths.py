@@ -453,6 +453,16 @@ th = threading.Thread(target=lambda: got.append(float(A[4, 4])))  # a thread's f
 th.start()
 th.join()
 assert got == [44.0], got
+# a thread's scratch block for small reads is pinned memory (cuMemHostAlloc: the fake's
+# malloc, not a NumPy allocation); with the knob off, a NumPy array
+block, addr = memory._scratch.block
+assert block.base is not None and block.ctypes.data == addr and block.nbytes == memory.SMALL_READ
+with tuning.overridden("MEMORY", small_read_pinned=False):
+    got = []
+    th = threading.Thread(target=lambda: got.append((float(A[4, 5]), memory._scratch.block)))
+    th.start()
+    th.join()
+assert got[0][0] == 45.0 and got[0][1][0].base is None, got
 print("ok", runtime.LAUNCH)
 """
 

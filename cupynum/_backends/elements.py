@@ -186,8 +186,11 @@ def to_host(a):
     """``a``'s values as a new NumPy array, read straight from the element's source (one
     device-to-host copy; ``a`` stays a pending read), or None where ``a`` is not the whole
     of a plain pending read (the caller reads it the usual way)."""
-    e = plain(a)
-    src = None if e is None else e.src  # (read once: another thread may compute it)
+    e = a._buf.pending  # (plain(a), inline: float(a[i, j]) comes here)
+    if type(e) is not Element or e.launch is not None or a._offset or a._size != 1 or (
+            a.dtype != e.dtype):
+        return None
+    src = e.src  # (read once: another thread may compute it)
     if src is None:
         return None
     value = e.backend.to_host(Leaf(src, e.offset, (), (), e.dtype, 1, True, True))

@@ -88,6 +88,7 @@ class CudaBackend(Backend):
         self.copy = fused.copy if fusion.ENABLED else copy_fill.copy
         self.copy_ready = copy_fill.copy
         self.fill = copy_fill.fill
+        self.to_host = copy_fill.to_host  # (float(a[i, j]) reads through it)
         self.alloc = ew.new_allocator()  # (``alloc`` below, inline: the layout path's)
 
     # memory and transfer (copy_fill.py) -------------------------------------------------
@@ -98,7 +99,7 @@ class CudaBackend(Backend):
     def from_host(self, host: np.ndarray) -> Buffer:
         return Buffer(None, copy_fill.from_host(host), buffers.born_settled(host.nbytes))
 
-    def to_host(self, a) -> np.ndarray:
+    def to_host(self, a) -> np.ndarray:  # replaced per instance in __init__
         return copy_fill.to_host(a)
 
     def write_host(self, a, host: np.ndarray) -> None:

@@ -619,6 +619,19 @@ SMALL_READ = 256  # reads of at most this many bytes go through a thread's scrat
 _scratch = threading.local()
 
 
+def _scratch_block() -> tuple:
+    """A new scratch block for ``read_small`` and its address: pinned host memory where
+    ``tuning.MEMORY.small_read_pinned`` says so (the copy is then one DMA into it, not a
+    copy staged through the driver's own pinned buffer), kept for the thread's life."""
+    if tuning.MEMORY.small_read_pinned:
+        err, p = runtime._d.cuMemHostAlloc(SMALL_READ, 0)
+        check(err, "cuMemHostAlloc")
+        addr = int(p)
+        return np.ctypeslib.as_array((ctypes.c_uint8 * SMALL_READ).from_address(addr)), addr
+    block = np.empty(SMALL_READ, np.uint8)
+    return block, block.ctypes.data
+
+
 def read_small(src_ptr: int, shape: tuple, dtype) -> np.ndarray:
     """A new NumPy array of ``shape`` and ``dtype`` (at most ``SMALL_READ`` bytes) holding
     the bytes at ``src_ptr``; waits for the copy.  ``float(a[i, j])`` and a full
@@ -632,9 +645,7 @@ def read_small(src_ptr: int, shape: tuple, dtype) -> np.ndarray:
     try:
         block, addr = _scratch.block
     except AttributeError:
-        block = np.empty(SMALL_READ, np.uint8)
-        addr = block.ctypes.data
-        _scratch.block = block, addr
+        block, addr = _scratch.block = _scratch_block()
     s = runtime._tls.stream if runtime.nondefault_streams else runtime.DEFAULT_STREAM
     d = runtime._d
     if s is runtime.DEFAULT_STREAM or s.__class__ is int and s == 0:

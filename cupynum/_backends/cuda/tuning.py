@@ -189,6 +189,8 @@ class Memory:
     staging_threshold: int | None = 8 << 20
     staging_chunk: int = 16 << 20  # bytes of each pinned staging buffer
     register_chunk: int = 64 << 20  # bytes page-locked at a time by the 'register' strategy
+    # read_small (float(a[i, j]), a full reduction's value) copies into pinned memory
+    small_read_pinned: bool = True
 
 
 @dataclass(frozen=True)
