@@ -215,6 +215,13 @@ class ndarray:
                              "ambiguous. Use a.any() or a.all()" if self._size else
                              "The truth value of an empty array is ambiguous. Use `array.size > 0` "
                              "to check that an array is not empty.")
+        raw = self._buf.host
+        if raw is not None:  # (the host path: NumPy's view, no copy; `if x > 0:` in a loop)
+            try:
+                hv = self._hv if self._hraw is raw else host_view(self)
+            except AttributeError:
+                hv = host_view(self)
+            return bool(hv.reshape(()))
         return bool(self._host().reshape(()))
 
     def __int__(self):

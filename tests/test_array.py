@@ -218,6 +218,13 @@ def test_scalar_conversions():
     d = cp.asarray(np.float32(2.5))
     assert float(d) == 2.5 and int(cp.asarray(7)) == 7 and complex(d) == 2.5
     assert bool(cp.asarray([1])) is True
+    # the truth of a size-1 array and of a view of one element, where the data lies
+    v = cp.asarray(np.array([[0.0, 2.0], [np.nan, -0.0]]))
+    assert [bool(v[0, 0:1]), bool(v[0, 1:]), bool(v[1:, 0]), bool(v[1, 1:])] == [
+        False, True, True, False]
+    assert bool(v[0:1, 1] > 1.0) is True and bool(cp.asarray(0) > 0) is False
+    with pytest.raises(TypeError):
+        float(cp.asarray([1.0]))  # (only 0-d arrays convert, as in NumPy)
     assert [10, 20, 30][cp.asarray(1)] == 20
     assert f"{cp.asarray(3.14159):.2f}" == "3.14"
     with pytest.raises(TypeError):

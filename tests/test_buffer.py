@@ -81,6 +81,23 @@ def test_a_host_results_buffer_is_the_constructed_one_slot_for_slot():
     assert {s: getattr(made, s) for s in slots} == {s: getattr(ref, s) for s in slots}
 
 
+
+def test_an_element_reads_buffer_is_the_constructed_one_slot_for_slot():
+    """``_backends.element`` sets the pending read's Buffer slots itself: but for
+    ``pending`` (the read), they must be what ``Buffer()`` leaves."""
+    from cupynum.testing import place
+
+    a = cp.asarray(np.arange(12.0).reshape(3, 4))
+    if _backends.for_side("device").side != "device":
+        pytest.skip("element reads wait only on a device backend")
+    place(a, "device")
+    x = a[1, 2]
+    made, ref = x._buf, Buffer()
+    slots = [s for s in Buffer.__slots__ if s not in ("__weakref__", "pending")]
+    assert type(made) is Buffer
+    assert {s: getattr(made, s) for s in slots} == {s: getattr(ref, s) for s in slots}
+    assert float(x) == 6.0 and bool(x) is True and bool(a[0, 0]) is False
+
 @host_only
 def test_host_backend_buffers_hold_host_copies():
     a = cp.asarray(np.arange(10, dtype=np.float32))

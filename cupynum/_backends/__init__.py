@@ -83,7 +83,9 @@ def element(a, offset: int):
     buf = a._buf
     if backend.side == DEVICE and buf.host is None and buf.pins is None and (
             buf.device is not None or buf.pending is not None) and backend.lazy_reads():
-        out = buffer.Buffer()
+        out = _new_object(buffer.Buffer)  # (Buffer(), its slots set here: a frame less)
+        out.host = out.device = out.pending = out.readers = out.ledger = out.pins = None
+        out.version = out.settled = 0
         elements.read(backend, buf, offset, a.dtype, out)
         return out
     return backend.copy_bytes(buf, offset, a.dtype.itemsize)

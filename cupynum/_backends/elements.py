@@ -107,8 +107,13 @@ def _register(buf, e, ref=None) -> None:
     readers.add(ref)
     k = len(readers)
     if k >= _PRUNE_AT and not k & (k - 1):  # at powers of two: amortised O(1)
-        for r in [r for r in readers if (n := r()) is None or n.result is not None]:
-            readers.discard(r)
+        _prune(readers)
+
+
+def _prune(readers) -> None:
+    """Drop the references to readers that are gone or computed."""
+    for r in [r for r in readers if (n := r()) is None or n.result is not None]:
+        readers.discard(r)
 
 
 def read(backend, src, offset: int, dtype, out) -> None:
@@ -120,7 +125,14 @@ def read(backend, src, offset: int, dtype, out) -> None:
     e.out = weakref.ref(out)
     out.pending = e
     ref = weakref.ref(e)
-    _register(src, e, ref)
+    readers = src.readers  # (_register, inline: float(a[i, j]) in a loop comes here)
+    if readers is None:
+        src.readers = {ref}
+    else:
+        readers.add(ref)
+        k = len(readers)
+        if k >= _PRUNE_AT and not k & (k - 1):
+            _prune(readers)
     _live.append(ref)
     if len(_live) >= _sweep_at:
         _sweep()
