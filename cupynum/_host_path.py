@@ -78,6 +78,38 @@ def wrap_host(r):
     return a
 
 
+def wrap_like(r, a):
+    """``wrap_host(r)`` for ``r`` fresh from an elementwise NumPy call whose array operands
+    all have ``a``'s shape (or are scalars): where ``a`` is C-contiguous and so are the
+    others (the caller's test), NumPy made ``r`` C-contiguous of that shape, so its layout
+    is read from ``a`` instead of asked of NumPy (flags, shape and size: three objects
+    made and dropped per host op)."""
+    if type(r) is not _NP_ARRAY or not a._c_contig:
+        return wrap_host(r)
+    dt = r.dtype
+    if dt.char in "qQ" or not dt.isnative:
+        return wrap_host(r)
+    if _buffer_of is None:
+        b = _new(Buffer)
+        b.host = r
+        b.device = b.pending = b.readers = b.ledger = b.pins = None
+        b.version = b.settled = 0
+    else:
+        b = _buffer_of(r)
+    out = _new(ndarray)
+    out._buf = b
+    out._offset = 0
+    out._shape = a._shape
+    out._strides = r.strides
+    out.dtype = dt
+    out._size = a._size
+    out._c_contig = True
+    out._f_contig = a._f_contig  # (of a contiguous array, a function of the shape alone)
+    out._base = None
+    out._hv = out._hraw = r
+    return out
+
+
 def wrap_all(results):
     """The host path's results of a ufunc with several outputs, as arrays."""
     return tuple(wrap_host(r) for r in results)

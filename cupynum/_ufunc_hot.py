@@ -20,7 +20,7 @@ from ._backends import fusion as _fusion, placement as _placement
 from ._backends.buffer import SMALL
 from ._backends.elements import Element
 from ._host_path import (HOST_SCALARS, host_only_number, host_sized as _host_sized, host_view,
-                         wrap_all, wrap_host)
+                         wrap_all, wrap_host, wrap_like)
 
 SCALAR_TYPES = frozenset((int, float, complex, bool))  # the Python scalars of the hot paths
 # A 0-d host operand of an op on a device array of its dtype goes in as its value, a Python
@@ -68,6 +68,7 @@ def hot_binary(uf, fallback):
     host_scalars = HOST_SCALARS
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
+    like = wrap_like if uf.nout == 1 else (lambda r, _: wrap_all(r))
     big, stays = _placement.HOST_UNPRICED_UPTO, _backends.stays_on_host  # (the ledger)
     threshold = _placement.THRESHOLD
     priced = _backends.stays_on_device  # (the ledger of device data)
@@ -91,9 +92,11 @@ def hot_binary(uf, fallback):
                             hb = b._hv if b._hraw is raw else host_view(b)
                         except AttributeError:
                             hb = host_view(b)
+                        if b._c_contig and b._shape == a._shape:
+                            return like(npf(ha, hb), a)  # (a's layout: see wrap_like)
                         return wrap(npf(ha, hb))
                 elif tb in host_scalars:
-                    return wrap(npf(ha, b))
+                    return like(npf(ha, b), a)
             elif buf.pending is not None and uf._row.comparison and tb in scalar_types and (
                     value := _backends.elements.to_host(a)) is not None:
                 return wrap(npf(value, b))  # if a[i, j] > 0: one read, compared on the host
@@ -189,7 +192,7 @@ def hot_unary(uf):
     call = uf._call
 
     npf = uf._np
-    wrap = wrap_host if uf.nout == 1 else wrap_all
+    like = wrap_like if uf.nout == 1 else (lambda r, _: wrap_all(r))
     priced = _backends.stays_on_device  # (the ledger of device data)
     unpriced = _placement.UNPRICED_ABOVE
 
@@ -202,7 +205,7 @@ def hot_unary(uf):
                     hx = x._hv if x._hraw is raw else host_view(x)
                 except AttributeError:
                     hx = host_view(x)
-                return wrap(npf(hx))
+                return like(npf(hx), x)
         if type(x) is ndarray and x._c_contig:
             rec = index.get(x.dtype)
             if rec is None:
