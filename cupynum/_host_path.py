@@ -34,28 +34,43 @@ HOST_SCALARS = frozenset((bool, int, float, complex)) | frozenset(
 _buffer_of = None
 
 
-def wrap_host(r):
+def wrap_host(r, like=None):
     """A new array over the host data of ``r`` (a NumPy array or scalar fresh from a NumPy
     call on host views: the host path's result, nobody else's memory), with no copy where
-    ``r`` is contiguous; ``r`` is kept as its NumPy view."""
+    ``r`` is contiguous; ``r`` is kept as its NumPy view.
+
+    ``like``: for ``r`` fresh from an elementwise call whose array operands all have that
+    array's shape and, like it, are C-contiguous (or are scalars; the caller's test): NumPy
+    made ``r`` C-contiguous of that shape, so its layout is read from ``like`` instead of
+    asked of NumPy (flags, shape and size: three objects made and dropped per host op)."""
     if type(r) is not _NP_ARRAY:
         r = np.asarray(r)
+        like = None
     dt = r.dtype
     if dt.char in "qQ" or not dt.isnative:
         dt = normalize(dt)
         r = r.astype(dt, copy=False) if r.dtype != dt else r.view(dt)
-    fl = r.flags
-    c = fl.c_contiguous
-    f = fl.f_contiguous
-    # the Buffer's host copy is r itself, or its C-contiguous transpose (buffer.py: a host
-    # copy is any C-contiguous NumPy array over the bytes)
-    if c:
+    if like is not None and like._c_contig:
         raw = r
-    elif f:
-        raw = r.T
+        shape = like._shape
+        size = like._size
+        c = True
+        f = like._f_contig
     else:
-        r = raw = np.ascontiguousarray(r)
-        c, f = True, r.flags.f_contiguous
+        fl = r.flags
+        c = fl.c_contiguous
+        f = fl.f_contiguous
+        # the Buffer's host copy is r itself, or its C-contiguous transpose (buffer.py: a
+        # host copy is any C-contiguous NumPy array over the bytes)
+        if c:
+            raw = r
+        elif f:
+            raw = r.T
+        else:
+            r = raw = np.ascontiguousarray(r)
+            c, f = True, r.flags.f_contiguous
+        shape = r.shape
+        size = r.size
     if _buffer_of is None:
         b = _new(Buffer)
         b.host = raw
@@ -66,48 +81,16 @@ def wrap_host(r):
     a = _new(ndarray)
     a._buf = b
     a._offset = 0
-    a._shape = r.shape
+    a._shape = shape
     a._strides = r.strides
     a.dtype = dt
-    a._size = r.size
+    a._size = size
     a._c_contig = c
-    a._f_contig = f
+    a._f_contig = f  # (like's: of a contiguous array, a function of the shape alone)
     a._base = None
     a._hv = r
     a._hraw = raw
     return a
-
-
-def wrap_like(r, a):
-    """``wrap_host(r)`` for ``r`` fresh from an elementwise NumPy call whose array operands
-    all have ``a``'s shape (or are scalars): where ``a`` is C-contiguous and so are the
-    others (the caller's test), NumPy made ``r`` C-contiguous of that shape, so its layout
-    is read from ``a`` instead of asked of NumPy (flags, shape and size: three objects
-    made and dropped per host op)."""
-    if type(r) is not _NP_ARRAY or not a._c_contig:
-        return wrap_host(r)
-    dt = r.dtype
-    if dt.char in "qQ" or not dt.isnative:
-        return wrap_host(r)
-    if _buffer_of is None:
-        b = _new(Buffer)
-        b.host = r
-        b.device = b.pending = b.readers = b.ledger = b.pins = None
-        b.version = b.settled = 0
-    else:
-        b = _buffer_of(r)
-    out = _new(ndarray)
-    out._buf = b
-    out._offset = 0
-    out._shape = a._shape
-    out._strides = r.strides
-    out.dtype = dt
-    out._size = a._size
-    out._c_contig = True
-    out._f_contig = a._f_contig  # (of a contiguous array, a function of the shape alone)
-    out._base = None
-    out._hv = out._hraw = r
-    return out
 
 
 def wrap_all(results):

@@ -20,7 +20,7 @@ from ._backends import fusion as _fusion, placement as _placement
 from ._backends.buffer import SMALL
 from ._backends.elements import Element
 from ._host_path import (HOST_SCALARS, host_only_number, host_sized as _host_sized, host_view,
-                         wrap_all, wrap_host, wrap_like)
+                         wrap_all, wrap_host)
 
 SCALAR_TYPES = frozenset((int, float, complex, bool))  # the Python scalars of the hot paths
 # A 0-d host operand of an op on a device array of its dtype goes in as its value, a Python
@@ -68,7 +68,7 @@ def hot_binary(uf, fallback):
     host_scalars = HOST_SCALARS
     npf = uf._np
     wrap = wrap_host if uf.nout == 1 else wrap_all
-    like = wrap_like if uf.nout == 1 else (lambda r, _: wrap_all(r))
+    like = wrap_host if uf.nout == 1 else (lambda r, _: wrap_all(r))
     big, stays = _placement.HOST_UNPRICED_UPTO, _backends.stays_on_host  # (the ledger)
     threshold = _placement.THRESHOLD
     priced = _backends.stays_on_device  # (the ledger of device data)
@@ -93,7 +93,7 @@ def hot_binary(uf, fallback):
                         except AttributeError:
                             hb = host_view(b)
                         if b._c_contig and b._shape == a._shape:
-                            return like(npf(ha, hb), a)  # (a's layout: see wrap_like)
+                            return like(npf(ha, hb), a)  # (a's layout: wrap_host's like)
                         return wrap(npf(ha, hb))
                 elif tb in host_scalars:
                     return like(npf(ha, b), a)
@@ -192,7 +192,7 @@ def hot_unary(uf):
     call = uf._call
 
     npf = uf._np
-    like = wrap_like if uf.nout == 1 else (lambda r, _: wrap_all(r))
+    like = wrap_host if uf.nout == 1 else (lambda r, _: wrap_all(r))
     priced = _backends.stays_on_device  # (the ledger of device data)
     unpriced = _placement.UNPRICED_ABOVE
 

@@ -138,10 +138,10 @@ def test_host_path_binary_operator(host_arrays):
     # the operator (reading both kept NumPy views inline), the result object; NumPy's own
     # ufunc call is a C call of the ufunc, not listed; NumPy's result is the Buffer's host
     # copy as it is (no byte view of it made), its layout a's (C-contiguous operands)
-    assert host_path(calls) == ["binary", "wrap_like"]
+    assert host_path(calls) == ["binary", "wrap_host"]
     assert numpy_calls(calls) == []
     calls = profile(lambda: keep.append(a * 2.0))
-    assert host_path(calls) == ["binary", "wrap_like"]
+    assert host_path(calls) == ["binary", "wrap_host"]
     np.testing.assert_array_equal(keep[0].get(), np.arange(1000, dtype=np.float32) + 1)
 
 
@@ -150,7 +150,7 @@ def test_host_path_binary_operator(host_arrays):
                                   "int64", "compare", "mixed-order", "unary-f"])
 def test_host_results_have_numpys_layout(case):
     """The host path reads an elementwise result's layout from its operand where both are
-    C-contiguous (``wrap_like``) and asks NumPy otherwise: either way the result's shape,
+    C-contiguous (``wrap_host``'s ``like``) and asks NumPy otherwise: either way the result's shape,
     strides, flags, dtype and values are NumPy's own."""
     base = np.arange(24.0).reshape(4, 6)
     ops = {"c": (base, lambda x: x * 2.0 + x), "f": (np.asfortranarray(base), lambda x: x + x),
@@ -179,7 +179,7 @@ def test_host_path_unary_and_inplace(host_arrays):
     -a
     x += b
     keep = []
-    assert host_path(profile(lambda: keep.append(-a))) == ["unary", "wrap_like"]
+    assert host_path(profile(lambda: keep.append(-a))) == ["unary", "wrap_host"]
     version = x._buf.version
     calls = profile(lambda: x.__iadd__(b))
     assert host_path(calls) == ["inplace"] and not numpy_calls(calls)
@@ -342,7 +342,7 @@ def test_host_path_tuple_keys_of_every_kind(host_arrays):
 
 VIEW = ["__getitem__", "object.__new__"]  # a view of a host array: one frame, one object
 PRODUCT = VIEW + VIEW + ["matmul_operator"]  # A[i, :j] @ A[:j, j]: NumPy's scalar
-RESULT = ["wrap_like", "object.__new__", "object.__new__"]  # its Buffer, its array
+RESULT = ["wrap_host", "object.__new__", "object.__new__"]  # its Buffer, its array
 # the in-place op on a view, then setitem of that view onto itself: known for what it is
 INPLACE_VIEW = ["inplace", "__setitem__", "getattr"]
 
