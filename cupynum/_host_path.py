@@ -74,7 +74,7 @@ def wrap_host(r, like=None):
     if _buffer_of is None:
         b = _new(Buffer)
         b.host = raw
-        b.device = b.pending = b.readers = b.ledger = b.pins = b.origin = None
+        b.device = b.pending = b.readers = b.ledger = b.pins = None
         b.version = b.settled = 0
     else:
         b = _buffer_of(raw)

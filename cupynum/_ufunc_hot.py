@@ -17,7 +17,7 @@ import struct
 from . import _backends
 from ._array import _c_strides, may_overlap, ndarray
 from ._backends import fusion as _fusion, placement as _placement
-from ._backends.buffer import LARGE, SMALL
+from ._backends.buffer import SMALL
 from ._backends.elements import Element
 from ._host_path import (HOST_SCALARS, host_only_number, host_sized as _host_sized, host_view,
                          wrap_all, wrap_host)
@@ -151,11 +151,9 @@ def hot_binary(uf, fallback):
             pass  # settled operands (small, or in an op large enough): the device, unpriced
         elif _backends._single is None and not priced(x, b if x is a else a):
             return fallback(a, b)  # (placement's ledger moved the data to the host)
-        else:
-            settled = 0  # (priced, or no placement: note_origin's test below)
-            if type(x._buf.pending) is Element or type(b) is ndarray and type(
-                    b._buf.pending) is Element:
-                a, b = _backends.elements.sources(a, b)  # a[i, j] * 2: a[i, j] where it is
+        elif type(x._buf.pending) is Element or type(b) is ndarray and type(
+                b._buf.pending) is Element:
+            a, b = _backends.elements.sources(a, b)  # a[i, j] * 2 reads a[i, j] where it is
         if n < _fusion.MIN_ELEMENTS:
             run = now  # (fusion's size floor: the launcher that runs at once, no deferral)
         out = _new(ndarray)  # the result object, its slots set directly (no __init__ frame)
@@ -175,8 +173,6 @@ def hot_binary(uf, fallback):
                 run(a, b, out, n, n * itemsize)
         else:
             run(a, b, out, n, n * itemsize)  # sets out._buf, then launches
-        if settled != LARGE and _backends._single is None:  # (placement: buffer.py's origin)
-            _backends.note_origin(out, x, b if x is a else a, settled)
         return out
 
     return binary

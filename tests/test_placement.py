@@ -213,32 +213,6 @@ def test_triangular_solve_by_rows_moves_the_matrix_to_the_host_once():
     assert device_counters()["h2d_bytes"] < 64 * n
 
 
-
-@auto_only
-def test_a_row_recurrence_over_a_large_device_array_moves_it_to_the_host_once():
-    """iir_rows' backward pass, ``y[i] = a * y[i + 1] + b * y[i]`` on a large device array:
-    the row ops price into ``y``'s ledger, and storing their result back into ``y`` prices
-    no copy of it (it comes from ``y``: its Buffer's ``origin``), so the ledger moves ``y``
-    to the host once, then the loop moves nothing; the values are NumPy's."""
-    rows, cols = 64, 2048  # (a row: fewer elements than HOST_WINS_BELOW; y: past THRESHOLD)
-    assert cols < pl.HOST_WINS_BELOW and rows * cols > pl.THRESHOLD
-    ref = np.random.default_rng(5).standard_normal((rows, cols))
-    y, want = cp.asarray(ref), ref.copy()
-    assert cp.placement(y) == "device"
-    t = 0.8 * y[3]
-    assert t._buf.origin() is y._buf  # (a weak reference: t does not keep y alive)
-    t = 0.2 * y[2] + t
-    assert t._buf.origin() is y._buf  # (a result of two results of y's row ops)
-    assert (0.2 * cp.asarray(ref[:1])[0] + t)._buf.origin is None  # (one from elsewhere)
-    del t
-    reset_device_counters()
-    for i in range(rows - 2, -1, -1):
-        y[i] = 0.8 * y[i + 1] + 0.2 * y[i]
-        want[i] = 0.8 * want[i + 1] + 0.2 * want[i]
-    assert cp.placement(y) == "host" and y._buf.ledger.moves == 1
-    assert y.nbytes <= device_counters()["d2h_bytes"] < y.nbytes + 8 * cols
-    np.testing.assert_array_equal(y.get(), want)
-
 @auto_only
 def test_a_row_product_adds_the_product_premium_to_the_matrix_ledger():
     """A row of a large device matrix times a vector (sor's ``A[i] @ x``) is priced as an

@@ -11,8 +11,6 @@ docs/guide/placement.md) decides per op which of it and the host backend runs it
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from .. import _config
@@ -87,7 +85,6 @@ def element(a, offset: int):
             buf.device is not None or buf.pending is not None) and backend.lazy_reads():
         out = _new_object(buffer.Buffer)  # (Buffer(), its slots set here: a frame less)
         out.host = out.device = out.pending = out.readers = out.ledger = out.pins = None
-        out.origin = None
         out.version = out.settled = 0
         elements.read(backend, buf, offset, a.dtype, out)
         return out
@@ -385,23 +382,6 @@ def copy_into(dst, src) -> None:
         for_writing(dst, src).copy(src, dst)
 
 
-def note_origin(out, x, other, settled: int) -> None:
-    """Set the ``origin`` (buffer.py) of ``out``, the device result of an op over array
-    ``x`` and ``other`` (an array or a number) whose Buffers were ``settled`` at that level:
-    a weak reference to ``x``'s Buffer where that is large and on the device only and
-    ``other`` a number (a row op, priced into its ledger); the operands' own origin where
-    both are small results of one such array's row ops (or the other a number).  Under
-    placement only (``_single`` None: the caller's test)."""
-    xb = x._buf
-    if settled == SMALL:
-        origin = xb.origin
-        if origin is not None and (not hasattr(other, "_buf") or other._buf.origin == origin):
-            out._buf.origin = origin
-    elif not hasattr(other, "_buf") and (raw := xb.device) is not None and \
-            xb.host is None and raw.nbytes > placement.THRESHOLD_BYTES:
-        out._buf.origin = weakref.ref(xb)
-
-
 def _row_write(dst, src, buf) -> None:
     """``copy_into`` of small device data (settled SMALL) into a large device-only array
     (``buf``, dst's Buffer; a row update: iir_rows' ``y[i] = a * y[i - 1] + b * x[i]``):
@@ -610,7 +590,6 @@ def new_buffer(nbytes: int):
     # array (``empty`` in a loop); tests/test_placement.py checks the two agree slot for slot
     buf = _new_object(placement.Unallocated)
     buf.host = buf.device = buf.pending = buf.readers = buf.ledger = buf.pins = None
-    buf.origin = None
     buf.version = buf.settled = 0
     buf.nbytes = nbytes
     return buf

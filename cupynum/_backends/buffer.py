@@ -76,7 +76,7 @@ class Buffer:
     """
 
     __slots__ = ("host", "device", "version", "pending", "readers", "ledger", "pins",
-                 "settled", "origin", "__weakref__")
+                 "settled", "__weakref__")
 
     def __init__(self, host=None, device=None, settled=0):
         self.host = host
@@ -93,11 +93,6 @@ class Buffer:
         # Every change of those facts sets it back to 0 (placement.py, fusion.py,
         # ``address``).
         self.settled = settled
-        # placement: for a device result of row ops over one large device-only Buffer (and
-        # of ops over such results only), a weak reference to that Buffer: with it on the
-        # host the result would be made there too, so writing the result back into it
-        # prices no copy (``placement.copies_to_host``)
-        self.origin = None
 
     def on(self, side: str):
         """The allocation holding the current data on ``side`` ("host" or "device"): the

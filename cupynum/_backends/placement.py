@@ -324,12 +324,10 @@ def copies_to_host(bufs, moving) -> float:
     (``bufs``: (Buffer, elements touched)): the copies and one wait.  Such operands are
     device results made for this op (a row product's result), made again for the next;
     an array that ops write or price, or a large one, would move once, with ``moving``,
-    and stay; a result of row ops over ``moving`` itself (its ``origin``: iir_rows'
-    ``y[i] = a * y[i + 1] + b * y[i]``) would be made on the host with it, and is free."""
+    and stay."""
     cost = sum(migration_cost(nbytes_of(buf)) for buf, _ in bufs
                if buf.host is None and buf.version == 0 and buf.ledger is None
-               and buf is not moving and nbytes_of(buf) <= THRESHOLD_BYTES
-               and (buf.origin is None or buf.origin() is not moving))
+               and buf is not moving and nbytes_of(buf) <= THRESHOLD_BYTES)
     return cost + COSTS["sync"] if cost else 0.0
 
 
