@@ -107,13 +107,8 @@ def _register(buf, e, ref=None) -> None:
     readers.add(ref)
     k = len(readers)
     if k >= _PRUNE_AT and not k & (k - 1):  # at powers of two: amortised O(1)
-        _prune(readers)
-
-
-def _prune(readers) -> None:
-    """Drop the references to readers that are gone or computed."""
-    for r in [r for r in readers if (n := r()) is None or n.result is not None]:
-        readers.discard(r)
+        for r in [r for r in readers if (n := r()) is None or n.result is not None]:
+            readers.discard(r)
 
 
 def read(backend, src, offset: int, dtype, out) -> None:
@@ -125,14 +120,7 @@ def read(backend, src, offset: int, dtype, out) -> None:
     e.out = weakref.ref(out)
     out.pending = e
     ref = weakref.ref(e)
-    readers = src.readers  # (_register, inline: float(a[i, j]) in a loop comes here)
-    if readers is None:
-        src.readers = {ref}
-    else:
-        readers.add(ref)
-        k = len(readers)
-        if k >= _PRUNE_AT and not k & (k - 1):
-            _prune(readers)
+    _register(src, e, ref)
     _live.append(ref)
     if len(_live) >= _sweep_at:
         _sweep()
@@ -198,11 +186,8 @@ def to_host(a):
     """``a``'s values as a new NumPy array, read straight from the element's source (one
     device-to-host copy; ``a`` stays a pending read), or None where ``a`` is not the whole
     of a plain pending read (the caller reads it the usual way)."""
-    e = a._buf.pending  # (plain(a), inline: float(a[i, j]) comes here)
-    if type(e) is not Element or e.launch is not None or a._offset or a._size != 1 or (
-            a.dtype != e.dtype):
-        return None
-    src = e.src  # (read once: another thread may compute it)
+    e = plain(a)
+    src = None if e is None else e.src  # (read once: another thread may compute it)
     if src is None:
         return None
     value = e.backend.to_host(Leaf(src, e.offset, (), (), e.dtype, 1, True, True))
