@@ -464,7 +464,7 @@ class ndarray:
         raw = self._buf.host
         if raw is not None and self._shape:  # the host path: NumPy indexes the kept view
             tk = type(key)
-            if tk is tuple or tk is int or tk is slice:
+            if tk is tuple or tk is slice or tk is int:
                 try:
                     hv = self._hv if self._hraw is raw else host_view(self)
                 except AttributeError:
@@ -486,23 +486,26 @@ class ndarray:
                 if tk is tuple:
                     strides, i = self._strides, 0
                     for k in key:
-                        if type(k) is int:
+                        if (t := type(k)) is int:
                             if k:
                                 offset += (k if k > 0 else k + self._shape[i]) * strides[i]
-                        elif type(k) is not slice:
+                        elif t is not slice:
                             tk = None  # (NumPy's copy or view is the general path's)
                             break
-                        elif k.step is None and type(k.start) is int and k.start >= 0:
-                            offset += k.start * strides[i]  # (below the length)
-                        elif k.start is not None or k.step is not None:
+                        elif k.step is not None or (start := k.start) and not (
+                                type(start) is int and start > 0):
                             offset += k.indices(self._shape[i])[0] * strides[i]
+                        elif start:  # (a positive int below the length; None, 0: no move)
+                            offset += start * strides[i]
                         i += 1
-                elif tk is int:  # (A[i]: a row)
+                elif tk is slice:  # (as a slice in a tuple)
+                    if key.step is not None or (start := key.start) and not (
+                            type(start) is int and start > 0):
+                        offset += key.indices(self._shape[0])[0] * self._strides[0]
+                    elif start:
+                        offset += start * self._strides[0]
+                else:  # (A[i]: a row)
                     offset += (key if key >= 0 else key + self._shape[0]) * self._strides[0]
-                elif key.step is None and type(key.start) is int and key.start >= 0:
-                    offset += key.start * self._strides[0]
-                elif key.start is not None or key.step is not None:
-                    offset += key.indices(self._shape[0])[0] * self._strides[0]
                 if tk is not None:
                     v = _new(ndarray)
                     v._buf = self._buf
@@ -609,17 +612,18 @@ class ndarray:
             # tuple, int and slice keys, values that are numbers or host arrays
             tv = type(value)
             if tv is ndarray:
-                if value._buf is buf and getattr(value, "_hkey", None) is key:
+                if value._buf is buf:
                     # ``A[k] op= x`` ends in ``A[k] = v``, v the view A[k] made (the same key
                     # object) and wrote in place: nothing to copy while neither array's
                     # layout or host allocation changed since (their kept views are those
                     # v was made from and over; NumPy's setitem skips this copy too)
                     try:
-                        if value._hsrc is self._hv and self._hraw is raw and (
-                                value._hraw is raw and value.dtype is self.dtype):
+                        if value._hkey is key and value._hsrc is self._hv and (
+                                self._hraw is raw and value._hraw is raw
+                                and value.dtype is self.dtype):
                             return
-                    except AttributeError:  # (self never built its NumPy view)
-                        pass
+                    except AttributeError:  # (v not made by the host path, or self never
+                        pass  # built its NumPy view)
                 vraw = value._buf.host
                 try:
                     v = None if vraw is None else (
@@ -629,7 +633,7 @@ class ndarray:
             else:
                 v = value if tv in _HOST_VALUES else None
             tk = type(key)
-            if v is not None and (tk is tuple or tk is int or tk is slice):
+            if v is not None and (tk is tuple or tk is slice or tk is int):
                 buf.version += 1  # Buffer.will_write(), its plain case inline
                 try:
                     hv = self._hv if self._hraw is raw else host_view(self)

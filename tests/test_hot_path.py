@@ -344,7 +344,7 @@ VIEW = ["__getitem__", "object.__new__"]  # a view of a host array: one frame, o
 PRODUCT = VIEW + VIEW + ["matmul_operator"]  # A[i, :j] @ A[:j, j]: NumPy's scalar
 RESULT = ["wrap_host", "object.__new__", "object.__new__"]  # its Buffer, its array
 # the in-place op on a view, then setitem of that view onto itself: known for what it is
-INPLACE_VIEW = ["inplace", "__setitem__", "getattr"]
+INPLACE_VIEW = ["inplace", "__setitem__"]
 
 # Issue 18's statements (benchmarks/statements.py) on host arrays, and all that each calls
 # outside NumPy: a frame per ndarray method the statement reaches, the result objects.

@@ -203,7 +203,8 @@ def basic_view_case(draw):
             if draw(st.booleans()):
                 key.append(draw(st.integers(-6, 5)))
             else:
-                key.append(slice(draw(st.one_of(st.none(), st.integers(-7, 7))),
+                key.append(slice(draw(st.one_of(st.none(), st.integers(-7, 7),
+                                                st.integers(-7, 7).map(np.intp))),
                                  draw(st.one_of(st.none(), st.integers(-7, 7))),
                                  draw(st.sampled_from([None, 1, 2, -1, -3]))))
         keys.append(tuple(key) if len(key) != 1 or draw(st.booleans()) else key[0])
