@@ -565,8 +565,10 @@ def bare_launch_overhead(quick):
         return None
     from cupynum._backends.cuda import runtime
 
-    a = cp.ones(1000, np.float32)
-    b = cp.ones(1000, np.float32)
+    # (views of device arrays: 1,000 elements of their own would live on the host under
+    # the default placement, and a + b would never make the device launcher)
+    a = cp.ones(1 << 20, np.float32)[:1000]
+    b = cp.ones(1 << 20, np.float32)[:1000]
     a + b
     launcher = cp.add._fast[(a.dtype, b.dtype, 0)][1]
     bare = getattr(launcher, "bare", None)
