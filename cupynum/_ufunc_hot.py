@@ -28,12 +28,13 @@ SCALAR_TYPES = frozenset((int, float, complex, bool))  # the Python scalars of t
 # would be, and the value converts back exactly, but from these (long double) dtypes.
 _INEXACT_ITEMS = frozenset("gG")
 PACK_ERRORS = (struct.error, OverflowError)  # the packer refused a Python scalar
+LAUNCH = 1  # the launcher's place in a ``ufunc._fast`` entry (see ``ufunc._fast_entry``)
 _new = object.__new__
 
 
 def launch_new(entry, args, x):
     """Allocate the outputs (C-contiguous, x's shape) and launch the prepared kernel."""
-    out_dtypes, launch = entry[0], entry[1]
+    out_dtypes, launch, _, _ = entry
     outs = []
     for dt in out_dtypes:
         out = object.__new__(ndarray)
@@ -329,9 +330,11 @@ def hot_inplace(uf, general):
         rec = None if inner is None else inner.get(k1)
         if rec is None:
             rec = record(index, k0, k1)
-        if rec is False or rec[0] is None or rec[5] != k0:
+        if rec is False:
             return general(self, other)
-        conv, raw_ok = rec[3], rec[4]
+        run, _, _, conv, raw_ok, dt, _ = rec  # (_hot_record's fields)
+        if run is None or dt != k0:  # (several outputs; a result dtype other than self's)
+            return general(self, other)
         b = other
         if conv is not None and not raw_ok and conv[1] is not None:
             b = conv[1](b)
@@ -341,12 +344,12 @@ def hot_inplace(uf, general):
             if buf.readers is None and buf.pending is None and buf.host is None:
                 buf.version += 1  # Buffer.will_write(), its plain case inline
             elif buf.pending is not None and _backends.elements.op_in_place(
-                    self, fast[key_of(index, hot, k0, k1)][1], b, conv):
+                    self, fast[key_of(index, hot, k0, k1)][LAUNCH], b, conv):
                 return self  # an element read waits on: op(element, b) (a[i, j] += b)
             else:  # (the host copy goes, or a small write updates both)
                 mirrored = buf.will_write("device", n * self.dtype.itemsize)
             try:
-                fast[key_of(index, hot, k0, k1)][1]((self, b), (self,), n)
+                fast[key_of(index, hot, k0, k1)][LAUNCH]((self, b), (self,), n)
             except PACK_ERRORS:  # a Python scalar out of the slot's range: NumPy's rules
                 return general(self, other)
             if mirrored:
