@@ -93,3 +93,26 @@ def test_runner_reports_checked_results(tmp_path):
         assert auto["status"] == "ok" and auto["checked"] is True
         assert len(auto["times"]) == 1 and auto["best"] > 0
     assert data["meta"]["libraries"]["auto"]["env"] == {"CUPYNUM_PLACEMENT": "auto"}
+
+
+def test_runner_in_turns(tmp_path):
+    """``--turns``: each program's libraries timed in turns, a run each per round, results
+    checked against NumPy's as in the default mode."""
+    out = tmp_path / "programs.json"
+    proc = subprocess.run(
+        [sys.executable, str(RUNNER), "--small", "--only", "heat1d,trisolve", "--turns",
+         "--libs", "numpy,auto,device", "--reps", "2", "--json", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "libraries in turns" in proc.stdout and "| trisolve |" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["meta"]["turns"] is True
+    assert [p["program"] for p in data["programs"]] == ["heat1d", "trisolve"]
+    for p in data["programs"]:
+        for key in ("numpy", "auto", "device"):
+            r = p["results"][key]
+            assert r["status"] == "ok" and len(r["times"]) == 2 and r["best"] == min(r["times"])
+            assert r["first"] > 0
+        assert p["results"]["auto"]["checked"] is True
+        assert p["results"]["device"]["checked"] is True
+    assert data["meta"]["libraries"]["device"]["env"] == {"CUPYNUM_PLACEMENT": "device"}

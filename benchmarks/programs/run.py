@@ -3,7 +3,7 @@ CuPy, side by side.
 
     python benchmarks/programs/run.py [--small] [--only NAME,...] [--reps 3] [--timeout 60]
         [--budget 8] [--libs numpy,auto,device,cupy] [--fusion 0|1|both] [--threads 1]
-        [--json out.json]
+        [--turns] [--json out.json]
 
 Every other ``.py`` file in this folder is a program: plain NumPy code in a function
 ``run(np, size)`` over the module it is given, with ``SIZES`` (``"full"`` and ``"small"``),
@@ -15,7 +15,8 @@ Each library runs in a subprocess of its own (a "worker"), so that cupynum reads
 worker runs the programs one after the other: one warm-up run (its time is reported as
 ``first``; compiles and caches fill there), then timed runs, each closed by a device
 synchronisation, until ``--reps`` runs are done or the next one would take the program past
-``--budget`` seconds (at least one timed run); the best timed run is reported. A program that
+``--budget`` seconds (at least one timed run); the best timed run is reported.
+(``--turns`` times each program's libraries in turns instead: ``run_in_turns``.) A program that
 runs past ``--timeout`` seconds (warm-up included) is stopped with its worker, and a fresh
 worker goes on with the next program. Each result is checked against NumPy's: same shape,
 same dtype, values within the program's tolerance.
@@ -133,6 +134,8 @@ def worker(args):
         _emit(event="unavailable", reason=f"{type(e).__name__}: {e}")
         return
     _emit(event="library", **about)
+    if args.serve:
+        return _serve(args.programs, args, xp, sync, to_host)
     for name in args.programs.split(","):
         _emit(event="start", program=name)
         try:
@@ -141,11 +144,13 @@ def worker(args):
             _emit(event="done", program=name, status="error", error=f"{type(e).__name__}: {e}")
 
 
-def _time_program(name, args, xp, sync, to_host):
+def _timed_runner(name, args, xp, sync):
+    """``timed()``: one run of program ``name`` closed by a sync, as ``(seconds, result)``;
+    the program's host inputs are made here, outside every timed run."""
     program = load(name)
     size = program.SIZES[args.size]
     if hasattr(program, "inputs"):
-        program.inputs(size)  # the host inputs, generated once, outside every timed run
+        program.inputs(size)
 
     def timed():
         sync()
@@ -154,6 +159,41 @@ def _time_program(name, args, xp, sync, to_host):
         sync()
         return time.perf_counter() - t0, result
 
+    return timed
+
+
+def _save(result, args, name, to_host):
+    path = Path(args.outdir) / f"{args.key}-{name}.npy"
+    numpy.save(path, numpy.asarray(to_host(result)), allow_pickle=False)
+    return str(path)
+
+
+def _serve(name, args, xp, sync, to_host):
+    """``--turns``' worker: program ``name`` warmed up (``ready``), then one timed run per
+    ``run`` line on stdin (``time``), until ``stop`` (``done``, its result saved)."""
+    _emit(event="start", program=name)
+    try:
+        timed = _timed_runner(name, args, xp, sync)
+        first, result = timed()
+    except Exception as e:  # noqa: BLE001 - reported; the parent stops asking
+        _emit(event="done", program=name, status="error", error=f"{type(e).__name__}: {e}")
+        return
+    _emit(event="ready", first=first)
+    for line in sys.stdin:
+        if line.strip() != "run":
+            break
+        result = None
+        try:
+            t, result = timed()
+        except Exception as e:  # noqa: BLE001
+            _emit(event="done", program=name, status="error", error=f"{type(e).__name__}: {e}")
+            return
+        _emit(event="time", seconds=t)
+    _emit(event="done", program=name, status="ok", result=_save(result, args, name, to_host))
+
+
+def _time_program(name, args, xp, sync, to_host):
+    timed = _timed_runner(name, args, xp, sync)
     started = time.perf_counter()
     first, result = timed()
     times = []
@@ -164,10 +204,8 @@ def _time_program(name, args, xp, sync, to_host):
         result = None
         t, result = timed()
         times.append(t)
-    path = Path(args.outdir) / f"{args.key}-{name}.npy"
-    numpy.save(path, numpy.asarray(to_host(result)), allow_pickle=False)
     return {"status": "ok", "first": first, "times": times, "best": min(times),
-            "result": str(path)}
+            "result": _save(result, args, name, to_host)}
 
 
 # the parent: workers per library, timeouts, checks, the report ------------------------------
@@ -197,21 +235,28 @@ def _reader(stream, lines):
     lines.put(None)
 
 
+def _spawn(key, library, env, programs, args, outdir, err, serve=False):
+    """A worker process of ``library`` for ``programs`` and the queue of its messages
+    (None once its output ends); ``serve``: ``--turns``' worker, driven through stdin."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--key", key,
+           "--library", library, "--programs", ",".join(programs),
+           "--size", "small" if args.small else "full", "--reps", str(args.reps),
+           "--budget", str(args.budget), "--outdir", outdir] + (["--serve"] if serve else [])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True,
+                            stdin=subprocess.PIPE if serve else None,
+                            env={**os.environ, **env}, cwd=str(REPO), start_new_session=True)
+    lines = queue.Queue()
+    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+    return proc, lines
+
+
 def run_library(key, library, env, names, args, outdir, log):
     """``({program: result}, about)`` of one library, each program in a worker that is
     replaced when a program times out or crashes it."""
     results, about, remaining = {}, {}, list(names)
     while remaining:
         with tempfile.TemporaryFile("w+") as err:
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--key", key,
-                   "--library", library, "--programs", ",".join(remaining),
-                   "--size", "small" if args.small else "full", "--reps", str(args.reps),
-                   "--budget", str(args.budget), "--outdir", outdir]
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True,
-                                    env={**os.environ, **env}, cwd=str(REPO),
-                                    start_new_session=True)
-            lines = queue.Queue()
-            threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+            proc, lines = _spawn(key, library, env, remaining, args, outdir, err)
             current, deadline = remaining[0], time.monotonic() + args.timeout
             while remaining:
                 try:
@@ -251,6 +296,101 @@ def run_library(key, library, env, names, args, outdir, log):
                         current, deadline = remaining[0], time.monotonic() + args.timeout
             proc.wait()
             proc.stdout.close()
+    return results, about
+
+
+class _Turns:
+    """One program's worker of one library under ``--turns``."""
+
+    def __init__(self, key, library, env, name, args, outdir):
+        self.key, self.name, self.timeout = key, name, args.timeout
+        self.err = tempfile.TemporaryFile("w+")
+        self.proc, self.lines = _spawn(key, library, env, [name], args, outdir, self.err,
+                                       serve=True)
+        self.about, self.first, self.times, self.result = {}, None, [], None
+
+    def wait(self, *events):
+        """The next message of one of ``events`` (others are kept: ``library``), or None
+        with ``self.result`` set when the worker failed, timed out or is unavailable."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                msg = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return self.fail("timeout", f"over {self.timeout:g} s")
+            if msg is None:
+                code = self.proc.wait()
+                self.err.seek(0)
+                tail = self.err.read().strip().splitlines()[-3:]
+                return self.fail("crashed", " | ".join([f"exit code {code}"] + tail))
+            if msg["event"] == "unavailable":
+                return self.fail("unavailable", msg["reason"])
+            if msg["event"] == "library":
+                self.about = {k: v for k, v in msg.items() if k != "event"}
+            elif msg["event"] == "done" and msg.get("status") != "ok":
+                return self.fail(msg["status"], msg.get("error", ""))
+            elif msg["event"] in events:
+                return msg
+
+    def fail(self, status, error):
+        self.result = {"status": status, "error": error}
+        self.close()
+        return None
+
+    def ask(self, line):
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass  # (the worker is gone: wait() reports it)
+
+    def close(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the worker this run started
+        self.proc.wait()
+        self.err.close()
+
+
+def run_in_turns(configs, names, args, outdir, log):
+    """``({key: {program: result}}, {key: about})``, each program's libraries timed in turns:
+    one worker per library and program, all warmed up first, then one timed run of each
+    in turn per round (the order reversed every other round), so that the machine's slow
+    and fast phases fall on every library alike.  Rounds stop at ``--reps``, or once the
+    program has used ``--budget`` seconds per library (at least one round)."""
+    results = {key: {} for key, *_ in configs}
+    about = {}
+    for name in names:
+        workers = []
+        for key, _, library, env in configs:  # (warmed up one at a time)
+            w = _Turns(key, library, env, name, args, outdir)
+            ready = w.wait("ready")
+            about.setdefault(key, w.about)
+            if ready is None:
+                results[key][name] = w.result
+                log(key, name, w.result)
+            else:
+                w.first = ready["first"]
+                workers.append(w)
+        started = time.perf_counter()
+        for r in range(args.reps):
+            live = [w for w in workers if w.result is None]
+            if not live or r and time.perf_counter() - started > args.budget * len(live):
+                break
+            for w in (live if r % 2 == 0 else live[::-1]):
+                w.ask("run")
+                msg = w.wait("time")
+                if msg is not None:
+                    w.times.append(msg["seconds"])
+        for w in workers:
+            if w.result is None:
+                w.ask("stop")
+                done = w.wait("done")
+                if done is not None:
+                    w.result = {"status": "ok", "first": w.first, "times": w.times,
+                                "best": min(w.times), "result": done["result"]}
+                    w.close()
+            results[w.key][name] = w.result
+            log(w.key, name, w.result)
     return results, about
 
 
@@ -374,9 +514,12 @@ def main(argv=None):
                     help="CUPYNUM_FUSION for the cupynum runs; 'both' adds fusion-off columns")
     ap.add_argument("--threads", type=int, default=1,
                     help="BLAS/OpenMP threads of every worker (0: leave the environment)")
+    ap.add_argument("--turns", action="store_true",
+                    help="time each program's libraries in turns, one run each per round")
     ap.add_argument("--json", help="write the results here")
     # the worker's own arguments
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     for hidden in ("--key", "--library", "--programs", "--size", "--outdir"):
         ap.add_argument(hidden, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -410,13 +553,18 @@ def main(argv=None):
     results, about = {}, {}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="program-suite-") as outdir:
+        if args.turns:
+            results, about = run_in_turns(configs, names, args, outdir, log)
         for key, _, library, env in configs:
-            results[key], about[key] = run_library(key, library, env, names, args, outdir, log)
+            if not args.turns:
+                results[key], about[key] = run_library(key, library, env, names, args,
+                                                       outdir, log)
             if env:
-                about[key]["env"] = env
+                about.setdefault(key, {})["env"] = env
         check_results(names, configs, results)
     per_program_ratios = {n: ratios(results, n) for n in names}
-    lines = [f"Program suite, {size_key} sizes, best of {args.reps} "
+    lines = [f"Program suite, {size_key} sizes, best of {args.reps}"
+             f"{', libraries in turns' if args.turns else ''} "
              f"({time.perf_counter() - started:.0f} s in all)"]
     for key, label, library, _ in configs:
         a = about.get(key) or {}
@@ -437,7 +585,7 @@ def main(argv=None):
                 r.pop("result", None)  # a temporary file, gone by now
         meta = {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "size": size_key,
                 "reps": args.reps, "budget": args.budget, "timeout": args.timeout,
-                "threads": args.threads, "fusion": args.fusion,
+                "threads": args.threads, "fusion": args.fusion, "turns": args.turns,
                 "python": platform.python_version(), "machine": platform.machine(),
                 "libraries": {key: {"label": label, **(about.get(key) or {})}
                               for key, label, *_ in configs}}
