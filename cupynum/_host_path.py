@@ -230,12 +230,19 @@ def _install_astype():
     general = ndarray.astype
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        if type(self) is ndarray and self._buf.host is not None and (
+        if type(self) is ndarray and (raw := self._buf.host) is not None and (
                 self._c_contig or self._f_contig) and (  # (NumPy's result then is too)
                 self._size <= _placement.HOST_UNPRICED_UPTO or _backends.stays_on_host(self)):
             dt = normalize(dtype)
             if copy or dt != self.dtype:
-                return wrap_host(host_view(self).astype(dt, order=order, casting=casting))
+                try:  # (host_view's kept view, read inline)
+                    hv = self._hv if self._hraw is raw else host_view(self)
+                except AttributeError:
+                    hv = host_view(self)
+                # (but in F order, a C-contiguous array's copy is C-contiguous of its shape:
+                # wrap_host reads the layout from it)
+                return wrap_host(hv.astype(dt, order=order, casting=casting),
+                                 None if order == "F" else self)
         return general(self, dtype, order, casting, subok, copy)
 
     ndarray.astype = astype

@@ -147,11 +147,12 @@ def test_host_path_binary_operator(host_arrays):
 
 
 @pytest.mark.parametrize("case", ["c", "f", "strided", "column", "row", "empty", "0-d",
-                                  "int64", "compare", "mixed-order", "unary-f"])
+                                  "int64", "compare", "mixed-order", "unary-f", "astype-c",
+                                  "astype-f", "astype-c-order-f", "astype-0-d"])
 def test_host_results_have_numpys_layout(case):
-    """The host path reads an elementwise result's layout from its operand where both are
-    C-contiguous (``wrap_host``'s ``like``) and asks NumPy otherwise: either way the result's shape,
-    strides, flags, dtype and values are NumPy's own."""
+    """The host path reads an elementwise result's (or ``astype``'s) layout from its operand
+    where both are C-contiguous (``wrap_host``'s ``like``) and asks NumPy otherwise: either
+    way the result's shape, strides, flags, dtype and values are NumPy's own."""
     base = np.arange(24.0).reshape(4, 6)
     ops = {"c": (base, lambda x: x * 2.0 + x), "f": (np.asfortranarray(base), lambda x: x + x),
            "strided": (base[:, ::2], lambda x: x - 1.0), "column": (base[:, :1].copy(),
@@ -161,7 +162,11 @@ def test_host_results_have_numpys_layout(case):
            "int64": (np.arange(6, dtype=np.int64).reshape(2, 3), lambda x: x + 1),
            "compare": (base, lambda x: x > 3.0),
            "mixed-order": (base, lambda x: x + x.T.copy().T),
-           "unary-f": (np.asfortranarray(base), lambda x: -x)}
+           "unary-f": (np.asfortranarray(base), lambda x: -x),
+           "astype-c": (base, lambda x: x.astype(np.float32)),
+           "astype-f": (np.asfortranarray(base), lambda x: x.astype(np.int64)),
+           "astype-c-order-f": (base, lambda x: x.astype(np.float32, order="F")),
+           "astype-0-d": (np.array(2.5), lambda x: x.astype(np.int32))}
     h, fn = ops[case]
     got, want = fn(cp.asarray(h)), fn(h)
     if not want.ndim:
