@@ -181,9 +181,13 @@ def host_operands(args):
     for x in args:
         t = type(x)
         if t is ndarray:
-            if x._buf.host is None or x._size > _placement.HOST_UNPRICED_UPTO:
+            raw = x._buf.host
+            if raw is None or x._size > _placement.HOST_UNPRICED_UPTO:
                 return None
-            out.append(host_view(x))
+            try:  # (host_view's kept view, read inline)
+                out.append(x._hv if x._hraw is raw else host_view(x))
+            except AttributeError:
+                out.append(host_view(x))
         elif t in HOST_SCALARS:
             out.append(x)
         else:
