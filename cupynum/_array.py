@@ -215,13 +215,8 @@ class ndarray:
                              "ambiguous. Use a.any() or a.all()" if self._size else
                              "The truth value of an empty array is ambiguous. Use `array.size > 0` "
                              "to check that an array is not empty.")
-        raw = self._buf.host
-        if raw is not None:  # (the host path: NumPy's view, no copy; `if x > 0:` in a loop)
-            try:
-                hv = self._hv if self._hraw is raw else host_view(self)
-            except AttributeError:
-                hv = host_view(self)
-            return bool(hv.reshape(()))
+        if self._buf.host is not None:  # (the host path: NumPy's kept view, no copy)
+            return bool(host_view(self).reshape(()))
         return bool(self._host().reshape(()))
 
     def __int__(self):
@@ -498,7 +493,7 @@ class ndarray:
                         elif start:  # (a positive int below the length; None, 0: no move)
                             offset += start * strides[i]
                         i += 1
-                elif tk is slice:  # (as a slice in a tuple)
+                elif tk is slice:  # (the tuple loop's rule for one slice)
                     if key.step is not None or (start := key.start) and not (
                             type(start) is int and start > 0):
                         offset += key.indices(self._shape[0])[0] * self._strides[0]

@@ -40,9 +40,11 @@ def wrap_host(r, like=None):
     ``r`` is contiguous; ``r`` is kept as its NumPy view.
 
     ``like``: for ``r`` fresh from an elementwise call whose array operands all have that
-    array's shape and, like it, are C-contiguous (or are scalars; the caller's test): NumPy
-    made ``r`` C-contiguous of that shape, so its layout is read from ``like`` instead of
-    asked of NumPy (flags, shape and size: three objects made and dropped per host op)."""
+    array's shape and, like it, are C-contiguous (or are scalars), or from ``like.astype``
+    in an order other than F (the caller's test): NumPy made ``r`` C-contiguous of that
+    shape, so its layout is read from ``like`` instead of asked of NumPy (flags, shape and
+    size: three objects made and dropped per host op).  Ignored unless ``like`` is
+    C-contiguous."""
     if type(r) is not _NP_ARRAY:
         r = np.asarray(r)
         like = None
@@ -243,8 +245,8 @@ def _install_astype():
                     hv = self._hv if self._hraw is raw else host_view(self)
                 except AttributeError:
                     hv = host_view(self)
-                # (but in F order, a C-contiguous array's copy is C-contiguous of its shape:
-                # wrap_host reads the layout from it)
+                # (a C-contiguous array's copy is C-contiguous of its shape but in F order:
+                # wrap_host reads the layout from self, in F order from NumPy)
                 return wrap_host(hv.astype(dt, order=order, casting=casting),
                                  None if order == "F" else self)
         return general(self, dtype, order, casting, subok, copy)
