@@ -85,10 +85,15 @@ class ufunc:
         self._layouts = {}
         self._unary = hot_unary(self)
         self._binary = hot_binary(self, self._binary_fallback)
+        # ``ufunc(a, b, out=a)``: the in-place operator's hot path (``a op= b``)
+        self._into_first = hot_inplace(self, self._into_first_general)
 
     def _binary_fallback(self, a, b):
         out = self._plain_call((a, b))
         return self._call((a, b), {}) if out is None else out
+
+    def _into_first_general(self, a, b):
+        return self._call((a, b), {"out": a})
 
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
@@ -96,6 +101,9 @@ class ufunc:
     # the hot path ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.nin:
+            if len(kwargs) == 1 and len(args) == 2 == self.nin and self.nout == 1 and \
+                    kwargs.get("out") is args[0] and type(args[0]) is ndarray:
+                return self._into_first(args[0], args[1])  # (floyd_warshall's minimum)
             return self._call(args, kwargs)
         if self.nin == 2:
             return self._binary(args[0], args[1])
@@ -287,17 +295,24 @@ class ufunc:
         # decides it).  ``levels``: the operands' settled levels or'ed, 4 for one that is
         # not settled; ``n``: an operand's size, the result's where none broadcasts.
         backend = _backends._single
+        elements = False
         if backend is None:
             levels = 0
             for x in ins:
                 if type(x) is ndarray:
                     levels |= x._buf.settled or 4
                     n = x._size
+                    if x._buf.pending is not None and not x._shape:
+                        elements = True  # (a pending element read: see below)
             if levels == SMALL or levels < 4 and ((n if same_shapes else _prod(shape))
                                                    * dt.itemsize) >> 3 > _placement.UNPRICED_ABOVE:
                 backend = _backends.for_settled
             else:
                 backend = _backends.for_operands(ins, _prod(shape) * dt.itemsize)
+        else:
+            for x in ins:
+                if type(x) is ndarray and x._buf.pending is not None and not x._shape:
+                    elements = True
         if same_shapes:
             lkey = (key, shape, backend, *[x._strides for x in ins if type(x) is ndarray])
         else:
@@ -312,6 +327,8 @@ class ufunc:
         if n >= _fusion.MIN_ELEMENTS:  # fusion may defer it: memory is taken when computed
             backend, now = None, launch
         out = fresh_array(shape, strides, dt, n, c_contig, f_contig, backend)
+        if elements:
+            args = _element_sources(args)
         now(args, (out,))  # (a broadcast operand's pointer is its own: no view needed)
         return out
 
@@ -640,6 +657,13 @@ UFUNCS = _build()
 # The one way the frontend reaches a ufunc: ``uf.add(a, b)``, ``uf.isnan(x)`` (UFUNCS is the
 # same mapping as a dict, for lookups by a name held in a variable).
 uf = SimpleNamespace(**UFUNCS)
+
+
+def _element_sources(args) -> list:
+    """``args`` with each pending element read (``x = w[i, j]`` on device data) replaced by
+    the element in its source, as the hot path reads one (``elements.sources``): the op is
+    launched or deferred now, before any write to the source, which computes the read."""
+    return [v if (v := _backends.elements.source_view(x)) is not None else x for x in args]
 
 
 # ndarray operators --------------------------------------------------------------------------

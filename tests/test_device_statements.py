@@ -43,6 +43,9 @@ STATEMENTS = [
     ("A[i, j] = A[i, j]", 0, 0, 0),
     ("A[i, j], A[i, j + 1] = A[i, j + 1], A[i, j]", 3, 0, 0),
     ("A[i, j] = 3.0", 1, 0, 0),  # a fill of one element
+    # an element read times a row (cnn_layer's w[co, ci, dy, dx] * x[ci, ...]): broadcast
+    ("x = A[i, j] * C[i, 1:-1]", 1, 0, 0),
+    ("C[i, :] += A[i, j] * C[i - 1, :]", 2, 0, 0),
     ("A[i, j] = -0.0", 1, 0, 0),
 ]
 
@@ -121,6 +124,19 @@ def test_element_read_waits_and_a_write_copies_it_first():
     z = a[2, 3]
     a[:] = 0  # a slice assignment
     assert float(z) == 12.0
+
+
+def test_element_read_broadcast_in_an_op_is_read_where_it_is():
+    """An element read used by a broadcasting op is read in its source by the op, and
+    stays a pending read: a later write to the source copies it first."""
+    a = _device(np.arange(12.0).reshape(3, 4))
+    row = _device(np.arange(4.0))
+    x = a[1, 2]
+    np.testing.assert_array_equal((x * row).get(), 6.0 * np.arange(4.0))
+    np.testing.assert_array_equal(cp.subtract(row[::-1], x).get(), np.arange(4.0)[::-1] - 6)
+    a[1, 2] = 100.0
+    np.testing.assert_array_equal((x * row).get(), 6.0 * np.arange(4.0))
+    assert float(x) == 6.0
 
 
 @on_simulated

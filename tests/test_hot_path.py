@@ -474,6 +474,17 @@ def test_inplace_operator(arrays):
     assert x._buf.version == version + 1  # the write is counted inline
 
 
+def test_ufunc_out_is_its_first_input(arrays):
+    """``ufunc(x, b, out=x)`` is ``x op= b``: the in-place operator's path, not ``_call``."""
+    a, b = arrays
+    x = a.copy()
+    cp.minimum(x, b, out=x)
+    calls = profile(lambda: cp.minimum(x, b, out=x))
+    check(calls, max_python=3)  # ufunc.__call__, the in-place path and its cache key
+    assert [c[1] for c in calls if c[0] == "backend"] == [_counted("launch")]
+    np.testing.assert_array_equal(x.get(), np.minimum(a.get(), b.get()))
+
+
 def _counted(name):
     """The frame a backend call shows: on the simulated device every compute call runs
     through its launch-counting wrapper, ``run`` (``copy`` counts in its own method, which

@@ -258,6 +258,25 @@ def test_inplace_operators_and_casting_error():
     compare(ints, np.arange(-6, 6))
 
 
+def test_out_is_the_first_input():
+    """``ufunc(a, b, out=a)`` takes the in-place operator's path (``a op= b``): NumPy's
+    values and casting errors, ``a`` itself returned; a broadcast second operand, a view
+    as ``out`` and a NumPy operand take the general one."""
+    def into_first(xp, x, y):
+        r = xp.minimum(x, y, out=x)
+        assert r is x
+        xp.add(x, 2, out=x)
+        xp.multiply(x, y[0], out=x)  # a broadcast row
+        xp.subtract(x[1:], y[1:], out=x[1:])  # a view as out
+        xp.maximum(x, np.ones(3), out=x)  # a NumPy operand
+        return x
+    a, b = np.arange(12.0).reshape(4, 3), np.full((4, 3), 5.0)
+    compare(into_first, a, b)
+    compare(lambda xp, x: xp.add(x, 1.5, out=x), np.arange(6))  # same_kind: an error
+    compare(lambda xp, x, y: xp.true_divide(x, y, out=x), np.arange(6), np.ones(6))
+    compare(lambda xp, x: xp.add(x, x, out=x), np.arange(6.0))
+
+
 def test_out_overlapping_inputs():
     def rev(xp, x):
         xp.add(x, x[::-1], out=x)
