@@ -406,3 +406,27 @@ def test_gather_early_signal_path(knobs, dtype, request):
         bad[pos] = 100_003 if pos % 2 else -100_004
         compare(lambda xp, a: a[xp.asarray(bad)], a)  # IndexError
     compare(lambda xp, a: a[xp.asarray(ix)], a)
+
+
+@pytest.mark.skipif(_backends.get().side != "device", reason="needs a device backend")
+def test_rows_selected_by_a_mask_skip_the_bounds_check(monkeypatch, device_placement):
+    """``X[mask]`` over the rows of ``X`` gathers at the mask's ``nonzero``, indices valid by
+    construction: the gather is not asked to check them (on a GPU the check is a sync),
+    while a user's index array still is."""
+    backend = type(_backends.get())
+    checks = []
+    gather = backend.gather
+
+    def spy(self, src, indices, axis, out, check):
+        checks.append(check)
+        return gather(self, src, indices, axis, out, check)
+
+    monkeypatch.setattr(backend, "gather", spy)
+    X = np.arange(20.0).reshape(10, 2)
+    mask = np.arange(10) % 3 == 0
+    np.testing.assert_array_equal(cp.asarray(X)[cp.asarray(mask)].get(), X[mask])
+    assert checks == [False]
+    np.testing.assert_array_equal(cp.asarray(X)[cp.asarray([0, 9, -1])].get(), X[[0, 9, -1]])
+    assert checks == [False, True]
+    with pytest.raises(IndexError):
+        cp.asarray(X)[cp.asarray([10])]

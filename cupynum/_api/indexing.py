@@ -53,12 +53,13 @@ def _asarray(x):
 # --- key normalisation -----------------------------------------------------------------------
 class _Idx:
     """An integer index array on one axis: ``dev`` (device int64) or ``host`` (NumPy intp,
-    already wrapped and bounds-checked)."""
+    already wrapped and bounds-checked); ``in_bounds``: ``dev`` holds only valid
+    non-negative indices (a mask's ``nonzero``), so the gather needs no check of them."""
 
-    __slots__ = ("dev", "host")
+    __slots__ = ("dev", "host", "in_bounds")
 
-    def __init__(self, dev=None, host=None):
-        self.dev, self.host = dev, host
+    def __init__(self, dev=None, host=None, in_bounds=False):
+        self.dev, self.host, self.in_bounds = dev, host, in_bounds
 
     @property
     def shape(self):
@@ -118,7 +119,7 @@ def _mask_to_indices(mask, dims_sizes, first_axis):
                                  f"corresponding boolean axis is {m}")
     if isinstance(mask, np.ndarray):
         return [_Idx(host=x.astype(_INTP, copy=False)) for x in np.nonzero(mask)]
-    return [_Idx(dev=x) for x in nonzero(mask)]
+    return [_Idx(dev=x, in_bounds=True) for x in nonzero(mask)]  # (no check: no sync)
 
 
 def _normalize_key(a, key):
@@ -237,7 +238,7 @@ def _plan(a, key):
     for ix in idx:
         if ix.dev is not None:
             d = ix.dev if ix.dev.dtype == _INTP else ix.dev.astype(_INTP)
-            checks.append(True)
+            checks.append(not ix.in_bounds)
         else:
             d = from_host(ix.host)
             checks.append(False)
