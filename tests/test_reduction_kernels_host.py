@@ -478,6 +478,26 @@ def test_arg_axes(engine):
     _check_arg(b, 0)
 
 
+def test_short_rows_take_a_thread_a_row(engine):
+    """Rows of at most ``tuning.REDUCTION.thread_rows`` elements are reduced a thread a row
+    (the ``cols`` kernel over the rows' dims), longer ones a warp a row (``rows32``): both
+    give NumPy's answer (arg-reductions, with ties and a NaN; var's squared deviations)."""
+    limit = tuning.REDUCTION.thread_rows
+    for r in (2, 3, 5, limit, limit + 1, 40):
+        a = rng.integers(-3, 4, (60, 30, r)).astype(np.float64)
+        a[7, 3, r - 1] = np.nan
+        start = len(engine)
+        _check_arg(a, 2)
+        _check_arg(a[:, ::2], 2)  # strided rows: the kept dims do not merge
+        want = {"cols"} if r <= limit else {"rows32"}
+        assert {k.rsplit("__", 1)[1] for k in engine[start:]} == want, r
+        b = rng.standard_normal((1000, r))
+        mean = np.ascontiguousarray(b.mean(axis=1))
+        out = np.full(1000, 7.0)
+        red.sqdev_sum(HostArray(b), HostArray(mean), HostArray(out), (1,))
+        np.testing.assert_allclose(out, ((b - mean[:, None]) ** 2).sum(axis=1), rtol=1e-12)
+
+
 ARG_UNITS = [red.Unit("arg", k, c, c, "l") for k in ("argmax", "argmin") for c in "fe?bF"]
 
 

@@ -508,7 +508,10 @@ def _plan_reduce(unit, src, out, axes, seq, has_init, kernel=None):
     ssize = _state_size(unit)
     rmin = min(abs(s) for s in rin) if R > 1 else 0
     kmin = min((abs(s) for s, n in zip(kin, kshape) if n > 1), default=1 << 62)
-    use_rows = not seq and (M == 1 or (R > 1 and rmin < kmin))
+    use_rows = not seq and (M == 1 or (R > 1 and rmin < kmin)) and not (
+        # rows too short to give a warp work (nbody's (n, n, 3).sum(axis=2)): a thread a
+        # row, ``cols`` over the same dims (docs/internals.md, "Reductions")
+        M > 1 and R <= tuning.REDUCTION.thread_rows)
     contig = rd == 1 and rin[0] == isz
     steps, temps = [], []
     fin = 1 | (4 if has_init else 0)
