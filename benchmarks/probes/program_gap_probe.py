@@ -1,0 +1,116 @@
+"""The statements of the programs where CuPy has been faster than cupynum (floyd_warshall,
+nbody, lu_doolittle, kmeans, cnn_layer; benchmarks/programs), each timed in cupynum
+(``CUPYNUM_PLACEMENT=device`` unless set) and CuPy on the same inputs, wall time per
+statement over a loop closed by a sync (median of rounds, the libraries alternating), and
+each statement's cupynum profile (host and GPU time per op, launches).
+
+    python benchmarks/probes/program_gap_probe.py [--only NAME,...] [--profile]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("CUPYNUM_PLACEMENT", "device")
+from _probe_util import import_cupy, log, wall_median  # noqa: E402
+
+import numpy  # noqa: E402
+
+
+def statements(rng):
+    """(name, setup(xp) -> namespace, statement source, loop count)."""
+    D = rng.uniform(0, 10, (700, 700))
+    pos = rng.standard_normal((1000, 3))
+    mass = rng.uniform(0.5, 1.5, 1000)
+    A = rng.standard_normal((1500, 1500)) + 1500 * numpy.eye(1500)
+    X = rng.standard_normal((100000, 4))
+    C = X[:8].copy()
+    labels = rng.integers(0, 8, 100000)
+    x = rng.standard_normal((16, 194, 194)).astype(numpy.float32)
+    w = rng.standard_normal((32, 16, 3, 3)).astype(numpy.float32)
+    acc = numpy.zeros((192, 192), numpy.float32)
+    dx = pos[None, :, :] - pos[:, None, :]
+    inv = ((dx ** 2).sum(axis=2) + 0.0025) ** -1.5
+
+    def ns(xp, **arrays):
+        return dict(xp=xp, **{k: xp.asarray(v) for k, v in arrays.items()})
+
+    return [
+        ("floyd: minimum(D, D[:, k, None] + D[k, :], out=D)", lambda xp: ns(xp, D=D),
+         "xp.minimum(D, D[:, 350, None] + D[350, :], out=D)", 200),
+        ("floyd: t = D[:, k, None] + D[k, :]", lambda xp: ns(xp, D=D),
+         "t = D[:, 350, None] + D[350, :]", 200),
+        ("nbody: dx = pos[None] - pos[:, None]", lambda xp: ns(xp, pos=pos),
+         "dx = pos[None, :, :] - pos[:, None, :]", 100),
+        ("nbody: (dx ** 2).sum(axis=2)", lambda xp: ns(xp, dx=dx),
+         "s = (dx ** 2).sum(axis=2)", 100),
+        ("nbody: (s + eps) ** -1.5", lambda xp: ns(xp, s=(dx ** 2).sum(axis=2)),
+         "t = (s + 0.0025) ** -1.5", 100),
+        ("nbody: (dx * (mass[None] * inv)[:, :, None]).sum(axis=1)",
+         lambda xp: ns(xp, dx=dx, mass=mass, inv=inv),
+         "a = (dx * (mass[None, :] * inv)[:, :, None]).sum(axis=1)", 100),
+        ("lu: A[i, i:] -= A[i, :i] @ A[:i, i:] (i=750)", lambda xp: ns(xp, A=A),
+         "A[750, 750:] -= A[750, :750] @ A[:750, 750:]", 100),
+        ("lu: A[i, :i] @ A[:i, i:] (i=750)", lambda xp: ns(xp, A=A),
+         "v = A[750, :750] @ A[:750, 750:]", 100),
+        ("lu: A[i+1:, :i] @ A[:i, i] (i=750)", lambda xp: ns(xp, A=A),
+         "v = A[751:, :750] @ A[:750, 750]", 100),
+        ("lu: A[i+1:, i] = (A[i+1:, i] - A[i+1:, :i] @ A[:i, i]) / A[i, i]",
+         lambda xp: ns(xp, A=A),
+         "A[751:, 750] = (A[751:, 750] - A[751:, :750] @ A[:750, 750]) / A[750, 750]", 100),
+        ("kmeans: ((X[:, None] - C[None]) ** 2).sum(axis=2).argmin(axis=1)",
+         lambda xp: ns(xp, X=X, C=C),
+         "l = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)", 50),
+        ("kmeans: C[j] = X[labels == j].mean(axis=0)",
+         lambda xp: ns(xp, X=X, C=C, labels=labels),
+         "m = X[labels == 3]\nif len(m) > 0:\n    C[3] = m.mean(axis=0)", 50),
+        ("cnn: acc += w[co, ci, dy, dx] * x[ci, dy:dy+c, dx:dx+c]",
+         lambda xp: ns(xp, x=x, w=w, acc=acc),
+         "acc += w[3, 5, 1, 2] * x[5, 1:193, 2:194]", 200),
+    ]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    import cupynum
+    cupy = import_cupy(need_device=True)
+    # (the simulated device, on a CPU machine, runs each op at once: nothing to wait for)
+    sync = cupynum.cuda.synchronize if cupynum.cuda.is_available() else lambda: None
+    libs = [("cupynum", cupynum, sync)]
+    if cupy is not None:
+        libs.append(("cupy", cupy, cupy.cuda.Device().synchronize))
+    rng = numpy.random.default_rng(0)
+    log(f"placement {os.environ['CUPYNUM_PLACEMENT']}; us per statement, median of "
+        f"{args.rounds} rounds")
+    for name, setup, src, loops in statements(rng):
+        if args.only and not any(o in name for o in args.only.split(",")):
+            continue
+        code = compile(f"for _ in range({loops}):\n" + "".join(
+            "    " + line + "\n" for line in src.splitlines()), name, "exec")
+        row = []
+        for label, xp, sync in libs:
+            env = setup(xp)
+            exec(code, env)  # warm-up (compiles, caches)
+            sync()
+
+            seconds = wall_median(lambda env=env: exec(code, env), sync, args.rounds)
+            row.append(f"{label} {seconds * 1e6 / loops:8.2f}")
+        log(f"{name:70s} " + "  ".join(row))
+        if args.profile:
+            env = setup(cupynum)
+            exec(code, env)
+            sync()
+            with cupynum.profile() as p:
+                exec(code, env)
+                sync()
+            log(str(p))
+
+
+if __name__ == "__main__":
+    main()
