@@ -53,6 +53,12 @@ def statements(rng):
          "a = (dx * (mass[None, :] * inv)[:, :, None]).sum(axis=1)", 100),
         ("lu: A[i, i:] -= A[i, :i] @ A[:i, i:] (i=750)", lambda xp: ns(xp, A=A),
          "A[750, 750:] -= A[750, :750] @ A[:750, 750:]", 100),
+    ] + [
+        (f"lu: both statements (i={i})", lambda xp: ns(xp, A=A),
+         f"A[{i}, {i}:] -= A[{i}, :{i}] @ A[:{i}, {i}:]\n"
+         f"A[{i + 1}:, {i}] = (A[{i + 1}:, {i}] - A[{i + 1}:, :{i}] @ A[:{i}, {i}]) / A[{i}, {i}]",
+         50) for i in (0, 10, 100, 400, 1100, 1400, 1490)
+    ] + [
         ("lu: A[i, :i] @ A[:i, i:] (i=750)", lambda xp: ns(xp, A=A),
          "v = A[750, :750] @ A[:750, 750:]", 100),
         ("lu: A[i+1:, :i] @ A[:i, i] (i=750)", lambda xp: ns(xp, A=A),
