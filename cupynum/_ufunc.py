@@ -313,17 +313,27 @@ class ufunc:
             for x in ins:
                 if type(x) is ndarray and x._buf.pending is not None and not x._shape:
                     elements = True
+        # A line (one dimension, two elements or more) is first looked up for any length
+        # (LINE for its length): a launcher with ``any_length`` serves them all.
+        line = len(shape) == 1 and shape[0] > 1
         if same_shapes:
-            lkey = (key, shape, backend, *[x._strides for x in ins if type(x) is ndarray])
+            lkey = (key, LINE if line else shape, backend,
+                    *[x._strides for x in ins if type(x) is ndarray])
         else:
-            lkey = (key, shape, backend,
-                    *[(x._shape, x._strides) for x in ins if type(x) is ndarray])
+            lkey = (key, LINE if line else shape, backend,
+                    *[(LINE if line and x._shape == shape else x._shape, x._strides)
+                      for x in ins if type(x) is ndarray])
         entry = self._layouts.get(lkey)
+        if entry is None and line:  # (a launcher of this length alone)
+            lkey = (key, shape, *lkey[2:])
+            entry = self._layouts.get(lkey)
         if entry is None:
             entry = self._layout_entry(lkey, args, shape, dt, op, backend)
         if entry is False:
             return None
         launch, dt, strides, c_contig, f_contig, n, now = entry
+        if line:
+            n = shape[0]
         if n >= _fusion.MIN_ELEMENTS:  # fusion may defer it: memory is taken when computed
             backend, now = None, launch
         out = fresh_array(shape, strides, dt, n, c_contig, f_contig, backend)
@@ -347,6 +357,8 @@ class ufunc:
             if launch is not None:
                 entry = (launch, dt, res._strides, res._c_contig, res._f_contig, res._size,
                          getattr(launch, "now", launch))
+                if getattr(launch, "any_length", False):
+                    lkey = (lkey[0], LINE, *lkey[2:])
         if len(self._layouts) >= 1024:
             self._layouts.clear()
         self._layouts[lkey] = entry
@@ -657,6 +669,9 @@ UFUNCS = _build()
 # The one way the frontend reaches a ufunc: ``uf.add(a, b)``, ``uf.isnan(x)`` (UFUNCS is the
 # same mapping as a dict, for lookups by a name held in a variable).
 uf = SimpleNamespace(**UFUNCS)
+
+
+LINE = "line"  # ``_layouts``' shape for one-dimensional results of any length (see _layout_call)
 
 
 def _element_sources(args) -> list:

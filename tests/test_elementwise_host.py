@@ -125,6 +125,30 @@ def _layout(op, make):
     return pairs
 
 
+def _line(op, make, lengths=(700, 3, 2, 1000, 699)):
+    """A launcher of one-dimensional operands (``exprs_launcher``'s ``any_length``), built
+    for ``make(lengths[0])``'s and then called with ``make(n)``'s for each length: a loop
+    over shrinking columns (lu_doolittle's ``A[i + 1:, i]``) takes one launcher."""
+    pairs, launch = [], None
+    for n in lengths:
+        ins = make(n)
+        outs = [np.zeros(n, np.dtype(c)) for c in op.loop[op.nin:]]
+        wrap = [HostArray(np.broadcast_to(x, (n,))) if isinstance(x, np.ndarray) else x
+                for x in ins]
+        if launch is None:
+            launch = ew.layout_launcher(op, wrap, [HostArray(o) for o in outs])
+            assert launch.any_length
+        launch([HostArray(x) if isinstance(x, np.ndarray) else x for x in ins],
+               [HostArray(o) for o in outs])
+        with np.errstate(all="ignore"):
+            want = getattr(np, op.ufunc)(*ins, signature=tuple(np.dtype(c) for c in op.loop))
+        pairs += list(zip(outs, want if isinstance(want, tuple) else (want,)))
+    return pairs
+
+
+_COLUMNS = rng.standard_normal((1001, 1001))
+
+
 def _hot(op, *ins):
     """The hot path: contiguous_launcher(op, dtypes)(ins, outs, n)."""
     dts = tuple(x.dtype if isinstance(x, np.ndarray) else None for x in ins)
@@ -199,6 +223,13 @@ CASES = {
     "layout-scalar-complex": lambda: _layout(_op("subtract", "FFF"), lambda: (
         np.complex64(1.5 - 2j), (_f32(20, 30) + 1j * _f32(20, 30)).astype(np.complex64)[::-1])),
     "layout-row-col": lambda: _layout(ADD_F, lambda: (_f32(33, 1), _f32(1, 47))),
+    "line-columns": lambda: _line(_op("subtract", "ddd"), lambda n: (
+        _COLUMNS[-n:, 3], _COLUMNS[-n:, 4])),
+    "line-column-over-element": lambda: _line(_op("divide", "ddd"), lambda n: (
+        _COLUMNS[-n:, 5], np.array(_COLUMNS[2, 2]))),
+    "line-contig-scalar": lambda: _line(ADD_F, lambda n: (_f32(n), np.float32(0.5))),
+    "line-reversed-int": lambda: _line(_op("multiply", "lll"), lambda n: (
+        np.arange(2 * n)[::-2], np.arange(n))),
     "hot-path": lambda: _hot(ADD_F, _f32(2049), np.float32(0.5)),
     "hot-path-divmod": lambda: _hot(_op("divmod", "ffff"), _f32(100), _f32(100)),
     "hot-path-complex-scalar": lambda: _hot(_op("subtract", "FFF"), np.complex64(1.5 - 2j),
@@ -207,7 +238,8 @@ CASES = {
                                   np.bool_(True)),
     "fill-bool-strided": lambda: _fill(np.zeros((9, 40), np.bool_)[:, ::3], np.bool_(True)),
 }
-CASES_64BIT = ("strided-transpose", "strided-6d", "divmod-strided", "cast-f8-i4-strided")
+CASES_64BIT = ("strided-transpose", "strided-6d", "divmod-strided", "cast-f8-i4-strided",
+               "line-columns")
 
 
 def _host_get_kernel(specs, lib):

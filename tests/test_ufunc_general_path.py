@@ -192,6 +192,21 @@ def test_strided_call_makes_no_numpy_calls_after_warm_up(device_placement):
             assert name not in called, (name, called)
 
 
+@pytest.mark.skipif(cp._backends.get().side != "device", reason="needs a device backend")
+def test_lines_of_any_length_share_one_launcher(device_placement, monkeypatch):
+    """One-dimensional results (two elements or more) take the launcher of their layout
+    whatever their length (``any_length``): a loop over shrinking columns plans once."""
+    h = np.arange(400.0).reshape(20, 20) + 1
+    u = cp.asarray(h)
+    for uf in (cp.subtract, cp.true_divide):
+        monkeypatch.setattr(uf, "_layouts", {})
+    for i in range(18):  # a column minus a column, then over an element (a broadcast)
+        got = (u[i + 1:, i] - u[i + 1:, i + 1]) / u[i, i]
+        np.testing.assert_array_equal(got.get(), (h[i + 1:, i] - h[i + 1:, i + 1]) / h[i, i])
+    for uf in (cp.subtract, cp.true_divide):
+        assert [k[1] for k in uf._layouts] == ["line"]
+
+
 def test_fast_scalar_power_as_numpy():
     """``x ** 2``, ``x ** -1`` and ``x ** 0.5`` of float and complex arrays are square,
     reciprocal and sqrt, as NumPy's operator makes them (exact; sqrt keeps -0.0)."""

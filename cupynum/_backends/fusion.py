@@ -230,6 +230,7 @@ def deferring_layout(backend, op, views, outs, eager, stream=None):
             eager(ins, outs)
 
     launch.now = eager
+    launch.any_length = getattr(eager, "any_length", False)
     return launch if len(outs) == 1 else eager
 
 

@@ -130,13 +130,17 @@ class HostBackend(Backend):
 
     def layout_launcher(self, op: ElementwiseOp, ins, outs):
         """``launch(ins, outs)`` for operands of these layouts (see the CUDA backend's):
-        NumPy broadcasts the unbroadcast operands the frontend passes."""
-        shape, v = outs[0]._shape, self._view
+        NumPy broadcasts the unbroadcast operands the frontend passes, to the outputs'
+        shape of the call (so a one-dimensional layout serves any length, as the CUDA
+        backend's: ``any_length``)."""
+        v = self._view
 
         def launch(ins, outs):
+            shape = outs[0]._shape
             args = [np.broadcast_to(v(x), shape) if hasattr(x, "_buf") else x for x in ins]
             _run_ufunc(op, args, [v(o) for o in outs])
 
+        launch.any_length = len(outs[0]._shape) == 1 and outs[0]._size > 1
         return launch
 
     def run_fused(self, nodes, outs) -> None:

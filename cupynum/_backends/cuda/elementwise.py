@@ -505,27 +505,50 @@ def layout_launcher(op: ElementwiseOp, ins, outs):
 
 
 def exprs_launcher(exprs, ins, outs):
-    """``layout_launcher`` for expression trees (``run``'s first argument, e.g. COPY)."""
+    """``layout_launcher`` for expression trees (``run``'s first argument, e.g. COPY).
+    For one-dimensional outputs (of two elements or more) the launcher serves any length
+    with the same strides (``launch.any_length``): a loop over shrinking rows or columns
+    (lu_doolittle's ``A[i + 1:, i]``) plans its kernel once, not once per length."""
     n = outs[0]._size
     _, prep, layout, grid = _plan(exprs, (*ins, *outs), len(ins), n)
     arrays = tuple(hasattr(x, "_buf") for x in ins)
     # [the _prepared dict, its Prepared]: tests and probes swap the engine's dicts, and a
     # launcher kept by a caller must then take the kernel of the engine in place
     now = [_prepared, prep]
+    line = len(outs[0]._shape) == 1 and n > 1
+    if line:
+        spec = prep.key
+        strided = spec.layout != "contig"
+        # the longest line the kernel's 32-bit offsets reach (longer ones: ``run`` plans them)
+        reach = max((abs(x._strides[0]) for x in (*ins, *outs) if hasattr(x, "_buf")),
+                    default=1)
+        longest = _I32 if spec.idx64 else min(_I32, _I32 // max(reach, 1) + 1)
 
     def launch(values, n):
         if now[0] is not _prepared:
             now[0], now[1] = _prepared, prepared(prep.key)
+        if line:  # (the layout values and the grid of this length)
+            lay = layout.copy()
+            lay[0] = n
+            if strided:
+                lay[-2] = n
+            values[-len(layout):] = lay
+            now[1].launch(values, _grid(spec, n), BLOCK)
+            return
         now[1].launch(values, grid, BLOCK)
 
     def launch_arrays(ins, outs):  # (dptr inline: a frame less per operand)
+        if line and not 1 < outs[0]._size <= longest:
+            return run(exprs, ins, outs)
         values = []
         for x in (*ins, *outs):
             d = x._buf.device
             values.append((x._buf.on_device() if d is None else d).ptr + x._offset)
-        launch(values + layout, n)
+        launch(values + layout, outs[0]._size)
 
     def launch_with_scalars(ins, outs):
+        if line and not 1 < outs[0]._size <= longest:
+            return run(exprs, ins, outs)
         values = []
         for x, is_array in zip(ins, arrays):
             if is_array:
@@ -536,9 +559,11 @@ def exprs_launcher(exprs, ins, outs):
                 values.append(x)
         for o in outs:
             values.append(dptr(o))
-        launch(values + layout, n)
+        launch(values + layout, outs[0]._size)
 
-    return launch_arrays if all(arrays) else launch_with_scalars
+    launcher = launch_arrays if all(arrays) else launch_with_scalars
+    launcher.any_length = line
+    return launcher
 
 
 def _plan(exprs, xs, nin, n):

@@ -67,8 +67,13 @@ def bit_copy(src, dst) -> None:
     interpreted, so bool, NaN payloads and -0.0 survive, and 5 kernels serve all dtypes."""
     size = dst.dtype.itemsize
     ptr_bits = (dptr(src) | dptr(dst)) & 7
-    key = (size, dst._shape, src._strides, dst._strides, ptr_bits)
+    # (a line's launcher serves every length: ew.exprs_launcher's any_length)
+    line = len(dst._shape) == 1 and dst._size > 1
+    key = (size, -1 if line else dst._shape, src._strides, dst._strides, ptr_bits)
     launch = _bit_copies.get(key)
+    if launch is None and line:  # (a line of wide elements: a launcher per length)
+        key = (size, dst._shape, src._strides, dst._strides, ptr_bits)
+        launch = _bit_copies.get(key)
     if launch is None:
         bits = size | ptr_bits
         for st in src._strides + dst._strides:
@@ -82,9 +87,12 @@ def bit_copy(src, dst) -> None:
         launch = ew.exprs_launcher(ew.COPY, (s2,), (d2,))
         if len(_bit_copies) >= 1024:
             _bit_copies.clear()
+        if getattr(launch, "any_length", False):
+            key = (size, -1, src._strides, dst._strides, ptr_bits)
         _bit_copies[key] = launch
     launch((src,), (dst,))  # (the unit views' pointers are the arrays' own)
 
 
-# bit_copy's launchers per (itemsize, shape, strides, pointer alignment)
+# bit_copy's launchers per (itemsize, shape (-1: a line of any length), strides, pointer
+# alignment)
 _bit_copies: dict = {}
