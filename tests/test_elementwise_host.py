@@ -103,20 +103,22 @@ def _fill(dst: np.ndarray, value):
     return [(dst, want, "bits")]
 
 
-def _layout(op, make):
+def _layout(op, make, lengths=(None, None)):
     """``layout_launcher(op, views, outs)`` (the frontend's launcher per operand layout),
     built on broadcast views of ``make()``'s operands, then called with the unbroadcast
     operands (a broadcast view's pointer is its operand's) of two ``make()`` calls: the
-    same layout in other memory takes the same launcher."""
+    same layout in other memory takes the same launcher.  With ``lengths``, ``make(n)``'s
+    one-dimensional operands for each length: one launcher serves them all (``any_length``)."""
     pairs, launch = [], None
-    for _ in range(2):
-        ins = make()
+    for n in lengths:
+        ins = make() if n is None else make(n)
         shape = np.broadcast_shapes(*[x.shape for x in ins if isinstance(x, np.ndarray)])
         outs = [np.zeros(shape, np.dtype(c)) for c in op.loop[op.nin:]]
         if launch is None:
             views = [HostArray(np.broadcast_to(x, shape)) if isinstance(x, np.ndarray) else x
                      for x in ins]
             launch = ew.layout_launcher(op, views, [HostArray(o) for o in outs])
+            assert n is None or launch.any_length
         launch([HostArray(x) if isinstance(x, np.ndarray) else x for x in ins],
                [HostArray(o) for o in outs])
         with np.errstate(all="ignore"):
@@ -125,25 +127,9 @@ def _layout(op, make):
     return pairs
 
 
-def _line(op, make, lengths=(700, 3, 2, 1000, 699)):
-    """A launcher of one-dimensional operands (``exprs_launcher``'s ``any_length``), built
-    for ``make(lengths[0])``'s and then called with ``make(n)``'s for each length: a loop
-    over shrinking columns (lu_doolittle's ``A[i + 1:, i]``) takes one launcher."""
-    pairs, launch = [], None
-    for n in lengths:
-        ins = make(n)
-        outs = [np.zeros(n, np.dtype(c)) for c in op.loop[op.nin:]]
-        wrap = [HostArray(np.broadcast_to(x, (n,))) if isinstance(x, np.ndarray) else x
-                for x in ins]
-        if launch is None:
-            launch = ew.layout_launcher(op, wrap, [HostArray(o) for o in outs])
-            assert launch.any_length
-        launch([HostArray(x) if isinstance(x, np.ndarray) else x for x in ins],
-               [HostArray(o) for o in outs])
-        with np.errstate(all="ignore"):
-            want = getattr(np, op.ufunc)(*ins, signature=tuple(np.dtype(c) for c in op.loop))
-        pairs += list(zip(outs, want if isinstance(want, tuple) else (want,)))
-    return pairs
+def _line(op, make):
+    """A loop over shrinking columns (lu_doolittle's ``A[i + 1:, i]``): one launcher."""
+    return _layout(op, make, (700, 3, 2, 1000, 699))
 
 
 _COLUMNS = rng.standard_normal((1001, 1001))
