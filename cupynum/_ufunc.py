@@ -86,7 +86,8 @@ class ufunc:
         self._unary = hot_unary(self)
         self._binary = hot_binary(self, self._binary_fallback)
         # ``ufunc(a, b, out=a)``: the in-place operator's hot path (``a op= b``)
-        self._into_first = hot_inplace(self, self._into_first_general)
+        self._into_first = hot_inplace(self, self._into_first_general) \
+            if self.nin == 2 and self.nout == 1 else None
 
     def _binary_fallback(self, a, b):
         out = self._plain_call((a, b))
@@ -101,7 +102,7 @@ class ufunc:
     # the hot path ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.nin:
-            if len(kwargs) == 1 and len(args) == 2 == self.nin and self.nout == 1 and \
+            if len(kwargs) == 1 and len(args) == 2 and self._into_first is not None and \
                     kwargs.get("out") is args[0] and type(args[0]) is ndarray:
                 return self._into_first(args[0], args[1])  # (floyd_warshall's minimum)
             return self._call(args, kwargs)

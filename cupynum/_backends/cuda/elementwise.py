@@ -524,7 +524,7 @@ def exprs_launcher(exprs, ins, outs):
                     default=1)
         longest = _I32 if spec.idx64 else min(_I32, _I32 // max(reach, 1) + 1)
 
-    def launch(values, n):
+    def launch(values, n):  # (values: the operands'; the layout's follow them)
         if now[0] is not _prepared:
             now[0], now[1] = _prepared, prepared(prep.key)
         if line:  # (the layout values and the grid of this length)
@@ -532,10 +532,9 @@ def exprs_launcher(exprs, ins, outs):
             lay[0] = n
             if strided:
                 lay[-2] = n
-            values[-len(layout):] = lay
-            now[1].launch(values, _grid(spec, n), BLOCK)
+            now[1].launch(values + lay, _grid(spec, n), BLOCK)
             return
-        now[1].launch(values, grid, BLOCK)
+        now[1].launch(values + layout, grid, BLOCK)
 
     def launch_arrays(ins, outs):  # (dptr inline: a frame less per operand)
         if line and not 1 < outs[0]._size <= longest:
@@ -544,7 +543,7 @@ def exprs_launcher(exprs, ins, outs):
         for x in (*ins, *outs):
             d = x._buf.device
             values.append((x._buf.on_device() if d is None else d).ptr + x._offset)
-        launch(values + layout, outs[0]._size)
+        launch(values, outs[0]._size)
 
     def launch_with_scalars(ins, outs):
         if line and not 1 < outs[0]._size <= longest:
@@ -559,7 +558,7 @@ def exprs_launcher(exprs, ins, outs):
                 values.append(x)
         for o in outs:
             values.append(dptr(o))
-        launch(values + layout, outs[0]._size)
+        launch(values, outs[0]._size)
 
     launcher = launch_arrays if all(arrays) else launch_with_scalars
     launcher.any_length = line
