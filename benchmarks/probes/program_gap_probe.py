@@ -1,5 +1,6 @@
 """The statements of the programs where CuPy has been faster than cupynum (floyd_warshall,
-nbody, lu_doolittle, kmeans, cnn_layer; benchmarks/programs), each timed in cupynum
+nbody, lu_doolittle, kmeans, cnn_layer; benchmarks/programs) and of the row-by-row programs
+(trisolve, sor, spmv_rows, iir_rows), each timed in cupynum
 (``CUPYNUM_PLACEMENT=device`` unless set) and CuPy on the same inputs, wall time per
 statement over a loop closed by a sync (median of rounds, the libraries alternating), and
 each statement's cupynum profile (host and GPU time per op, launches).
@@ -32,6 +33,13 @@ def statements(rng):
     w = rng.standard_normal((32, 16, 3, 3)).astype(numpy.float32)
     acc = numpy.zeros((192, 192), numpy.float32)
     dx = pos[None, :, :] - pos[:, None, :]
+    L = numpy.tril(rng.uniform(-1.0, 1.0, (5000, 5000))) / 5000 + 2 * numpy.eye(5000)
+    rhs = rng.uniform(-1.0, 1.0, (5000, 32))
+    S = rng.uniform(-1.0, 1.0, (4000, 4000)) / 4000 + 2 * numpy.eye(4000)
+    image = rng.standard_normal((4096, 8192)).astype(numpy.float32)
+    indptr = numpy.arange(0, 5001 * 800, 800)
+    indices = rng.integers(0, 4000, 5000 * 800)
+    values = rng.standard_normal(5000 * 800)
     inv = ((dx ** 2).sum(axis=2) + 0.0025) ** -1.5
 
     def ns(xp, **arrays):
@@ -72,6 +80,18 @@ def statements(rng):
         ("kmeans: C[j] = X[labels == j].mean(axis=0)",
          lambda xp: ns(xp, X=X, C=C, labels=labels),
          "m = X[labels == 3]\nif len(m) > 0:\n    C[3] = m.mean(axis=0)", 50),
+        ("trisolve: X[i] = (B[i] - L[i, :i] @ X[:i]) / L[i, i] (i=2500)",
+         lambda xp: ns(xp, L=L, B=rhs, X=rhs),
+         "X[2500] = (B[2500] - L[2500, :2500] @ X[:2500]) / L[2500, 2500]", 100),
+        ("sor: x[i] += 1.2 * (b[i] - A[i] @ x) / A[i, i] (i=2000)",
+         lambda xp: ns(xp, A=S, b=S[0], x=S[1]),
+         "x[2000] += 1.2 * (b[2000] - A[2000] @ x) / A[2000, 2000]", 100),
+        ("spmv: y[i] = data[s:e] @ x[indices[s:e]] (int bounds)",
+         lambda xp: ns(xp, indptr=indptr, indices=indices, data=values, x=S[2],
+                       y=S[3]),
+         "s, e = int(indptr[700]), int(indptr[701])\ny[700] = data[s:e] @ x[indices[s:e]]", 100),
+        ("iir: y[i] = a * y[i - 1] + b * image[i]", lambda xp: ns(xp, y=image, image=image),
+         "y[700] = 0.8 * y[699] + 0.2 * image[700]", 200),
         ("cnn: acc += w[co, ci, dy, dx] * x[ci, dy:dy+c, dx:dx+c]",
          lambda xp: ns(xp, x=x, w=w, acc=acc),
          "acc += w[3, 5, 1, 2] * x[5, 1:193, 2:194]", 200),

@@ -35,7 +35,7 @@ class Elementwise:
 class Reduction:
     """reduction.py: reductions and arg-reductions (rows / cols kernels)."""
     wave: int = 8  # resident 256-thread blocks per SM (2048 threads)
-    thread_rows: int = 32  # rows of at most this many elements: a thread a row (cols kernel)
+    thread_rows: int = 64  # rows of at most this many elements: a thread a row (cols kernel)
     arg_fast: bool = True  # RED_ARG_FAST: contiguous arg rows track (value, vector index)
     arg_loads: int = 4  # RED_ARG_LOADS: 16-byte loads in flight per thread on that path
     arg_min_blocks: int = 0  # __launch_bounds__ min blocks of the arg rows kernels (0: none)
