@@ -242,7 +242,7 @@ def test_a_block_of_right_hand_sides_is_not_moved_back_and_forth():
     the matrix to move: the matrix holds each row product on the device, so the block's
     ledger must not send it to the host (its next row product would copy it straight back,
     over and over: it did, every ~60 rows)."""
-    n, k, rows = 2000, 32, 120  # L 32 MB, X and B 512 KB: all three on the device
+    n, k, rows = 3000, 32, 120  # L 72 MB, X and B 768 KB: all three on the device
     rng = np.random.default_rng(3)
     L_ref = np.tril(rng.random((n, n))) + n * np.eye(n)
     B_ref = rng.random((n, k))
@@ -776,7 +776,8 @@ def test_never_moves_back_within_the_minimum_ops():
 def test_cost_table_is_data_and_prices_the_rule():
     assert pl.op_cost("host", 10) < pl.op_cost("device", 10)  # small: the host is cheaper
     assert pl.op_cost("device", 10**8) < pl.op_cost("host", 10**8)  # large: the device
-    assert pl.migration_cost(8 * 10**6) > pl.migration_cost(8)
+    for side in ("host", "device"):
+        assert pl.migration_cost(8 * 10**6, side) > pl.migration_cost(8, side)
 
 
 # --- what users see -----------------------------------------------------------------------
@@ -843,8 +844,9 @@ def test_small_writes_stop_updating_both_copies_once_that_costs_a_whole_copy():
         a[writes] = -1.0
         writes += 1
         assert writes < 100
-    per_write = pl.COSTS["transfer"] + pl.COSTS["per_byte"] * 8
-    assert writes == int(pl.migration_cost(a.nbytes) // per_write) + 1
+    # (the writes land on the host copy and are copied to the device's)
+    per_write = pl.COSTS["transfer"] + pl.COSTS["per_byte"]["device"] * 8
+    assert writes == int(pl.migration_cost(a.nbytes, "device") // per_write) + 1
     h[:writes] = -1.0
     np.testing.assert_array_equal(a.get(), h)
     big = cp.zeros(LARGE)

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _probe_util import log, wall_median  # noqa: E402
@@ -111,7 +112,7 @@ def main():
     if not getattr(backend, "cuda_memory", False):
         log("note: no CUDA backend here; the device column times the", _backends.name(),
             "backend")
-    placement.record = lambda buf, side, elements: False  # nothing migrates while timing
+    placement.record = lambda *args, **kwargs: False  # nothing migrates while timing
 
     def on(side):
         def put(x):
@@ -141,31 +142,36 @@ def main():
     crossover = {}
     for f in fams:
         crossover[f] = next((r["n"] for r in rows if r[f + ":device"] < r[f + ":host"]), None)
-    moves = []
-    for e in exps:
+    moves = {"host": [], "device": []}  # one-way moves of whole Buffers, each direction
+    for e in range(8, 26, 2):
         x = cp.asarray(np.ones(1 << e))
-        nbytes = x.nbytes
-
-        def there_and_back(x=x):
-            place(x, "device")
-            place(x, "host")
-
-        moves.append((nbytes, per_cp(there_and_back) * 1e6 / 2))
+        times = {"host": [], "device": []}
+        for _ in range(5):
+            for to in ("host", "device"):
+                backend.synchronize()
+                t = time.perf_counter()
+                place(x, to)
+                backend.synchronize()
+                times[to].append(time.perf_counter() - t)
+        for to in moves:
+            moves[to].append((x.nbytes, sorted(times[to])[2] * 1e6))
     costs = {
         "host": fit([(r[f + ":touched"], r[f + ":host"]) for r in rows for f in fams
                      if f != "matvec"]),
         "device": fit([(r[f + ":touched"], r[f + ":device"]) for r in rows for f in fams
                        if f != "matvec"]),
     }
-    mv = fit(moves)
-    costs["transfer"], costs["per_byte"] = mv["op"], mv["per_element"]
+    fitted = {to: fit(m) for to, m in moves.items()}
+    costs["transfer"] = min(f["op"] for f in fitted.values())
+    costs["per_byte"] = {to: f["per_element"] for to, f in fitted.items()}
     found = sorted(v for v in crossover.values() if v)
     threshold = found[len(found) // 2] if found else None
     log("\ncrossover (smallest n with the device faster than the host path):")
     for f, v in crossover.items():
         log(f"  {f:<8} {('2^%d' % int(math.log2(v))) if v else 'never in range'}")
-    log(f"moves (us per one-way move of b bytes): "
-        + ", ".join(f"{b}: {t:.1f}" for b, t in moves))
+    for to, m in moves.items():
+        log(f"moves to the {to} (us per move of b bytes): "
+            + ", ".join(f"{b}: {t:.1f}" for b, t in m))
     log(f"suggested COSTS = {json.dumps(costs)}")
     log(f"suggested CUPYNUM_PLACEMENT_THRESHOLD = {threshold}")
     if out:

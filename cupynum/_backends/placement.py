@@ -25,6 +25,7 @@ import numpy as np
 from .. import _config
 from . import buffer
 from .buffer import DEVICE, HOST, Buffer
+from .host import ALIGN as host_alignment
 
 MODE = _config.PLACEMENT  # "auto", "device" or "random"
 # New arrays of at most THRESHOLD elements (of 8 bytes: the test is on bytes) start on the
@@ -44,8 +45,9 @@ HOLD_RATIO = 16
 
 # The cost table (microseconds, measured on the H200 machine with fusion on by
 # benchmarks/probes/placement_calibrate.py; the run is in docs/internals.md): an op touching
-# n elements costs ``op + per_element * n`` on a side; a move of b bytes costs
-# ``transfer + per_byte * b``.  An op that brings device-only data over to the host pays
+# n elements costs ``op + per_element * n`` on a side; a move of b bytes to a side costs
+# ``transfer + per_byte[side] * b`` (device-to-host copies fill fresh pageable memory, at
+# about half the rate of the other way).  An op that brings device-only data over to the host pays
 # ``sync`` besides, once: the host waits there for the device's queued work, which
 # otherwise runs while the host goes on (a copy the other way does not wait).
 # A matrix product (``matmul``, ``dot``: a BLAS call) pays ``product`` on top of ``op``.
@@ -53,7 +55,7 @@ COSTS = {
     HOST: {"op": 1.2, "per_element": 0.0004, "product": 1.9},
     DEVICE: {"op": 8.3, "per_element": 0.000006, "product": 25.0},
     "transfer": 12.0,
-    "per_byte": 0.0002,
+    "per_byte": {HOST: 0.00012, DEVICE: 0.0002},
     "sync": 10.0,
 }
 
@@ -101,8 +103,9 @@ def op_cost(side: str, elements: int) -> float:
     return row["op"] + row["per_element"] * elements
 
 
-def migration_cost(nbytes: int) -> float:
-    return COSTS["transfer"] + COSTS["per_byte"] * nbytes
+def migration_cost(nbytes: int, to: str) -> float:
+    """What moving ``nbytes`` bytes to side ``to`` costs."""
+    return COSTS["transfer"] + COSTS["per_byte"][to] * nbytes
 
 
 def other(side: str) -> str:
@@ -194,13 +197,18 @@ def evict_device_copies() -> bool:
 
 
 def read_back(buf):
-    """A new host allocation holding the device copy's bytes (one device-to-host copy)."""
+    """A new host allocation holding the device copy's bytes: the array that the one
+    device-to-host copy fills, where it is aligned as the host backend's allocations are
+    (NumPy maps large arrays page-aligned), else a copy of it into one.  (A second fresh
+    allocation and copy made a 134 MB move 3.5x slower on the H200 machine.)"""
     raw = buf.device
-    whole = _Bytes(buf, raw.nbytes)
-    host = _backends_of(DEVICE).to_host(whole) if raw.nbytes else None
+    if not raw.nbytes:
+        return _raw(_backends_of(HOST).alloc(0), HOST)
+    host = _backends_of(DEVICE).to_host(_Bytes(buf, raw.nbytes))
+    if host.ctypes.data % host_alignment == 0 and host.flags.writeable:
+        return host
     out = _raw(_backends_of(HOST).alloc(raw.nbytes), HOST)
-    if raw.nbytes:
-        out[:] = host.reshape(-1)
+    out[:] = host
     return out
 
 
@@ -241,22 +249,24 @@ def before_write(buf, side, nbytes=None) -> bool:
     drop = other(side)
     if (buf.host if drop == HOST else buf.device) is None:
         return False
-    if nbytes is not None and nbytes <= SMALL_WRITE and not _mirrored_enough(buf, nbytes):
+    if nbytes is not None and nbytes <= SMALL_WRITE and not _mirrored_enough(
+            buf, nbytes, drop):
         return True
     setattr(buf, drop, None)
     return False
 
 
-def _mirrored_enough(buf, nbytes: int) -> bool:
-    """Charge a small write's update of the other copy to ``buf``'s ledger; True when such
-    updates have cost more than copying the whole buffer over again (the ski-rental rule
-    once more): the other copy is then dropped, and the writes that follow go to one side
-    only (a small array written element by element stops paying for two copies)."""
+def _mirrored_enough(buf, nbytes: int, other_side: str) -> bool:
+    """Charge a small write's update of the copy on ``other_side`` to ``buf``'s ledger;
+    True when such updates have cost more than copying the whole buffer over again (the
+    ski-rental rule once more): the other copy is then dropped, and the writes that follow
+    go to one side only (a small array written element by element stops paying for two
+    copies)."""
     led = buf.ledger
     if led is None:
         led = buf.ledger = Ledger()
-    led.mirrored += COSTS["transfer"] + COSTS["per_byte"] * nbytes
-    if led.mirrored <= migration_cost(nbytes_of(buf)):
+    led.mirrored += migration_cost(nbytes, other_side)
+    if led.mirrored <= migration_cost(nbytes_of(buf), other_side):
         return False
     led.mirrored = 0.0
     return True
@@ -271,7 +281,7 @@ def result_on_device(result_nbytes: int, bufs, premium: float = 0.0) -> bool:
         return False
     n = result_nbytes // 8
     moved = sum(nbytes_of(buf) for buf, _ in bufs if buf.device is None)
-    return op_cost(DEVICE, n) + premium + migration_cost(moved) < op_cost(HOST, n)
+    return op_cost(DEVICE, n) + premium + migration_cost(moved, DEVICE) < op_cost(HOST, n)
 
 
 def host_is_cheaper(bufs, made: int = 0, premium: float = 0.0) -> bool:
@@ -289,9 +299,9 @@ def host_is_cheaper(bufs, made: int = 0, premium: float = 0.0) -> bool:
         if buf.host is None:
             if buf.pending is not None or buf.pins is not None:
                 return False
-            to_host += migration_cost(nbytes_of(buf))
+            to_host += migration_cost(nbytes_of(buf), HOST)
         elif buf.device is None:
-            to_device += migration_cost(nbytes_of(buf))
+            to_device += migration_cost(nbytes_of(buf), DEVICE)
     if to_host:
         to_host += COSTS["sync"]
     return op_cost(HOST, n) + to_host < op_cost(DEVICE, n) + premium + to_device
@@ -315,7 +325,8 @@ class Ledger:
 def copies_to_device(bufs) -> float:
     """What an op on the device pays to copy its host-only operands over (``bufs``:
     (Buffer, elements touched))."""
-    return sum(migration_cost(nbytes_of(buf)) for buf, _ in bufs if buf.device is None)
+    return sum(migration_cost(nbytes_of(buf), DEVICE) for buf, _ in bufs
+               if buf.device is None)
 
 
 def copies_to_host(bufs, moving) -> float:
@@ -325,7 +336,7 @@ def copies_to_host(bufs, moving) -> float:
     device results made for this op (a row product's result), made again for the next;
     an array that ops write or price, or a large one, would move once, with ``moving``,
     and stay."""
-    cost = sum(migration_cost(nbytes_of(buf)) for buf, _ in bufs
+    cost = sum(migration_cost(nbytes_of(buf), HOST) for buf, _ in bufs
                if buf.host is None and buf.version == 0 and buf.ledger is None
                and buf is not moving and nbytes_of(buf) <= THRESHOLD_BYTES)
     return cost + COSTS["sync"] if cost else 0.0
@@ -341,7 +352,8 @@ def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
     if led is None:
         led = buf.ledger = Ledger()
     led.ops += 1
-    here, there = COSTS[side], COSTS[HOST if side == DEVICE else DEVICE]  # (op_cost, inline)
+    there_side = HOST if side == DEVICE else DEVICE
+    here, there = COSTS[side], COSTS[there_side]  # (op_cost, inline)
     regret = led.regret + extra + here["op"] - there["op"] + (
         here["per_element"] - there["per_element"]) * elements
     if regret <= 0.0:
@@ -351,7 +363,7 @@ def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
     buf.settled = 0  # (ops on it are priced again: _backends._place)
     raw = buf.host if buf.host is not None else buf.device
     nbytes = nbytes_of(buf) if raw is None else raw.nbytes  # (nbytes_of, inline)
-    if regret < COSTS["transfer"] + COSTS["per_byte"] * nbytes or (
+    if regret < COSTS["transfer"] + COSTS["per_byte"][there_side] * nbytes or (
             led.moves and led.ops < MIN_OPS_BETWEEN_MOVES):
         return False
     if side == DEVICE and nbytes > HOST_CAP:
