@@ -106,7 +106,9 @@ def _library(name):
             cupy.cuda.Device().synchronize()
 
         return cupy, sync, cupy.asnumpy, {"version": cupy.__version__}
-    sys.path.insert(0, str(REPO))  # the working tree's cupynum, as benchmarks/ does
+    # the working tree's cupynum, as benchmarks/ does (PROGRAMS_TREE: another tree's, to
+    # compare two commits)
+    sys.path.insert(0, os.environ.get("PROGRAMS_TREE") or str(REPO))
     import cupynum
 
     sync = getattr(getattr(cupynum, "cuda", None), "synchronize", None)

@@ -523,6 +523,7 @@ def exprs_launcher(exprs, ins, outs):
         reach = max((abs(x._strides[0]) for x in (*ins, *outs) if hasattr(x, "_buf")),
                     default=1)
         longest = _I32 if spec.idx64 else min(_I32, _I32 // max(reach, 1) + 1)
+        chunk, cap = _chunk(spec), _grid_cap()  # (_grid's, once)
 
     def launch(values, n):  # (values: the operands'; the layout's follow them)
         if now[0] is not _prepared:
@@ -532,7 +533,8 @@ def exprs_launcher(exprs, ins, outs):
             lay[0] = n
             if strided:
                 lay[-2] = n
-            now[1].launch(values + lay, _grid(spec, n), BLOCK)
+            g = (n + chunk - 1) // chunk
+            now[1].launch(values + lay, g if g < cap else cap, BLOCK)
             return
         now[1].launch(values + layout, grid, BLOCK)
 
