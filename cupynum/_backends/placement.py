@@ -46,8 +46,10 @@ HOLD_RATIO = 16
 # The cost table (microseconds, measured on the H200 machine with fusion on by
 # benchmarks/probes/placement_calibrate.py; the run is in docs/internals.md): an op touching
 # n elements costs ``op + per_element * n`` on a side; a move of b bytes to a side costs
-# ``transfer + per_byte[side] * b`` (device-to-host copies fill fresh pageable memory, at
-# about half the rate of the other way).  An op that brings device-only data over to the host pays
+# ``transfer + per_byte[side] * b``.  (Both sides take the round trip's fit: one way, a
+# large move to the host runs at a seventh of the rate of one to the device, but the device
+# op prices underrate what row programs pay there about as much, and the ledger decides by
+# their ratio; docs/internals.md.)  An op that brings device-only data over to the host pays
 # ``sync`` besides, once: the host waits there for the device's queued work, which
 # otherwise runs while the host goes on (a copy the other way does not wait).
 # A matrix product (``matmul``, ``dot``: a BLAS call) pays ``product`` on top of ``op``.
@@ -55,7 +57,7 @@ COSTS = {
     HOST: {"op": 1.2, "per_element": 0.0004, "product": 1.9},
     DEVICE: {"op": 8.3, "per_element": 0.000006, "product": 25.0},
     "transfer": 12.0,
-    "per_byte": {HOST: 0.00012, DEVICE: 0.0002},
+    "per_byte": {HOST: 0.0002, DEVICE: 0.0002},
     "sync": 10.0,
 }
 
