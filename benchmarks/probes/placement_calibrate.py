@@ -15,6 +15,10 @@ while timing, so nothing migrates under the probe.  Families:
   row       M[i] *= 1.0001            (one row of a sqrt(n) x sqrt(n) matrix: the ledger's case
                                        of a large array touched a little per op)
   matvec    v = M @ w                 (sqrt(n) x sqrt(n))
+  rowstmt   w[i] += 1.2 * (0.5 - M[i] @ w) / M[i, i]
+                                      (an SOR step: a row product, an element read and
+                                       four scalar ops; on the device, against the table's
+                                       price of those six ops)
 
 and whole-buffer moves host -> device -> host for the transfer row.  Printed: the per-call
 table, each family's crossover (the smallest n from which the device is faster), and the
@@ -84,7 +88,13 @@ def families(xp, n, host_arrays):
     st["reduce"] = (reduce, n)
     st["slice"] = (slice_, n)
     st["row"] = (row, m)
+    def rowstmt():
+        i = state["i"] = (state["i"] + 1) % m
+        w, M = state["w"], state["M"]
+        w[i] += 1.2 * (0.5 - M[i] @ w) / M[i, i]
+
     st["matvec"] = (matvec, m * m)
+    st["rowstmt"] = (rowstmt, m)
     return st
 
 
@@ -137,7 +147,7 @@ def main():
         rows.append(row)
         log(f"n=2^{e:<2} " + "  ".join(
             f"{f} {row[f + ':numpy']:.2f}/{row[f + ':host']:.2f}/{row[f + ':device']:.2f}"
-            for f in ("chain", "inplace", "reduce", "slice", "row", "matvec")))
+            for f in ("chain", "inplace", "reduce", "slice", "row", "matvec", "rowstmt")))
     fams = ("chain", "inplace", "reduce", "slice", "row", "matvec")
     crossover = {}
     for f in fams:
@@ -172,6 +182,15 @@ def main():
     for to, m in moves.items():
         log(f"moves to the {to} (us per move of b bytes): "
             + ", ".join(f"{b}: {t:.1f}" for b, t in m))
+    # (on the host side its element reads are NumPy scalars, and the scalar ops NumPy's:
+    # two of the six reach cupynum, so only the device side is set against the table)
+    log("rowstmt on the device against the table's price of its six ops (a product among "
+        "them), us:")
+    dev = placement.COSTS["device"]
+    for r in rows:
+        priced = 6 * dev["op"] + dev["product"] + dev["per_element"] * r["rowstmt:touched"]
+        log(f"  n=2^{int(math.log2(r['n'])):<2} {r['rowstmt:device']:8.2f} (table "
+            f"{priced:6.2f}; the host path {r['rowstmt:host']:.2f})")
     log(f"suggested COSTS = {json.dumps(costs)}")
     log(f"suggested CUPYNUM_PLACEMENT_THRESHOLD = {threshold}")
     if out:
