@@ -111,7 +111,8 @@ def test_runner_in_turns(tmp_path):
     for p in data["programs"]:
         for key in ("numpy", "auto", "device"):
             r = p["results"][key]
-            assert r["status"] == "ok" and len(r["times"]) == 2 and r["best"] == min(r["times"])
+            assert r["status"] == "ok", (p["program"], key, r.get("error"))
+            assert len(r["times"]) == 2 and r["best"] == min(r["times"])
             assert r["first"] > 0
         assert p["results"]["auto"]["checked"] is True
         assert p["results"]["device"]["checked"] is True
