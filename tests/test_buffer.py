@@ -259,8 +259,12 @@ class _Device:
     name = "stand-in"
     side = "device"
 
-    def to_host(self, a):  # (its "device" allocations are NumPy uint8 arrays)
-        return a._buf.device[a._offset:a._offset + a._size].copy()
+    def to_host(self, a, out=None):  # (its "device" allocations are NumPy uint8 arrays)
+        data = a._buf.device[a._offset:a._offset + a._size]
+        if out is None:
+            return data.copy()
+        out[...] = data
+        return out
 
 
 def test_for_arrays_picks_where_the_data_lives(monkeypatch):
@@ -277,7 +281,7 @@ def test_for_arrays_picks_where_the_data_lives(monkeypatch):
     monkeypatch.setattr(_backends, "_single", None)  # placement decides (auto)
     monkeypatch.setattr(_backends, "_chaos", None)
     monkeypatch.setattr(placement, "record",  # (no moves here)
-                        lambda buf, side, n, extra=0.0: False)
+                        lambda buf, side, n, extra=0.0, offset=-1: False)
     monkeypatch.setattr(_backends, "_placing", True)  # (the moves the cost table asks for)
     monkeypatch.setattr(placement, "_backends_of", {"host": host, "device": device}.get)
     assert _backends.for_arrays(h) is host

@@ -135,6 +135,33 @@ def test_reads_of_device_data_move_only_the_view():
     assert device_counters()["d2h_bytes"] == 8 + 80
 
 
+@needs_device
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.complex64])
+def test_a_move_to_the_host_fills_one_aligned_allocation(dtype):
+    """The device copy is read straight into a host allocation aligned as the host
+    backend's are (64 bytes), moving the buffer's bytes once; views see the same values."""
+    ref = (np.arange(3 * 4097) % 251).astype(dtype)
+    x = cp.asarray(ref)
+    place(x, "device")
+    view = x[1::3]
+    reset_device_counters()
+    place(x, "host")
+    assert device_counters()["d2h_bytes"] == ref.nbytes
+    raw = x._buf.host
+    assert raw.ctypes.data % 64 == 0 and raw.flags.writeable and raw.nbytes == ref.nbytes
+    np.testing.assert_array_equal(x.get(), ref)
+    np.testing.assert_array_equal(view.get(), ref[1::3])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.bool_])
+def test_to_host_fills_the_array_it_is_given(dtype):
+    ref = (np.arange(60).reshape(6, 10) % 3).astype(dtype)
+    a = cp.asarray(ref)[::2, 1:]  # a strided view
+    out = np.empty((3, 9), dtype)
+    assert _backends.for_arrays(a).to_host(a, out) is out
+    np.testing.assert_array_equal(out, ref[::2, 1:])
+
+
 @auto_only
 def test_a_large_result_of_small_host_operands_is_made_on_the_device():
     u = np.linspace(0, 1, 600)

@@ -116,9 +116,10 @@ class Backend(abc.ABC):
         C-contiguous host array ``host`` (never aliasing it)."""
 
     @abc.abstractmethod
-    def to_host(self, a) -> np.ndarray:
+    def to_host(self, a, out: np.ndarray | None = None) -> np.ndarray:
         """A new C-contiguous NumPy array with the values of array ``a`` (a copy: waits for
-        the work that writes ``a``)."""
+        the work that writes ``a``); or ``out``, a C-contiguous writeable host array of
+        ``a``'s shape and dtype, filled with them and returned."""
 
     @abc.abstractmethod
     def write_host(self, a, host: np.ndarray) -> None:

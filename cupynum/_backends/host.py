@@ -90,8 +90,11 @@ class HostBackend(Backend):
     def from_host(self, host: np.ndarray):
         return self._wrap(_copy_of(host))
 
-    def to_host(self, a) -> np.ndarray:
-        return np.array(self._view(a), order="C", copy=True)
+    def to_host(self, a, out=None) -> np.ndarray:
+        if out is None:
+            return np.array(self._view(a), order="C", copy=True)
+        out[...] = self._view(a)
+        return out
 
     def write_host(self, a, host: np.ndarray) -> None:
         self._view(a)[...] = host

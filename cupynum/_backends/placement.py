@@ -25,7 +25,6 @@ import numpy as np
 from .. import _config
 from . import buffer
 from .buffer import DEVICE, HOST, Buffer
-from .host import ALIGN as host_alignment
 
 MODE = _config.PLACEMENT  # "auto", "device" or "random"
 # New arrays of at most THRESHOLD elements (of 8 bytes: the test is on bytes) start on the
@@ -199,18 +198,15 @@ def evict_device_copies() -> bool:
 
 
 def read_back(buf):
-    """A new host allocation holding the device copy's bytes: the array that the one
-    device-to-host copy fills, where it is aligned as the host backend's allocations are
-    (NumPy maps large arrays page-aligned), else a copy of it into one: no second host
-    allocation for a large move (its time on the H200 machine is the copy's itself)."""
+    """A new host allocation (the host backend's, aligned as its own are) holding the
+    device copy's bytes, filled by the one device-to-host copy.  (Copying a NumPy array
+    filled first into an aligned one, as this did before, took four times as long on the
+    H200 machine: malloc never returns a large block 64-byte aligned, so the second copy
+    always ran, faulting in fresh pages on one thread.)"""
     raw = buf.device
-    if not raw.nbytes:
-        return _raw(_backends_of(HOST).alloc(0), HOST)
-    host = _backends_of(DEVICE).to_host(_Bytes(buf, raw.nbytes))
-    if host.ctypes.data % host_alignment == 0 and host.flags.writeable:
-        return host
     out = _raw(_backends_of(HOST).alloc(raw.nbytes), HOST)
-    out[:] = host
+    if raw.nbytes:
+        _backends_of(DEVICE).to_host(_Bytes(buf, raw.nbytes), out)
     return out
 
 

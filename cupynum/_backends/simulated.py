@@ -59,10 +59,10 @@ class SimulatedBackend(HostBackend):
         _COUNTS["h2d_bytes"] += host.nbytes
         return super().from_host(host)
 
-    def to_host(self, a) -> np.ndarray:
+    def to_host(self, a, out=None) -> np.ndarray:
         _COUNTS["syncs"] += 1
         _COUNTS["d2h_bytes"] += a._size * a.dtype.itemsize
-        return super().to_host(a)
+        return super().to_host(a, out)
 
     def write_host(self, a, host: np.ndarray) -> None:
         _COUNTS["h2d_bytes"] += a._size * a.dtype.itemsize

@@ -99,8 +99,8 @@ class CudaBackend(Backend):
     def from_host(self, host: np.ndarray) -> Buffer:
         return Buffer(None, copy_fill.from_host(host), buffers.born_settled(host.nbytes))
 
-    def to_host(self, a) -> np.ndarray:  # replaced per instance in __init__
-        return copy_fill.to_host(a)
+    def to_host(self, a, out=None) -> np.ndarray:  # replaced per instance in __init__
+        return copy_fill.to_host(a, out)
 
     def write_host(self, a, host: np.ndarray) -> None:
         copy_fill.write_host(a, host)

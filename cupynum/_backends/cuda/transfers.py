@@ -30,11 +30,13 @@ def from_host(host: np.ndarray):
     return buf
 
 
-def to_host(a) -> np.ndarray:
-    """A new C-ordered NumPy array with ``a``'s values (waits for the device)."""
-    if a._c_contig and 0 < a._size * a.dtype.itemsize <= memory.SMALL_READ:
-        return memory.read_small(dptr(a), a._shape, a.dtype)  # (an element, a sum)
-    out = np.empty(a._shape, a.dtype)
+def to_host(a, out: np.ndarray | None = None) -> np.ndarray:
+    """A new C-ordered NumPy array with ``a``'s values (waits for the device), or ``out``
+    (C-contiguous, writeable, of ``a``'s shape and dtype) filled with them."""
+    if out is None:
+        if a._c_contig and 0 < a._size * a.dtype.itemsize <= memory.SMALL_READ:
+            return memory.read_small(dptr(a), a._shape, a.dtype)  # (an element, a sum)
+        out = np.empty(a._shape, a.dtype)
     if a._size == 0:
         return out
     if a._c_contig:
