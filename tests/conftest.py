@@ -63,7 +63,8 @@ def fusion_arrays_on_device(monkeypatch, small_arrays_fuse):
     _backends.get()
     monkeypatch.setattr(placement, "THRESHOLD_BYTES", -1)
     monkeypatch.setattr(_backends, "_chaos", None)
-    monkeypatch.setattr(placement, "record", lambda buf, side, elements, extra=0.0: False)
+    monkeypatch.setattr(placement, "record",
+                        lambda buf, side, elements, extra=0.0, offset=-1: False)
 
 
 @pytest.fixture(scope="module")

@@ -264,11 +264,13 @@ def test_a_row_product_adds_the_product_premium_to_the_matrix_ledger():
 
 
 @auto_only
-def test_a_block_of_right_hand_sides_is_not_moved_back_and_forth():
+def test_a_block_of_right_hand_sides_is_not_moved_back_and_forth(monkeypatch):
     """trisolve with a block of right-hand sides past the threshold, over rows too few for
     the matrix to move: the matrix holds each row product on the device, so the block's
     ledger must not send it to the host (its next row product would copy it straight back,
-    over and over: it did, every ~60 rows)."""
+    over and over: it did, every ~60 rows).  (The sweep's prediction, that the loop runs
+    on to the last row, would move the matrix early: here it is not trusted.)"""
+    monkeypatch.setattr(pl, "SWEEP_TRUST", 1.0)
     n, k, rows = 3000, 32, 120  # L 72 MB, X and B 768 KB: all three on the device
     rng = np.random.default_rng(3)
     L_ref = np.tril(rng.random((n, n))) + n * np.eye(n)
@@ -757,6 +759,69 @@ def test_row_operators_on_a_large_device_array_move_it_to_the_host():
         ref[i] += 1.0
     assert cp.placement(A) == "host" and A._buf.ledger.moves == 1
     np.testing.assert_array_equal(A.get(), ref)
+
+
+def test_the_ledger_follows_a_sweep_in_either_direction():
+    led = pl.Ledger()
+    for row in range(1, pl.SWEEP_MIN_STEPS):
+        led.follow(row * 800)
+        led.follow(row * 800 + 16)  # (two views in one row: both steps on)
+        led.regret += 5.0
+    assert led.steps == 2 * (pl.SWEEP_MIN_STEPS - 1)
+    assert led.regret_ahead(7 * 800 + 16, 80_000) == pytest.approx(35.0 / led.steps * (
+        (80_000 - 7 * 800 - 16) / (led.span / led.steps)))
+    led.follow(7 * 800)  # turned back: a new sweep, which has taken no step yet
+    assert (led.steps, led.span, led.regret0) == (0, 0, 35.0)
+    assert led.regret_ahead(7 * 800, 80_000) == 0.0
+    for row in range(6, -1, -1):  # down to the first row
+        led.follow(row * 800)
+        led.regret += 1.0
+    led.follow(0)  # (the same view again: no step)
+    assert led.steps == 7 and led.span == -7 * 800
+    assert led.regret_ahead(0, 80_000) == 0.0  # (too few steps, and none left)
+
+
+@auto_only
+@pytest.mark.parametrize("rows", [30, 1000])
+def test_a_sweep_over_rows_moves_early_and_a_short_loop_does_not(rows):
+    """Row updates sweeping a large device array move it to the host once their regret
+    reaches SWEEP_TRUST of a move while the rows left would add more than a move's cost;
+    a loop over the first few rows (too few steps, too little regret) leaves it there."""
+    n = 2000
+    ref = np.arange(n * 1000, dtype=np.float64).reshape(n, 1000)
+    A = cp.asarray(ref)
+    assert cp.placement(A) == "device"
+    move = pl.migration_cost(A.nbytes, "host")
+    per_row = pl.op_cost("device", 1000) - pl.op_cost("host", 1000)
+    assert per_row * n > move  # (the whole sweep pays for the move)
+    early = int(pl.SWEEP_TRUST * move / per_row) + 2
+    assert pl.SWEEP_MIN_STEPS < early < move / per_row / 2
+    where = []
+    for i in range(rows):
+        A[i] *= 0.5
+        ref[i] *= 0.5
+        where.append(cp.placement(A))
+    np.testing.assert_array_equal(A.get(), ref)
+    if rows < early - 2:
+        assert where[-1] == "device" and A._buf.ledger.moves == 0
+    else:
+        assert where.index("host") <= early and A._buf.ledger.moves == 1
+        assert set(where[where.index("host"):]) == {"host"}
+
+
+@auto_only
+def test_ops_on_one_row_over_and_over_are_no_sweep():
+    """The same row updated again and again takes no step: the ledger moves the array only
+    when its regret has reached a whole move's cost."""
+    A = cp.asarray(np.ones((2000, 1000)))
+    move = pl.migration_cost(A.nbytes, "host")
+    per_op = pl.op_cost("device", 1000) - pl.op_cost("host", 1000)
+    for _ in range(int(move / per_op) - 2):
+        A[7] *= 1.0
+    assert cp.placement(A) == "device" and A._buf.ledger.steps <= 1  # (row 7 from row 0)
+    for _ in range(4):
+        A[7] *= 1.0
+    assert cp.placement(A) == "host"
 
 
 @auto_only

@@ -34,13 +34,14 @@ for_settled = None
 
 
 class _One:
-    """An operand of one element of ``a``'s Buffer (what an element read touches)."""
+    """An operand of one element of a Buffer, at byte ``_offset`` (what an element read
+    touches)."""
 
-    __slots__ = ("_buf",)
+    __slots__ = ("_buf", "_offset")
     _size = 1
 
-    def __init__(self, buf):
-        self._buf = buf
+    def __init__(self, buf, offset):
+        self._buf, self._offset = buf, offset
 
 
 def for_result(nbytes: int, *operands):
@@ -69,17 +70,17 @@ def host_for_new(buf):
     return raw
 
 
-def for_element(a):
-    """``for_arrays(a)`` for an op that touches one element of ``a`` (its ledger records
-    one element, not the array's size)."""
-    return for_arrays(_One(a._buf))
+def for_element(a, offset: int):
+    """``for_arrays(a)`` for an op that touches the element of ``a`` at byte ``offset``
+    (its ledger records one element, not the array's size)."""
+    return for_arrays(_One(a._buf, offset))
 
 
 def element(a, offset: int):
     """The Buffer of a new 0-d array holding the element of ``a`` at byte ``offset`` (an
     element read, ``x = a[i, j]``): of device data, a pending read (elements.py) where the
     backend allows, else a copy."""
-    backend = _single if _single is not None else for_element(a)
+    backend = _single if _single is not None else for_element(a, offset)
     buf = a._buf
     if backend.side == DEVICE and buf.host is None and buf.pins is None and (
             buf.device is not None or buf.pending is not None) and backend.lazy_reads():
@@ -214,7 +215,7 @@ def _priced(operands, fresh: int, premium: float = 0.0):
     their data first."""
     device = pinned = host_only = held_twice = False
     held = None  # the Buffer only on the device that holds the op there (see _holding)
-    bufs = []
+    bufs, offsets = [], []  # (the views' byte offsets: the ledger follows sweeps)
     for x in operands:
         try:
             buf = x._buf
@@ -237,6 +238,7 @@ def _priced(operands, fresh: int, premium: float = 0.0):
             if buf.device is None:
                 host_only = True
         bufs.append((buf, x._size))
+        offsets.append(x._offset)
     if not bufs:
         return _host if max(fresh, 0) <= placement.THRESHOLD_BYTES else _backend
     if not device and fresh > placement.THRESHOLD_BYTES and placement.result_on_device(
@@ -257,7 +259,7 @@ def _priced(operands, fresh: int, premium: float = 0.0):
         extra += premium if device else -premium
         wins_below = placement.PRODUCT_HOST_WINS_BELOW
     last = None  # (a broadcast's small operands, whose result is large, stay put)
-    for buf, n in bufs:
+    for (buf, n), offset in zip(bufs, offsets):
         if buf is last:
             continue  # (views of one array side by side: one op on its data)
         last = buf
@@ -273,7 +275,7 @@ def _priced(operands, fresh: int, premium: float = 0.0):
         # (on the host the op would also bring its other device-only operands over: a
         # device result read by the next op stays cheaper on the device than on the host)
         along = placement.copies_to_host(bufs, buf) if device and len(bufs) > 1 else 0.0
-        if placement.record(buf, side, n if n >= made else made, extra - along):  # bring the op over
+        if placement.record(buf, side, n if n >= made else made, extra - along, offset):
             placement.move(buf, HOST if side == DEVICE else DEVICE)
             if device:  # (the small device-only operands come along: they held nothing)
                 for b, _ in bufs:
@@ -327,7 +329,7 @@ def stays_on_device(x, y=None) -> bool:
         # _place and _priced decide, without their loops
         if buf.ledger is None or not buf.ledger.regret:
             buf.settled = LARGE  # (as _place marks it; record unmarks it on a regret)
-        if placement.record(buf, DEVICE, x._size):
+        if placement.record(buf, DEVICE, x._size, 0.0, x._offset):
             placement.move(buf, HOST)
             return False
         return True
@@ -340,7 +342,7 @@ def stays_on_host(a) -> bool:
     buf = a._buf
     if _single is not None or buf.device is not None or buf.pins is not None:
         return True
-    if placement.record(buf, HOST, a._size):
+    if placement.record(buf, HOST, a._size, 0.0, a._offset):
         placement.move(buf, DEVICE)
         return False
     return True
@@ -392,7 +394,7 @@ def _row_write(dst, src, buf) -> None:
         buf.settled = LARGE  # (as _place marks it; record unmarks it on a regret)
     if n <= placement.HOST_WINS_BELOW or led is not None and led.regret:  # (else: unpriced)
         along = placement.copies_to_host(((buf, n), (src._buf, n)), buf)
-        if placement.record(buf, DEVICE, n, -along):
+        if placement.record(buf, DEVICE, n, -along, dst._offset):
             placement.move(buf, HOST)
             placement.move(src._buf, HOST)  # (a small device-only operand comes along)
             buf.version += 1

@@ -38,6 +38,13 @@ SMALL_WRITE = 4096
 # a Buffer back within MIN_OPS_BETWEEN_MOVES ops of its last move.
 HOST_CAP = 1 << 30
 MIN_OPS_BETWEEN_MOVES = 16
+# A sweep: ops on a Buffer whose views advance through it in one direction (a loop over
+# rows).  Once a sweep has taken SWEEP_MIN_STEPS steps and the regret its steps add, kept
+# up to the Buffer's end, would reach a migration's cost, the ledger moves at SWEEP_TRUST
+# of that cost instead of all of it (ski rental with a prediction: a wrong one costs at
+# most 1 + 1/SWEEP_TRUST times the best choice's price).
+SWEEP_MIN_STEPS = 8
+SWEEP_TRUST = 0.125
 # Of two large device-only operands of an op, the larger alone holds it on the device when
 # the smaller has under 1/HOLD_RATIO of its bytes (``_backends._holding``).
 HOLD_RATIO = 16
@@ -309,15 +316,45 @@ def host_is_cheaper(bufs, made: int = 0, premium: float = 0.0) -> bool:
 class Ledger:
     """A base Buffer's record of its ops since its last move: ``regret`` (microseconds the
     ops would have saved on the other side, never below 0), ``ops`` (counted since the last
-    move), ``moves``, and ``mirrored`` (microseconds spent keeping both copies)."""
+    move), ``moves``, and ``mirrored`` (microseconds spent keeping both copies); and the
+    sweep its ops are in: ``mark`` (the byte offset of the last op's view), ``steps`` and
+    ``span`` (how many times and how many bytes, signed, the offset has moved on in one
+    direction) and ``regret0`` (the regret when the sweep began)."""
 
-    __slots__ = ("regret", "ops", "moves", "mirrored")
+    __slots__ = ("regret", "ops", "moves", "mirrored", "mark", "steps", "span", "regret0")
 
     def __init__(self):
         self.regret = 0.0
         self.ops = 0
         self.moves = 0
         self.mirrored = 0.0  # what updating both copies on small writes has cost
+        self.mark = self.steps = self.span = 0
+        self.regret0 = 0.0
+
+    def follow(self, offset: int) -> None:
+        """Note an op on the view at byte ``offset``: a step of the sweep where the offset
+        moves on in the sweep's direction, the start of a new sweep where it turns back."""
+        step = offset - self.mark
+        if step:
+            self.mark = offset
+            if self.steps and (step > 0) != (self.span > 0):
+                self.steps = self.span = 0  # (turned back: a sweep starts here)
+                self.regret0 = self.regret
+            else:
+                self.steps += 1
+                self.span += step
+        if self.regret < self.regret0:  # (the regret was cleared meanwhile)
+            self.regret0 = self.regret
+
+    def regret_ahead(self, offset: int, nbytes: int) -> float:
+        """The regret that the sweep's remaining steps, to the end of the Buffer's
+        ``nbytes`` in its direction, would add at the rate its past steps added it (0.0
+        before SWEEP_MIN_STEPS steps)."""
+        if self.steps < SWEEP_MIN_STEPS:
+            return 0.0
+        per_step = self.span / self.steps
+        left = (nbytes - offset) / per_step if per_step > 0 else offset / -per_step
+        return (self.regret - self.regret0) / self.steps * left
 
 
 def copies_to_device(bufs) -> float:
@@ -340,16 +377,19 @@ def copies_to_host(bufs, moving) -> float:
     return cost + COSTS["sync"] if cost else 0.0
 
 
-def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
+def record(buf, side: str, elements: int, extra: float = 0.0, offset: int = -1) -> bool:
     """Record an op on ``side`` touching ``elements`` of ``buf``'s elements (``extra``: what
-    the op pays there besides, in microseconds: operands copied over); True when the ledger
-    says ``buf`` should now move to the other side (the caller moves it)."""
+    the op pays there besides, in microseconds: operands copied over; ``offset``: the byte
+    offset of its view, -1 where unknown); True when the ledger says ``buf`` should now
+    move to the other side (the caller moves it)."""
     if buf.host is not None and buf.device is not None or buf.pending is not None:
         return False  # valid on both sides (ops read either copy at no extra cost); pending
     led = buf.ledger
     if led is None:
         led = buf.ledger = Ledger()
     led.ops += 1
+    if offset >= 0:
+        led.follow(offset)
     there_side = HOST if side == DEVICE else DEVICE
     here, there = COSTS[side], COSTS[there_side]  # (op_cost, inline)
     regret = led.regret + extra + here["op"] - there["op"] + (
@@ -361,7 +401,9 @@ def record(buf, side: str, elements: int, extra: float = 0.0) -> bool:
     buf.settled = 0  # (ops on it are priced again: _backends._place)
     raw = buf.host if buf.host is not None else buf.device
     nbytes = nbytes_of(buf) if raw is None else raw.nbytes  # (nbytes_of, inline)
-    if regret < COSTS["transfer"] + COSTS["per_byte"][there_side] * nbytes or (
+    cost = COSTS["transfer"] + COSTS["per_byte"][there_side] * nbytes  # (migration_cost)
+    if regret < cost and (regret < SWEEP_TRUST * cost or offset < 0 or
+                          led.regret_ahead(offset, nbytes) < cost) or (
             led.moves and led.ops < MIN_OPS_BETWEEN_MOVES):
         return False
     if side == DEVICE and nbytes > HOST_CAP:
@@ -385,6 +427,8 @@ def move(buf, to: str) -> None:
         buf.ledger = Ledger()
     else:
         led.regret, led.ops = 0.0, 0
+        led.steps = led.span = 0
+        led.regret0 = 0.0
         led.moves += 1
 
 
