@@ -135,7 +135,7 @@ def test_reads_of_device_data_move_only_the_view():
     assert device_counters()["d2h_bytes"] == 8 + 80
 
 
-@needs_device
+@auto_only
 @pytest.mark.parametrize("dtype", [np.float64, np.int8, np.complex64])
 def test_a_move_to_the_host_fills_one_aligned_allocation(dtype):
     """The device copy is read straight into a host allocation aligned as the host
