@@ -52,11 +52,12 @@ HOLD_RATIO = 16
 # The cost table (microseconds, measured on the H200 machine with fusion on by
 # benchmarks/probes/placement_calibrate.py; the run is in docs/internals.md): an op touching
 # n elements costs ``op + per_element * n`` on a side; a move of b bytes to a side costs
-# ``transfer + per_byte[side] * b``.  (Both sides take the round trip's fit: one way, a
-# large move to the host runs at a seventh of the rate of one to the device, but the device
-# op prices underrate what row programs pay there about as much, and the ledger decides by
-# their ratio; docs/internals.md.)  An op that brings device-only data over to the host pays
-# ``sync`` besides, once: the host waits there for the device's queued work, which
+# ``transfer + per_byte[side] * b``.  (Both sides keep the round trip's 0.2 ns a byte,
+# above the one-way fits of 0.11 to the host and 0.07 to the device: at those, ops whose
+# two sides cost nearly the same flip to the host with a small device operand, which the
+# next op copies back, and one array of a pair that is cheaper on the host only together
+# moves alone; docs/internals.md.)  An op that brings device-only data over to the host
+# pays ``sync`` besides, once: the host waits there for the device's queued work, which
 # otherwise runs while the host goes on (a copy the other way does not wait).
 # A matrix product (``matmul``, ``dot``: a BLAS call) pays ``product`` on top of ``op``.
 COSTS = {
