@@ -15,7 +15,7 @@ from .base import Backend, ElementwiseOp
 from .buffer import Buffer
 from .fusion import Leaf
 
-ALIGN = 64  # host allocations are aligned as device memory is
+_ALIGN = 64  # host allocations are aligned as device memory is
 
 
 def view(a) -> np.ndarray:
@@ -49,8 +49,8 @@ def _alloc(nbytes: int) -> np.ndarray:
     # Over-allocate and slice so the data is 64-byte aligned, as device memory is.  (The
     # address through a ctypes view of the buffer: ``raw.ctypes.data`` costs ~0.9 us, a
     # third of a small array's creation.)
-    raw = np.empty(nbytes + ALIGN, np.uint8)
-    start = (-_addressof(_c_char.from_buffer(raw))) % ALIGN
+    raw = np.empty(nbytes + _ALIGN, np.uint8)
+    start = (-_addressof(_c_char.from_buffer(raw))) % _ALIGN
     return raw[start : start + nbytes]
 
 
