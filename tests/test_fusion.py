@@ -284,6 +284,40 @@ def test_write_into_a_read_intermediate_keeps_the_readers_value():
     same_bits(t, h * 2 + 100)
 
 
+@on_simulated
+def test_a_write_into_an_input_runs_its_readers_in_one_launch():
+    """The heat equation's update reads ``u`` through five pending nodes: the write into
+    ``u`` computes them as one kernel into one temporary (then copied into ``u``), not a
+    kernel per reader."""
+    h = np.linspace(0.0, 1.0, 50) ** 2
+
+    def step(xp, u):
+        u[1:-1] = u[1:-1] + 0.4 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+
+    u, want = cp.asarray(h), h.copy()
+    step(cp, u)  # (the structure seen once: compiled, as the fixture asks)
+    step(np, want)
+    assert launches(lambda: step(cp, u)) == 2  # the fused kernel and the copy into u
+    step(np, want)
+    same_bits(u, want)
+
+
+@on_device
+def test_a_reader_also_read_outside_the_graph_keeps_its_value():
+    """Of the readers that a write runs, a node that a pending node outside their graph
+    reads too is stored: that node reads its value after the write."""
+    h = np.arange(8.0)
+    u = cp.asarray(h)
+    x = u * 2  # reads u
+    p = x + u  # reads u and x: the larger graph, computed first
+    q = x * 3  # reads x only: not a reader of u
+    del x  # (x's array is gone: only p and q keep its node)
+    u[...] = -1.0
+    same_bits(p, h * 2 + h)
+    same_bits(q, h * 2 * 3)
+    same_bits(u, np.full(8, -1.0))
+
+
 @on_device
 def test_out_aliasing_an_input():
     h = np.arange(6.0)
@@ -317,6 +351,19 @@ def test_out_into_a_fresh_array_defers_and_keeps_other_views():
     cp.multiply(a, 3, out=out)
     same_bits(view, (h * 3)[::2])
     same_bits(out, h * 3)
+
+
+@on_device
+def test_a_pending_results_buffer_is_the_constructed_one_slot_for_slot():
+    """``defer`` sets a pending result's Buffer slots itself: but for ``pending``, they must
+    be what ``Buffer()`` leaves."""
+    from cupynum._backends.buffer import Buffer
+
+    r = cp.asarray(np.arange(6.0)) * 2
+    assert pending(r) and type(r._buf) is Buffer
+    ref = Buffer()
+    slots = [s for s in Buffer.__slots__ if s not in ("__weakref__", "pending")]
+    assert {s: getattr(r._buf, s) for s in slots} == {s: getattr(ref, s) for s in slots}
 
 
 @on_device

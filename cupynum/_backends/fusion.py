@@ -101,12 +101,13 @@ class Node:
     the Leaf holding its value (its Buffer, or a temporary when the Buffer was gone);
     ``quick``: for a node over data alone (no other node), the hot path's own
     ``launch.new``, which computes it as if it had never waited (``materialize``);
-    ``inlined``: some other node reads it (then its computed value is protected from
-    writes: ``_done``)."""
+    ``uses``: how many times other nodes read it inline (then its computed value is
+    protected from writes: ``_done``; and a write into one of its inputs stores it only
+    when a node outside the graph then computed may read it: ``_evaluate_readers``)."""
 
     __slots__ = ("op", "args", "_shape", "_strides", "dtype", "_size", "_c_contig",
                  "_f_contig", "count", "nleaves", "backend", "stream", "out", "result",
-                 "quick", "inlined", "__weakref__")
+                 "quick", "uses", "__weakref__")
 
     def leaf(self, buf) -> Leaf:
         """A Leaf of this node's layout over ``buf`` (its output, or a temporary)."""
@@ -116,6 +117,7 @@ class Node:
 
 # Weak references to the nodes created since the last sweep, for ``flush``.
 _created: list = []
+_new = object.__new__
 _lock = threading.RLock()  # evaluation (an allocation inside may flush again: reentrant)
 _SWEEP_AT = 4096
 _sweep_at = _SWEEP_AT
@@ -148,7 +150,7 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
                     and x.dtype == node.dtype and (node.stream is stream
                                                    or node.stream == stream)):
                 args.append(node)  # the whole pending result, in its own layout: inline
-                node.inlined = True
+                node.uses += 1
                 count += node.count
                 nleaves += node.nleaves
                 continue
@@ -160,7 +162,7 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
                      x._c_contig if strides is None else False))
         bufs.append(buf)
         nleaves += 1
-    n = Node()
+    n = _new(Node)
     n.op = op
     n.args = args
     n._shape = shape
@@ -175,9 +177,11 @@ def defer(backend, op, ins, out, stream=None, into=None, strides=None, quick=Non
     n.stream = stream
     n.result = None
     n.quick = quick if count == 1 else None
-    n.inlined = False
-    if into is None:
-        b = out._buf = Buffer()
+    n.uses = 0
+    if into is None:  # (a new Buffer, its slots set here: no __init__ frame per op)
+        b = out._buf = _new(Buffer)
+        b.host = b.device = b.readers = b.ledger = b.pins = None
+        b.version = b.settled = 0
     else:
         b = into
         b.device = None  # the old data is overwritten whole: its allocation goes
@@ -296,6 +300,27 @@ def evaluate(roots, forced=()) -> None:
                 root.compute()
 
 
+def _evaluate_readers(waiting) -> None:
+    """Compute the pending nodes ``waiting`` (they read a Buffer about to be written), the
+    largest graph first: a reader inside it is computed in the same kernel, and stored only
+    where a node outside the graph may read it (``u[1:-1] = u[1:-1] + r * (u[2:] - ...)``:
+    five readers of ``u``, one kernel, one stored value)."""
+    waiting.sort(key=_node_count, reverse=True)
+    forced = set(waiting)
+    graphs, computed = [], set()  # the graphs run so far, and their nodes' ids
+    for root in waiting:
+        if type(root) is not Node:  # a pending element read (elements.py)
+            if root.result is None:
+                root.compute()
+        elif id(root) not in computed and (graph := _run(root, forced)) is not None:
+            graphs.append(graph)  # (its nodes, stored or needed by nobody, stay alive here)
+            computed.update(map(id, graph))
+
+
+def _node_count(node) -> int:
+    return node.count if type(node) is Node else 0
+
+
 def sink(src, dst) -> bool:
     """``dst[...] = src`` (a device copy, dst told of the write already) where ``src`` is
     the whole of a pending result of dst's dtype and shape: the expression computes
@@ -334,25 +359,40 @@ def reduce(method, src, args) -> bool:
         return node.backend.run_fused_reduce(graph, method, src, args)
 
 
-def _run(root, forced, sink_target=None) -> None:
-    """Compute ``root``'s graph (see ``evaluate``); with ``sink_target``, the root's value
-    goes there and the root stays pending.  One thread at a time (``_lock``)."""
+def _run(root, forced, sink_target=None):
+    """Compute ``root``'s graph (see ``evaluate``) and return it (a ``Graph``; None where
+    the root was computed already); with ``sink_target``, the root's value goes there and
+    the root stays pending.  One thread at a time (``_lock``)."""
     with _lock:
         if root.result is None:
-            _run_locked(root, forced, sink_target)
+            return _run_locked(root, forced, sink_target)
+    return None
 
 
-def _run_locked(root, forced, sink_target) -> None:
+def _run_locked(root, forced, sink_target):
     order = _collect(root)
     backend = root.backend
     outs = []
+    inside = None  # per graph position, how many times the graph reads that node
     for node in order:
         buf = node.out()
         if node is root and sink_target is not None:
             target = sink_target
         elif buf is not None and buf.pending is node:
             target = node.leaf(buf)
-        elif node is root or node in forced:
+        elif node is root:
+            target = node.leaf(backend.alloc(max(node._size * node.dtype.itemsize, 1)))
+        elif node in forced:
+            # kept only where some node outside this graph may read it (``uses`` counts
+            # every node that inlined it, this graph's among them)
+            if inside is None:
+                inside = [0] * len(order)
+                for code in order.code:
+                    for t in code[1:]:
+                        if t >= 0:
+                            inside[t] += 1
+            if node.uses <= inside[order.index(node)]:
+                continue
             target = node.leaf(backend.alloc(max(node._size * node.dtype.itemsize, 1)))
         else:
             continue
@@ -365,6 +405,7 @@ def _run_locked(root, forced, sink_target) -> None:
     for node, target in outs:
         if target is not sink_target:
             _done(node, target, target._buf)
+    return order
 
 
 def _done(node, target, buf) -> None:
@@ -373,7 +414,7 @@ def _done(node, target, buf) -> None:
     node.args = None  # its inputs are free to go
     if buf.pending is node:
         buf.pending = None
-        if not node.inlined:
+        if not node.uses:
             return  # no expression reads this value through the node
         readers = buf.readers  # the nodes still reading this value: a write must wait
         ref = weakref.ref(node)
@@ -398,41 +439,50 @@ def _collect(root) -> Graph:
     g = Graph()
     ins, code, kinds = [], [], []
     g.ins, g.code, g.kinds = ins, code, kinds
-    index = {}  # id(node) -> its position
-    views = {}  # leaf tuple -> operand index
+    index = {}  # node -> its position
+    views = {}  # leaf tuple (or a computed node's Leaf fields) -> operand index
+    new = _new
 
-    def operand(x):  # a Leaf (a computed node's result)
-        key = (x._buf, x._offset, x._strides, x.dtype, x.version, x._c_contig)
-        i = views.get(key)
-        if i is None:
-            i = views[key] = len(ins)
-            ins.append(x)
-            kinds.append(("a", x.dtype.char))
-        return ~i
-
-    def visit(node, Node=Node):
+    def visit(node):
         tokens = [node.op]
         for a in node.args:
             t = type(a)
             if t is tuple:  # a leaf: (buf, offset, strides, dtype, version, C-contiguous)
                 i = views.get(a)
                 if i is None:
+                    buf, offset, strides, dtype, version, c_contig = a
+                    if buf.version != version:
+                        raise AssertionError("fusion: an input of a pending expression was "
+                                             "written before the expression ran")
+                    leaf = new(Leaf)  # (_leaf, its slots set here: a frame less per leaf)
+                    leaf._buf, leaf._offset, leaf._shape, leaf._strides = \
+                        buf, offset, node._shape, strides
+                    leaf.dtype, leaf._size, leaf._c_contig, leaf._f_contig = \
+                        dtype, node._size, c_contig, False
+                    leaf.version = version
                     i = views[a] = len(ins)
-                    ins.append(_leaf(a, node))
-                    kinds.append(("a", a[3].char))
+                    ins.append(leaf)
+                    kinds.append(("a", dtype.char))
                 tokens.append(~i)
             elif t is Node:
                 r = a.result
-                if r is not None:
-                    tokens.append(operand(r))
+                if r is None:
+                    j = index.get(a)
+                    tokens.append(visit(a) if j is None else j)
                     continue
-                j = index.get(id(a))
-                tokens.append(visit(a) if j is None else j)
+                # a computed node: its value, an operand like a leaf
+                key = (r._buf, r._offset, r._strides, r.dtype, r.version, r._c_contig)
+                i = views.get(key)
+                if i is None:
+                    i = views[key] = len(ins)
+                    ins.append(r)
+                    kinds.append(("a", r.dtype.char))
+                tokens.append(~i)
             else:  # a scalar of the loop dtype
                 tokens.append(~len(ins))
                 ins.append(a)
                 kinds.append(("s", a.dtype.char))
-        j = index[id(node)] = len(g)
+        j = index[node] = len(g)
         g.append(node)
         code.append(tuple(tokens))
         return j
@@ -457,7 +507,7 @@ def before_write(buf) -> None:
     nodes = [n for r in readers if (n := r()) is not None]
     waiting = [n for n in nodes if n.result is None]
     if waiting:
-        evaluate(waiting, forced=set(waiting))
+        _evaluate_readers(waiting)
     for n in nodes:
         res = n.result
         if res is not None and res._buf is buf:  # expressions still read this value

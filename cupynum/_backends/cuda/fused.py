@@ -69,6 +69,9 @@ def run(nodes, outs) -> None:
 
 def _run(graph, outs) -> None:
     key, positions = structure(graph, outs)
+    kernel = _contig_kernels.get(key)  # (a loop's statement: compiled and contiguous)
+    if kernel is not None and _launch_contiguous(kernel, graph.ins, outs):
+        return
     exprs = _canonical.get(key)
     if exprs is None:
         seen = _seen.get(key, 0) + 1
@@ -101,6 +104,24 @@ def _contiguous(key, exprs, ins, outs) -> bool:
     """Launch the compiled structure ``key`` when every array operand is C-contiguous of
     the output's shape (the common case: its contiguous kernel, no layout work, as the hot
     path's launchers); False otherwise (``elementwise.run`` lays it out)."""
+    kernel = _contig_kernels.get(key)
+    if kernel is None:
+        if not all(x._c_contig for x in ins if hasattr(x, "_buf")) or not all(
+                t._c_contig for _, t in outs):
+            return False
+        n = outs[0][1]._size
+        spec, _ = ew.layout_spec(exprs, (*ins, *(t for _, t in outs)), len(ins), n)
+        if spec.layout != "contig":
+            return False
+        if len(_contig_kernels) >= _CACHE_SIZE:
+            _contig_kernels.clear()
+        kernel = _contig_kernels[key] = (ew.prepared(spec), ew._chunk(spec), ew._grid_cap())
+    return _launch_contiguous(kernel, ins, outs)
+
+
+def _launch_contiguous(kernel, ins, outs) -> bool:
+    """Launch ``kernel`` (a ``_contig_kernels`` entry) over ``ins`` into ``outs``; False,
+    launching nothing, where an array among them is not C-contiguous."""
     values = []
     for x in ins:
         if hasattr(x, "_buf"):
@@ -116,21 +137,15 @@ def _contiguous(key, exprs, ins, outs) -> bool:
             return False
         values.append(view.dptr(target))
     n = outs[0][1]._size
-    kernel = _contig_kernels.get(key)
-    if kernel is None:
-        spec, _ = ew.layout_spec(exprs, (*ins, *(t for _, t in outs)), len(ins), n)
-        if spec.layout != "contig":
-            return False
-        if len(_contig_kernels) >= _CACHE_SIZE:
-            _contig_kernels.clear()
-        kernel = _contig_kernels[key] = (ew.prepared(spec), spec)
-    p, spec = kernel
+    p, chunk, cap = kernel
     values.append(n)
-    p.launch(values, ew._grid(spec, n), ew.BLOCK)
+    grid = (n + chunk - 1) // chunk  # (ew._grid, its chunk and cap kept with the kernel)
+    p.launch(values, grid if grid < cap else cap, ew.BLOCK)
     return True
 
 
-_contig_kernels: dict = {}  # structure key -> (Prepared contiguous kernel, its KernelSpec)
+# structure key -> (Prepared contiguous kernel, elements per block step, most blocks)
+_contig_kernels: dict = {}
 
 
 def op_by_op(graph, outs) -> None:
