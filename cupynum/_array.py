@@ -601,7 +601,7 @@ class ndarray:
         raw = buf.host
         if raw is None and buf.device is None and buf.pending is None and (
                 type(value) is not ndarray or value._buf.host is not None):
-            raw = _backends.host_for_new(buf)  # a new array's first write of host data
+            raw = _backends.host_for_new(buf, self)  # a new array's first write of host data
         if raw is not None and buf.device is None and buf.readers is None:
             # the host path: NumPy's setitem on the kept view (data on the host only), for
             # tuple, int and slice keys, values that are numbers or host arrays

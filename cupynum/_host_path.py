@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from ._array import host_view, ndarray  # noqa: F401 (host_view: the host path's too)
+from ._array import from_host, host_view, ndarray  # noqa: F401 (host_view: the host path's too)
 from . import _backends
 from ._backends import placement as _placement
 from ._backends.buffer import Buffer
@@ -104,6 +104,28 @@ def wrap_result(r):
     """``wrap_host`` for an array result; NumPy's scalar as it is (a full reduction, a 1-d
     product of host arrays: NumPy's scalars, as NumPy gives)."""
     return wrap_host(r) if type(r) is np.ndarray else r
+
+
+def host_copy(host: np.ndarray):
+    """``from_host(host)``: a new array holding a copy of the NumPy array ``host``; where a
+    new array of its size starts on the host, NumPy's own copy, kept as the host path keeps
+    NumPy's results (no allocation of the host backend's, no second view built)."""
+    dt = normalize(host.dtype)  # (TypeError for a dtype cupynum does not hold)
+    if host.dtype != dt or _backends.for_new(host.nbytes).side != "host":
+        return from_host(host)
+    fl = host.flags
+    return wrap_host(np.array(host, order="F" if fl.f_contiguous and not fl.c_contiguous
+                              else "C"))
+
+
+def fresh(result: np.ndarray):
+    """A new array holding the values of ``result``, a NumPy array fresh from a NumPy call
+    that nobody else holds (``arange``'s, ``linspace``'s): ``result`` itself where a new
+    array of its size starts on the host, else a copy where it starts (``from_host``)."""
+    dt = normalize(result.dtype)  # (TypeError for a dtype cupynum does not hold)
+    if result.dtype == dt and _backends.for_new(result.nbytes).side == "host":
+        return wrap_host(result)
+    return from_host(result)
 
 
 def product_operator(product, general):
@@ -255,6 +277,28 @@ def _install_astype():
 
 
 _install_astype()
+
+
+def _install_copy():
+    """``ndarray.copy`` of a C- or F-contiguous array whose data is on the host and that
+    the ledger does not price: NumPy's ``copy`` of the kept view (its layout, in any order
+    NumPy's), wrapped with no copy; other arrays take the general method."""
+    general = ndarray.copy
+
+    def copy(self, order="C"):
+        if type(self) is ndarray and (raw := self._buf.host) is not None and (
+                self._c_contig or self._f_contig) and self._size <= _placement.HOST_UNPRICED_UPTO:
+            try:  # (host_view's kept view, read inline)
+                hv = self._hv if self._hraw is raw else host_view(self)
+            except AttributeError:
+                hv = host_view(self)
+            return wrap_host(hv.copy(order))
+        return general(self, order)
+
+    ndarray.copy = copy
+
+
+_install_copy()
 
 
 def host_getitem(a, key):

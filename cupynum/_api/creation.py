@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _backends
-from .._array import (_fill, _make, _shape_tuple, broadcast_view, empty_array, from_host, ndarray,
-                      order_code)
+from .._array import (_fill, _make, _shape_tuple, broadcast_view, empty_array, from_host,
+                      ndarray, order_code)
 from .._shapes import MAXDIMS
 from .._dtypes import normalize
 from .._dtypes import _cache as _dtype_cache  # normalize()'s answers, for empty's fast path
-from .._host_path import wrap_host
+from .._host_path import fresh, host_copy, wrap_host
 from .._interop import from_dlpack as _from_dlpack
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy",
@@ -78,7 +78,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
             raise ValueError("Unable to avoid copy while creating a cupynum array from host data.")
         # No host copy of a NumPy array: the transfer itself is the copy.
         host = np.asarray(obj, dtype=dtype, order=order if order in ("C", "F") else None)
-        out = from_host(host)  # raises TypeError naming an unsupported dtype
+        out = host_copy(host)  # raises TypeError naming an unsupported dtype
     if ndmin > out.ndim:
         out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
     return out
@@ -156,6 +156,10 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
             dtype = fill_value.dtype
         else:
             dtype = np.asarray(fill_value).dtype
+    if (order == "C" or order == "F") and not isinstance(fill_value, ndarray):
+        dt = normalize(dtype)
+        if _starts_on_host(shape, dt):  # NumPy's own, wrapped (its conversions and errors)
+            return wrap_host(np.full(shape, fill_value, dt, order))
     out = empty(shape, dtype, order)
     if isinstance(fill_value, ndarray) and fill_value.ndim:
         out[...] = fill_value
@@ -184,11 +188,8 @@ def _filled(shape, dtype, order, value, numpy_maker):
         dt = _F8 if dtype is None else _dtype_cache.get(dtype)
     except TypeError:
         dt = None
-    if dt is not None and order == "C":
-        n = shape if shape.__class__ is int else (
-            _plain_size(shape) if shape.__class__ is tuple else 0)
-        if n > 0 and _backends.for_new(n * dt.itemsize).side == "host":
-            return wrap_host(numpy_maker(shape, dt))
+    if dt is not None and order == "C" and _starts_on_host(shape, dt):
+        return wrap_host(numpy_maker(shape, dt))
     out = empty(shape, dtype, order)
     n = out._size
     if not n:
@@ -198,6 +199,14 @@ def _filled(shape, dtype, order, value, numpy_maker):
         return wrap_host(numpy_maker(out._shape, out.dtype, order))
     backend.fill(out, _constant(out.dtype, value))
     return out
+
+
+def _starts_on_host(shape, dt) -> bool:
+    """Whether a new array of ``shape`` (an int or a tuple of ints: anything else says
+    False) and dtype ``dt`` starts on the host."""
+    n = shape if shape.__class__ is int else (
+        _plain_size(shape) if shape.__class__ is tuple else -1)
+    return n >= 0 and _backends.for_new(n * dt.itemsize).side == "host"
 
 
 def _constant(dt, v):
@@ -252,8 +261,8 @@ def _via_host(np_func, *args, **kwargs):
               for k, v in kwargs.items()}
     result = np_func(*args, **kwargs)
     if isinstance(result, tuple):
-        return tuple(from_host(np.asarray(r)) for r in result)
-    return from_host(np.asarray(result))
+        return tuple(fresh(np.asarray(r)) for r in result)
+    return fresh(np.asarray(result))
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
@@ -264,8 +273,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
              device=None):
     result = np.linspace(_host_arg(start), _host_arg(stop), num, endpoint, retstep, dtype, axis)
     if retstep:
-        return from_host(np.asarray(result[0])), result[1]
-    return from_host(result)
+        return fresh(np.asarray(result[0])), result[1]
+    return fresh(result)
 
 
 def _host_arg(x):
@@ -273,24 +282,24 @@ def _host_arg(x):
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    return from_host(np.logspace(_host_arg(start), _host_arg(stop), num, endpoint,
-                                 _host_arg(base), dtype, axis))
+    return fresh(np.logspace(_host_arg(start), _host_arg(stop), num, endpoint,
+                             _host_arg(base), dtype, axis))
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    return from_host(np.geomspace(_host_arg(start), _host_arg(stop), num, endpoint, dtype, axis))
+    return fresh(np.geomspace(_host_arg(start), _host_arg(stop), num, endpoint, dtype, axis))
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
-    return from_host(np.eye(N, M, k, dtype=dtype, order=order))
+    return fresh(np.eye(N, M, k, dtype=dtype, order=order))
 
 
 def identity(n, dtype=None, *, like=None):
-    return from_host(np.identity(n, dtype=dtype))
+    return fresh(np.identity(n, dtype=dtype))
 
 
 def tri(N, M=None, k=0, dtype=float, *, like=None):
-    return from_host(np.tri(N, M, k, dtype=dtype))
+    return fresh(np.tri(N, M, k, dtype=dtype))
 
 
 def diag(v, k=0):
@@ -347,8 +356,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 def indices(dimensions, dtype=int, sparse=False):
     result = np.indices(dimensions, dtype=dtype, sparse=sparse)
     if sparse:
-        return tuple(from_host(r) for r in result)
-    return from_host(result)
+        return tuple(fresh(r) for r in result)
+    return fresh(result)
 
 
 # files and buffers (through the host) -----------------------------------------------------
@@ -357,15 +366,15 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
 
 
 def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
-    return from_host(np.fromfile(file, dtype, count, sep, offset))
+    return fresh(np.fromfile(file, dtype, count, sep, offset))
 
 
 def fromiter(iter, dtype, count=-1, *, like=None):
-    return from_host(np.fromiter(iter, dtype, count))
+    return fresh(np.fromiter(iter, dtype, count))
 
 
 def fromstring(string, dtype=float, count=-1, *, sep, like=None):
-    return from_host(np.fromstring(string, dtype, count, sep=sep))
+    return fresh(np.fromstring(string, dtype, count, sep=sep))
 
 
 def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="ASCII", **kw):

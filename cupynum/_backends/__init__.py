@@ -60,12 +60,18 @@ def for_product(nbytes: int, *operands):
     return _place(operands, nbytes, placement.PRODUCT_PREMIUM)
 
 
-def host_for_new(buf):
+def host_for_new(buf, a):
     """The host allocation of ``buf`` when it is placement's placeholder for a new array
     (not allocated yet) of a size that starts on the host: allocated now, so that its first
-    write (``cur = empty(n); cur[0] = i``) takes the host path; else None."""
+    write through array ``a`` (``cur = empty(n); cur[0] = i``) takes the host path; else
+    None.  Where ``a`` is the whole array, C-contiguous, the allocation is NumPy's own of
+    its shape and dtype, kept as its NumPy view too (as the host path keeps NumPy's
+    results: ``wrap_host``), so that the write builds nothing more."""
     if type(buf) is not placement.Unallocated or buf.nbytes > placement.THRESHOLD_BYTES:
         return None
+    if a._c_contig and not a._offset and a._size and a._size * a.dtype.itemsize == buf.nbytes:
+        raw = buf.host = a._hv = a._hraw = np.empty(a._shape, a.dtype)
+        return raw
     raw = buf.host = _host.alloc(buf.nbytes).host  # (what resolve does, without its hops)
     return raw
 
