@@ -319,6 +319,23 @@ def test_a_reader_also_read_outside_the_graph_keeps_its_value():
 
 
 @on_device
+def test_a_write_keeps_what_a_node_outside_the_graph_reads_through_another():
+    """A pending node outside the graph that a write runs may read a reader of the written
+    array through an intermediate that does not read it: that intermediate keeps its value,
+    so the outside node never recomputes from the overwritten data."""
+    h = np.arange(8.0)
+    u = cp.asarray(h)
+    n = u * 2  # reads u
+    q = n + 1  # reads n only
+    p = q * u  # reads u and q: the graph the write runs
+    r = q * 3  # outside that graph, reads q
+    del n, q
+    u[...] = -1.0
+    same_bits(p, (h * 2 + 1) * h)
+    same_bits(r, (h * 2 + 1) * 3)
+
+
+@on_device
 def test_out_aliasing_an_input():
     h = np.arange(6.0)
     a, b = cp.asarray(h), cp.asarray(h + 1)

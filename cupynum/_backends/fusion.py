@@ -382,9 +382,12 @@ def _run_locked(root, forced, sink_target):
             target = node.leaf(buf)
         elif node is root:
             target = node.leaf(backend.alloc(max(node._size * node.dtype.itemsize, 1)))
-        elif node in forced:
-            # kept only where some node outside this graph may read it (``uses`` counts
-            # every node that inlined it, this graph's among them)
+        elif forced:
+            # (a write's readers: _evaluate_readers) kept where some node outside this graph
+            # may read it (``uses`` counts every node that inlined it, this graph's among
+            # them), whether it reads the written Buffer or holds a node that does: a node
+            # not kept is read only by nodes of this graph, themselves kept or read only
+            # inside it, up to the root
             if inside is None:
                 inside = [0] * len(order)
                 for code in order.code:
