@@ -44,6 +44,7 @@ from .. import _config
 from .buffer import Buffer
 
 ENABLED = _config.FUSION
+_new = object.__new__
 
 # Caps: past them an expression is evaluated at once.  Nodes count the ops of the tree
 # (a shared subexpression counts each time it is used: kernels recompute it), leaves the
@@ -84,7 +85,9 @@ def _leaf(t, node) -> Leaf:
     if buf.version != version:
         raise AssertionError("fusion: an input of a pending expression was written before "
                              "the expression ran")
-    leaf = Leaf(buf, offset, node._shape, strides, dtype, node._size, c_contig)
+    leaf = _new(Leaf)  # (Leaf(...), its slots set here: no __init__ frame per leaf)
+    leaf._buf, leaf._offset, leaf._shape, leaf._strides = buf, offset, node._shape, strides
+    leaf.dtype, leaf._size, leaf._c_contig, leaf._f_contig = dtype, node._size, c_contig, False
     leaf.version = version
     return leaf
 
@@ -117,7 +120,6 @@ class Node:
 
 # Weak references to the nodes created since the last sweep, for ``flush``.
 _created: list = []
-_new = object.__new__
 _lock = threading.RLock()  # evaluation (an allocation inside may flush again: reentrant)
 _SWEEP_AT = 4096
 _sweep_at = _SWEEP_AT
@@ -307,14 +309,13 @@ def _evaluate_readers(waiting) -> None:
     five readers of ``u``, one kernel, one stored value)."""
     waiting.sort(key=_node_count, reverse=True)
     forced = set(waiting)
-    graphs, computed = [], set()  # the graphs run so far, and their nodes' ids
+    computed = set()  # the nodes of the graphs run so far (kept, or needed by nobody)
     for root in waiting:
         if type(root) is not Node:  # a pending element read (elements.py)
             if root.result is None:
                 root.compute()
-        elif id(root) not in computed and (graph := _run(root, forced)) is not None:
-            graphs.append(graph)  # (its nodes, stored or needed by nobody, stay alive here)
-            computed.update(map(id, graph))
+        elif root not in computed and (graph := _run(root, forced)) is not None:
+            computed.update(graph)
 
 
 def _node_count(node) -> int:
@@ -374,7 +375,7 @@ def _run_locked(root, forced, sink_target):
     backend = root.backend
     outs = []
     inside = None  # per graph position, how many times the graph reads that node
-    for node in order:
+    for position, node in enumerate(order):
         buf = node.out()
         if node is root and sink_target is not None:
             target = sink_target
@@ -394,7 +395,7 @@ def _run_locked(root, forced, sink_target):
                     for t in code[1:]:
                         if t >= 0:
                             inside[t] += 1
-            if node.uses <= inside[order.index(node)]:
+            if node.uses <= inside[position]:
                 continue
             target = node.leaf(backend.alloc(max(node._size * node.dtype.itemsize, 1)))
         else:
@@ -444,7 +445,6 @@ def _collect(root) -> Graph:
     g.ins, g.code, g.kinds = ins, code, kinds
     index = {}  # node -> its position
     views = {}  # leaf tuple (or a computed node's Leaf fields) -> operand index
-    new = _new
 
     def visit(node):
         tokens = [node.op]
@@ -453,19 +453,9 @@ def _collect(root) -> Graph:
             if t is tuple:  # a leaf: (buf, offset, strides, dtype, version, C-contiguous)
                 i = views.get(a)
                 if i is None:
-                    buf, offset, strides, dtype, version, c_contig = a
-                    if buf.version != version:
-                        raise AssertionError("fusion: an input of a pending expression was "
-                                             "written before the expression ran")
-                    leaf = new(Leaf)  # (_leaf, its slots set here: a frame less per leaf)
-                    leaf._buf, leaf._offset, leaf._shape, leaf._strides = \
-                        buf, offset, node._shape, strides
-                    leaf.dtype, leaf._size, leaf._c_contig, leaf._f_contig = \
-                        dtype, node._size, c_contig, False
-                    leaf.version = version
                     i = views[a] = len(ins)
-                    ins.append(leaf)
-                    kinds.append(("a", dtype.char))
+                    ins.append(_leaf(a, node))
+                    kinds.append(("a", a[3].char))
                 tokens.append(~i)
             elif t is Node:
                 r = a.result
