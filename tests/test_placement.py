@@ -809,6 +809,77 @@ def test_a_sweep_over_rows_moves_early_and_a_short_loop_does_not(rows):
         assert set(where[where.index("host"):]) == {"host"}
 
 
+def _row_filter(xp, x, y, rows):
+    for i in range(1, rows):
+        y[i] = 0.8 * y[i - 1] + 0.2 * x[i]
+
+
+@auto_only
+def test_arrays_swept_side_by_side_move_to_the_host_together():
+    """A recursive row filter (iir_rows' ``y[i] = a * y[i - 1] + b * x[i]``) sweeps two
+    large device arrays side by side.  Alone, neither pays for its move (x's own ops never
+    would); priced together, their regrets against both moves, they move together, once
+    each, early in the loop, and the rest of it runs on the host with NumPy's values."""
+    n, m = 1500, 8192
+    rng = np.random.default_rng(3)
+    x_ref = rng.standard_normal((n, m), dtype=np.float32)
+    y_ref = np.empty_like(x_ref)
+    y_ref[0] = x_ref[0]
+    x = cp.asarray(x_ref)
+    y = cp.empty_like(x)
+    y[0] = x[0]
+    assert cp.placement(x) == cp.placement(y) == "device"
+    per_row = pl.op_cost("device", m) - pl.op_cost("host", m)
+    move = pl.migration_cost(x.nbytes, "host")
+    assert per_row * n < move  # (x alone: never)
+    where = []
+    for i in range(1, n):
+        y[i] = 0.8 * y[i - 1] + 0.2 * x[i]
+        where.append((cp.placement(x), cp.placement(y)))
+    _row_filter(np, x_ref, y_ref, n)
+    np.testing.assert_array_equal(y.get(), y_ref)
+    first = where.index(("host", "host"))
+    assert first < n // 4 and ("host", "device") not in where and ("device", "host") not in where
+    assert set(where[first:]) == {("host", "host")}
+    assert x._buf.ledger.moves == 1 and y._buf.ledger.moves == 1
+
+
+@auto_only
+def test_an_array_swept_beside_a_pinned_one_stays_on_the_device():
+    """The same filter reading the rows of an array pinned to the device (an export): on
+    the host, every step would copy the pinned array's row over and wait for it, so y
+    stays on the device, with no wait."""
+    n, m = 600, 8192
+    rng = np.random.default_rng(4)
+    x_ref = rng.standard_normal((n, m), dtype=np.float32)
+    x = cp.asarray(x_ref)
+    _backends.pin_device(x, "test")
+    y = cp.empty_like(x)
+    y[0] = x[0]
+    reset_device_counters()
+    _row_filter(cp, x, y, n)
+    assert cp.placement(y) == "device" and device_counters()["syncs"] == 0
+    y_ref = np.empty_like(x_ref)
+    y_ref[0] = x_ref[0]
+    _row_filter(np, x_ref, y_ref, n)
+    np.testing.assert_array_equal(y.get(), y_ref)
+
+
+@auto_only
+def test_an_array_swept_before_is_no_partner():
+    """An array whose sweep ended before another's began does not move with it."""
+    x = cp.asarray(np.ones((2000, 1000)))
+    for i in range(40):  # x swept over its first rows, then left alone
+        x[i] *= 1.0
+    assert x._buf.ledger.steps >= pl.SWEEP_MIN_STEPS and cp.placement(x) == "device"
+    A = cp.asarray(np.ones((2000, 1000)))
+    for i in range(2000):
+        A[i] *= 0.5
+        if cp.placement(A) == "host":
+            break
+    assert cp.placement(A) == "host" and cp.placement(x) == "device"
+
+
 @auto_only
 def test_ops_on_one_row_over_and_over_are_no_sweep():
     """The same row updated again and again takes no step: the ledger moves the array only

@@ -282,7 +282,7 @@ def _priced(operands, fresh: int, premium: float = 0.0):
         # device result read by the next op stays cheaper on the device than on the host)
         along = placement.copies_to_host(bufs, buf) if device and len(bufs) > 1 else 0.0
         if placement.record(buf, side, n if n >= made else made, extra - along, offset):
-            placement.move(buf, HOST if side == DEVICE else DEVICE)
+            placement.move_with_partners(buf, HOST if side == DEVICE else DEVICE)
             if device:  # (the small device-only operands come along: they held nothing)
                 for b, _ in bufs:
                     if b.host is None and b.pins is None:
@@ -336,7 +336,7 @@ def stays_on_device(x, y=None) -> bool:
         if buf.ledger is None or not buf.ledger.regret:
             buf.settled = LARGE  # (as _place marks it; record unmarks it on a regret)
         if placement.record(buf, DEVICE, x._size, 0.0, x._offset):
-            placement.move(buf, HOST)
+            placement.move_with_partners(buf, HOST)
             return False
         return True
     return _place((x, y), -1) is not _host
@@ -400,8 +400,9 @@ def _row_write(dst, src, buf) -> None:
         buf.settled = LARGE  # (as _place marks it; record unmarks it on a regret)
     if n <= placement.HOST_WINS_BELOW or led is not None and led.regret:  # (else: unpriced)
         along = placement.copies_to_host(((buf, n), (src._buf, n)), buf)
-        if placement.record(buf, DEVICE, n, -along, dst._offset):
-            placement.move(buf, HOST)
+        made, along = placement.write_source_made_here(buf, n, along)
+        if placement.record(buf, DEVICE, n, made - along, dst._offset):
+            placement.move_with_partners(buf, HOST)
             placement.move(src._buf, HOST)  # (a small device-only operand comes along)
             buf.version += 1
             _host.copy(src, dst)

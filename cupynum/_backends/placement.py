@@ -45,6 +45,12 @@ MIN_OPS_BETWEEN_MOVES = 16
 # most 1 + 1/SWEEP_TRUST times the best choice's price).
 SWEEP_MIN_STEPS = 8
 SWEEP_TRUST = 0.125
+# Sweeps side by side: large device-only Buffers in sweeps whose ops come within
+# PARTNER_WINDOW priced ops of each other (a recursive row filter, ``y[i] = a * y[i - 1] +
+# b * x[i]``, sweeps y and x) are priced and moved together: their regrets against their
+# moves' costs summed (``_swept_with``).  Alone, each would move to the host only to make
+# every step copy the other's row over and wait for it.
+PARTNER_WINDOW = 8
 # Of two large device-only operands of an op, the larger alone holds it on the device when
 # the smaller has under 1/HOLD_RATIO of its bytes (``_backends._holding``).
 HOLD_RATIO = 16
@@ -322,7 +328,8 @@ class Ledger:
     ``span`` (how many times and how many bytes, signed, the offset has moved on in one
     direction) and ``regret0`` (the regret when the sweep began)."""
 
-    __slots__ = ("regret", "ops", "moves", "mirrored", "mark", "steps", "span", "regret0")
+    __slots__ = ("regret", "ops", "moves", "mirrored", "mark", "steps", "span", "regret0",
+                 "seen")
 
     def __init__(self):
         self.regret = 0.0
@@ -331,6 +338,7 @@ class Ledger:
         self.mirrored = 0.0  # what updating both copies on small writes has cost
         self.mark = self.steps = self.span = 0
         self.regret0 = 0.0
+        self.seen = 0  # the priced-op clock (``_clock``) at its last op
 
     def follow(self, offset: int) -> None:
         """Note an op on the view at byte ``offset``: a step of the sweep where the offset
@@ -382,15 +390,21 @@ def record(buf, side: str, elements: int, extra: float = 0.0, offset: int = -1) 
     """Record an op on ``side`` touching ``elements`` of ``buf``'s elements (``extra``: what
     the op pays there besides, in microseconds: operands copied over; ``offset``: the byte
     offset of its view, -1 where unknown); True when the ledger says ``buf`` should now
-    move to the other side (the caller moves it)."""
+    move to the other side (the caller moves it, through ``move_with_partners``: in a sweep
+    beside others, they are priced and moved together)."""
+    global _clock
     if buf.host is not None and buf.device is not None or buf.pending is not None:
         return False  # valid on both sides (ops read either copy at no extra cost); pending
     led = buf.ledger
     if led is None:
         led = buf.ledger = Ledger()
     led.ops += 1
+    _clock += 1
+    led.seen = _clock
     if offset >= 0:
         led.follow(offset)
+        if led.steps == SWEEP_MIN_STEPS and side == DEVICE:
+            _sweepers.add(buf)
     there_side = HOST if side == DEVICE else DEVICE
     here, there = COSTS[side], COSTS[there_side]  # (op_cost, inline)
     regret = led.regret + extra + here["op"] - there["op"] + (
@@ -403,6 +417,12 @@ def record(buf, side: str, elements: int, extra: float = 0.0, offset: int = -1) 
     raw = buf.host if buf.host is not None else buf.device
     nbytes = nbytes_of(buf) if raw is None else raw.nbytes  # (nbytes_of, inline)
     cost = COSTS["transfer"] + COSTS["per_byte"][there_side] * nbytes  # (migration_cost)
+    if side == DEVICE and offset >= 0 and led.steps >= SWEEP_MIN_STEPS:
+        partners = _swept_with(buf)
+        if partners is None or partners and buf.pins is not None:
+            return False  # (swept beside a pinned Buffer: its rows would follow each step)
+        if partners:
+            return _moves_together(buf, led, regret, cost, offset, nbytes, partners)
     if regret < cost and (regret < SWEEP_TRUST * cost or offset < 0 or
                           led.regret_ahead(offset, nbytes) < cost) or (
             led.moves and led.ops < MIN_OPS_BETWEEN_MOVES):
@@ -410,6 +430,76 @@ def record(buf, side: str, elements: int, extra: float = 0.0, offset: int = -1) 
     if side == DEVICE and nbytes > HOST_CAP:
         return False
     return not (buf.pins and other(side) not in buf.pins)
+
+
+_clock = 0  # priced ops so far (``Ledger.seen``)
+_sweepers = weakref.WeakSet()  # device Buffers whose ledgers reached a sweep
+_moving_with = (None, ())  # (a Buffer, the partners ``record`` found to move with it)
+
+
+def _swept_with(buf):
+    """The other large device-only Buffers swept beside ``buf`` (in a sweep, with an op
+    within the last ``PARTNER_WINDOW`` priced ops); None where one of them is pinned."""
+    partners = []
+    for other_buf in list(_sweepers):
+        if other_buf is buf:
+            continue
+        if other_buf.host is not None or other_buf.device is None:
+            _sweepers.discard(other_buf)  # (moved, or gone pending: a sweeper no more)
+            continue
+        led = other_buf.ledger
+        if led is None or led.steps < SWEEP_MIN_STEPS or _clock - led.seen > PARTNER_WINDOW:
+            continue
+        if other_buf.pins is not None:
+            return None
+        partners.append(other_buf)
+    return partners
+
+
+def _moves_together(buf, led, regret, cost, offset, nbytes, partners) -> bool:
+    """``record``'s rule for ``buf`` (regret ``regret``, move cost ``cost``, at ``offset``)
+    swept beside ``partners``: the summed regrets against the summed costs, the sweeps'
+    predictions summed too.  True where all move (``move_with_partners`` takes them)."""
+    global _moving_with
+    if led.moves and led.ops < MIN_OPS_BETWEEN_MOVES or nbytes > HOST_CAP:
+        return False
+    total, ahead = regret, led.regret_ahead(offset, nbytes)
+    for other_buf in partners:
+        other_led, size = other_buf.ledger, other_buf.device.nbytes
+        if size > HOST_CAP or other_led.moves and other_led.ops < MIN_OPS_BETWEEN_MOVES:
+            return False
+        total += other_led.regret
+        ahead += other_led.regret_ahead(other_led.mark, size)
+        cost += migration_cost(size, HOST)
+    if total < cost and (total < SWEEP_TRUST * cost or ahead < cost):
+        return False
+    _moving_with = (buf, partners)
+    return True
+
+
+def move_with_partners(buf, to: str) -> None:
+    """``move(buf, to)`` where ``record`` said so: with it, the Buffers it is swept beside
+    when the move is theirs together (``_moves_together``)."""
+    global _moving_with
+    moving, partners = _moving_with
+    _moving_with = (None, ())
+    move(buf, to)
+    if moving is buf:
+        for other_buf in partners:
+            if other_buf.host is None and other_buf.device is not None:
+                move(other_buf, to)
+
+
+def write_source_made_here(buf, n: int, along: float):
+    """``(extra, along)`` for a row write of ``n`` elements into ``buf`` (on the device)
+    from a small fresh device result that would cost ``along`` to copy to the host: where
+    ``buf`` is swept beside movable partners, the result is made each step from their
+    rows, and would be made on the host with them; so the write is charged the op that
+    made it instead of its copy."""
+    led = buf.ledger
+    if along and led is not None and led.steps >= SWEEP_MIN_STEPS and _swept_with(buf):
+        return op_cost(DEVICE, n) - op_cost(HOST, n), 0.0
+    return 0.0, along
 
 
 def move(buf, to: str) -> None:
