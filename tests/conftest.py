@@ -9,6 +9,11 @@ os.environ.setdefault("CUPYNUM_FALLBACK", "silent")
 import cupynum  # noqa: E402
 from cupynum import _backends  # noqa: E402
 
+# The tests work with the backend objects themselves: the device backend, which under
+# ``auto`` is made at its first use, is made now (tests/test_startup.py checks the deferral
+# in fresh processes).
+_backends.make_device()
+
 
 def pytest_report_header(config):
     return f"cupynum backend: {_backends.name()}"

@@ -11,6 +11,8 @@ docs/guide/placement.md) decides per op which of it and the host backend runs it
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .. import _config
@@ -613,10 +615,14 @@ def host_backend():
 
 def get():
     """The process's backend (created on first call); the frontend asks ``for_arrays`` or
-    ``for_new`` instead."""
+    ``for_new`` instead.  Under placement ``auto`` or ``random`` the CUDA backend is made
+    when something first uses it (``_DeviceToCome``): a program whose arrays all stay on
+    the host creates no CUDA context."""
     global _backend, _single, _host, _chaos, _placing, for_settled
     if _backend is None:
         backend = _select(_config.BACKEND)
+        if isinstance(backend, type):  # (the CUDA backend's traits: made now, or when used)
+            backend = _make_cuda() if placement.MODE == "device" else _DeviceToCome(backend)
         for_settled = backend
         if backend.side == HOST:
             _host = _single = backend
@@ -655,9 +661,59 @@ def _select(choice: str):
         from .host import HostBackend  # (a forked child cannot use its parent's GPU)
 
         return HostBackend()
+    from .cuda import CudaTraits
+
+    return CudaTraits  # (the CUDA backend: ``get`` makes it at once, or at its first use)
+
+
+def _make_cuda():
     from .cuda.backend import CudaBackend
 
     return CudaBackend()
+
+
+class _DeviceToCome:
+    """The CUDA backend until something uses it (``get``): its traits (``side``, ``name``,
+    ``cuda_memory``: what callers test without computing; ``cuda.CudaTraits``) answer at
+    once; any other attribute makes the backend (importing its modules and creating the
+    CUDA context), which then replaces this stand-in as ``_backend`` and ``for_settled``,
+    so that later calls reach it directly."""
+
+    def __init__(self, traits):
+        self._traits = traits
+
+    def __getattr__(self, name):
+        if name in vars(self._traits):
+            return getattr(self._traits, name)
+        return getattr(self.made(), name)
+
+    def made(self):
+        """The backend, made on the first call."""
+        global _backend, for_settled, _single
+        with _making:
+            if _backend is self:
+                _backend = _make_cuda()
+                if for_settled is self:
+                    for_settled = _backend
+                if _single is self:  # (a test's device_placement fixture)
+                    _single = _backend
+        return _backend
+
+
+_making = threading.Lock()
+
+
+def make_device():
+    """The process's backend, the device backend made now if it was still to come (tests
+    that work with the backend object itself)."""
+    backend = get()
+    return backend.made() if type(backend) is _DeviceToCome else backend
+
+
+def device_to_come() -> bool:
+    """Whether the device backend is still to be made (``auto``: nothing has used the
+    device, so there is no device work to wait for)."""
+    return type(get()) is _DeviceToCome
 
 
 def _forked_from_cuda() -> bool:

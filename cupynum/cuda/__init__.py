@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 
+from .. import _backends
 from .._backends import fusion as _fusion
 from .._backends.cuda import driver as _driver
 from .._backends.cuda.driver import CUDAError
@@ -30,11 +31,18 @@ def is_available() -> bool:
 
 
 def _rt():
+    runtime = _rt_without_context()
+    runtime.init()
+    return runtime
+
+
+def _rt_without_context():
+    """The runtime module, the driver checked but no context made (what asks the driver
+    only: a device count, a Device object, ``x.device``)."""
     if not _driver.available():
         raise RuntimeError(f"CUDA is not available: {_driver.reason() or 'no driver'}")
     from .._backends.cuda import runtime
 
-    runtime.init()
     return runtime
 
 
@@ -42,7 +50,7 @@ class Device:
     """A CUDA device.  cupynum computes on device 0; other ids can be queried only."""
 
     def __init__(self, device=None):
-        rt = _rt()
+        rt = _rt_without_context()
         self.id = 0 if device is None else int(device)
         n = rt.device_count()
         if not 0 <= self.id < n:
@@ -86,8 +94,7 @@ class Device:
     def synchronize(self) -> None:
         """Wait for all work on this device."""
         self._check_current()
-        _fusion.flush()
-        _rt().synchronize()
+        synchronize()
 
     def __enter__(self):
         self.use()
@@ -288,7 +295,10 @@ def get_elapsed_time(start_event: Event, end_event: Event) -> float:
 
 
 def synchronize() -> None:
-    """Wait for all work on the device (pending expressions run first)."""
+    """Wait for all work on the device (pending expressions run first).  Before anything
+    has used the device (every array on the host) there is none, and no context is made."""
+    if _backends.device_to_come():
+        return
     rt = _rt()
     _fusion.flush()
     rt.synchronize()

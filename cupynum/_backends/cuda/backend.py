@@ -18,7 +18,7 @@ from ..buffer import Buffer
 from . import copy_fill, fused
 from . import elementwise as ew
 from . import elementwise_source as es
-from . import memory, runtime
+from . import CudaTraits, memory, runtime
 
 
 class _OnFirstUse:
@@ -74,11 +74,7 @@ rng = _OnFirstUse("rng")
 ufunc_at = _OnFirstUse("ufunc_at")
 
 
-class CudaBackend(Backend):
-    name = "cuda"
-    side = "device"
-    cuda_memory = True
-    gram_svd = True
+class CudaBackend(CudaTraits, Backend):
 
     def __init__(self, device: int | None = None):
         runtime.init(device)  # the context's device: ordinal 0 unless named (runtime.init)
