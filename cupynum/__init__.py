@@ -24,7 +24,6 @@ from ._fallback import FallbackWarning
 from ._ufunc import UFUNCS as _UFUNCS
 from ._ufunc import ufunc
 from ._user_kernels import ElementwiseKernel, RawKernel
-from ._jit import VectorizeFallbackWarning, fuse, vectorize
 
 globals().update(_UFUNCS)
 
@@ -87,15 +86,22 @@ def __array_namespace_info__():
 _SUBMODULES = {name: f"cupynum.{name}" for name in ("cuda", "testing", "fft", "linalg",
                                                     "random", "emath", "lib")}
 _proxies: dict[str, _types.ModuleType] = {}
+# Names of ours imported on first use too: the kernel compilers (``fuse``, ``vectorize``)
+# bring Python's ast and inspect machinery (~8 ms of import time).
+_LAZY_NAMES = {name: "cupynum._jit" for name in ("fuse", "vectorize",
+                                                 "VectorizeFallbackWarning")}
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_SUBMODULES))
+    return sorted(set(globals()) | set(_SUBMODULES) | set(_LAZY_NAMES))
 
 
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return _importlib.import_module(_SUBMODULES[name])
+    if name in _LAZY_NAMES:
+        value = globals()[name] = getattr(_importlib.import_module(_LAZY_NAMES[name]), name)
+        return value
     if name.startswith("__"):
         raise AttributeError(f"module 'cupynum' has no attribute {name!r}")
     from ._fallback import fallback_proxy

@@ -2,16 +2,20 @@
 
 Why so careful: without a driver, ``cuda.bindings.driver.cuInit`` raises
 ``DynamicLibNotFoundError``, and a *second* failing driver call in the same process has been
-seen to hang on a lock inside cuda.bindings.  So we first ask the system loader for
-``libcuda.so.1`` with ctypes (cheap, never hangs); only if that works do we touch
-cuda.bindings, and then only ``cuInit(0)`` and ``cuDeviceGetCount`` exactly once.  The answer
-is cached for the life of the process; nothing here raises or prints.
+seen to hang on a lock inside cuda.bindings.  So the probe asks the system loader for
+``libcuda.so.1`` with ctypes (cheap, never hangs) and calls its ``cuInit(0)`` and
+``cuDeviceGetCount`` through that handle, exactly once, after checking that cuda.bindings is
+installed (without importing it).  cuda.bindings itself is imported when the CUDA backend
+is made: a program whose arrays all stay on the host (placement ``auto``) never pays for its
+import (tens of milliseconds), nor creates a context.  The answer is cached for the life of
+the process; nothing here raises or prints.
 
 cuda.bindings is imported inside functions: ``import cupynum`` must not pay for it.
 """
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import threading
 
 __all__ = ["CUDAError", "available", "reason", "check", "error_name"]
@@ -54,25 +58,28 @@ def _probe() -> bool:
         ok = False
         why = ""
         try:
-            ctypes.CDLL("libcuda.so.1")
+            lib = ctypes.CDLL("libcuda.so.1")
         except OSError as e:  # no driver installed: never call into cuda.bindings
             why = f"libcuda.so.1 not loadable ({e})"
         else:
             try:
-                from cuda.bindings import driver
-
-                (err,) = driver.cuInit(0)
+                if importlib.util.find_spec("cuda.bindings") is None:
+                    raise ImportError("cuda-bindings is not installed")
+                # (the two calls through the loader's handle: cuda.bindings is imported when
+                # the backend is made, not to answer whether there is a GPU)
+                err = lib.cuInit(0)
                 if err:
                     why = f"cuInit failed: {error_name(err)}"
                 else:
-                    err, count = driver.cuDeviceGetCount()
+                    count = ctypes.c_int(0)
+                    err = lib.cuDeviceGetCount(ctypes.byref(count))
                     if err:
                         why = f"cuDeviceGetCount failed: {error_name(err)}"
-                    elif count < 1:
+                    elif count.value < 1:
                         why = "the CUDA driver reports no GPU"
                     else:
                         ok = True
-            except BaseException as e:  # ImportError, DynamicLibNotFoundError, ...
+            except BaseException as e:  # ImportError, ...
                 if isinstance(e, (KeyboardInterrupt, SystemExit)):
                     raise
                 why = f"{type(e).__name__}: {e}"
