@@ -710,12 +710,6 @@ def make_device():
     return backend.made() if type(backend) is _DeviceToCome else backend
 
 
-def device_to_come() -> bool:
-    """Whether the device backend is still to be made (``auto``: nothing has used the
-    device, so there is no device work to wait for)."""
-    return type(get()) is _DeviceToCome
-
-
 def _forked_from_cuda() -> bool:
     from .cuda import runtime
 

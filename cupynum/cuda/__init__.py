@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 
-from .. import _backends
 from .._backends import fusion as _fusion
 from .._backends.cuda import driver as _driver
 from .._backends.cuda.driver import CUDAError
@@ -295,9 +294,9 @@ def get_elapsed_time(start_event: Event, end_event: Event) -> float:
 
 
 def synchronize() -> None:
-    """Wait for all work on the device (pending expressions run first).  Before anything
-    has used the device (every array on the host) there is none, and no context is made."""
-    if _backends.device_to_come():
+    """Wait for all work on the device (pending expressions run first).  Without a context
+    (nothing has used the device: every array on the host) there is none, and none is made."""
+    if _driver.available() and not _rt_without_context().is_initialized():
         return
     rt = _rt()
     _fusion.flush()
