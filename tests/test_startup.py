@@ -39,6 +39,28 @@ print(before, runtime.is_initialized(), cp.placement(big), float(big.sum()), flo
     assert out == "False True device 2097152.0 10000.0"
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not ON_CUDA, reason="needs the CUDA backend")
+def test_synchronize_waits_whenever_there_is_a_context():
+    """Without a context no device work can be queued: ``synchronize`` returns at once and
+    makes none.  A context made without the backend (a user's stream) is waited for."""
+    out = _fresh("""
+import cupynum as cp
+from cupynum._backends.cuda import runtime
+waits = []
+real = runtime.synchronize
+runtime.synchronize = lambda: (waits.append(1), real())[1]
+a = cp.ones(100) + 1.0
+cp.cuda.synchronize()
+before = (len(waits), runtime.is_initialized())
+stream = cp.cuda.Stream()
+cp.cuda.synchronize()
+from cupynum import _backends
+print(before, len(waits), runtime.is_initialized(), type(_backends._backend).__name__)
+""")
+    assert out == "(0, False) 1 True _DeviceToCome"
+
+
 def test_the_device_backend_s_traits_are_its_class_attributes():
     """The stand-in answers the CUDA backend's traits without making it: they must be the
     backend class's own."""
