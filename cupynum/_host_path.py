@@ -106,12 +106,18 @@ def wrap_result(r):
     return wrap_host(r) if type(r) is np.ndarray else r
 
 
+def _kept_as_is(a: np.ndarray) -> bool:
+    """Whether NumPy array ``a`` (or its copy) can be a new array's host data as it is: of
+    a dtype cupynum holds unchanged (TypeError for one it does not hold) and of a size that
+    starts on the host."""
+    return a.dtype == normalize(a.dtype) and _backends.for_new(a.nbytes).side == "host"
+
+
 def host_copy(host: np.ndarray):
     """``from_host(host)``: a new array holding a copy of the NumPy array ``host``; where a
     new array of its size starts on the host, NumPy's own copy, kept as the host path keeps
     NumPy's results (no allocation of the host backend's, no second view built)."""
-    dt = normalize(host.dtype)  # (TypeError for a dtype cupynum does not hold)
-    if host.dtype != dt or _backends.for_new(host.nbytes).side != "host":
+    if not _kept_as_is(host):
         return from_host(host)
     fl = host.flags
     return wrap_host(np.array(host, order="F" if fl.f_contiguous and not fl.c_contiguous
@@ -122,10 +128,7 @@ def fresh(result: np.ndarray):
     """A new array holding the values of ``result``, a NumPy array fresh from a NumPy call
     that nobody else holds (``arange``'s, ``linspace``'s): ``result`` itself where a new
     array of its size starts on the host, else a copy where it starts (``from_host``)."""
-    dt = normalize(result.dtype)  # (TypeError for a dtype cupynum does not hold)
-    if result.dtype == dt and _backends.for_new(result.nbytes).side == "host":
-        return wrap_host(result)
-    return from_host(result)
+    return wrap_host(result) if _kept_as_is(result) else from_host(result)
 
 
 def product_operator(product, general):
